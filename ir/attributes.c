@@ -1,0 +1,647 @@
+/*
+** attributes.c - uniqued attributes: construction, queries, dense data and
+** resource blobs.
+**
+** Like types, attributes are hashed structurally and uniqued in the
+** context. Dense elements keep their bytes in the arena; dense resources
+** refer to a named blob the context holds once, so a 100 MB weight is
+** stored a single time however often it is referenced and is printed by
+** name. Printing and parsing live with the printer and parser.
+*/
+#include "ir/core.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/context.h"
+
+static uint32_t hash_attr(const GiltAttr *a)
+{
+  uint32_t h = gilt_hash_u64(GILT_HASH_SEED, a->kind);
+  h = gilt_hash_ptr(h, a->type);
+  switch (a->kind) {
+  case GILT_ATTR_INTEGER:
+    return gilt_hash_u64(h, (uint64_t)a->i);
+  case GILT_ATTR_FLOAT:
+    return gilt_hash_bytes(h, &a->f, sizeof a->f);
+  case GILT_ATTR_BOOL:
+    return gilt_hash_u64(h, a->b);
+  case GILT_ATTR_STRING:
+    return gilt_hash_bytes(h, a->str.data, a->str.len);
+  case GILT_ATTR_ARRAY:
+    for (size_t i = 0; i < a->array.n; i++)
+      h = gilt_hash_ptr(h, a->array.elems[i]);
+    return h;
+  case GILT_ATTR_DICTIONARY:
+    for (size_t i = 0; i < a->dict.n; i++)
+      h = gilt_hash_ptr(gilt_hash_ptr(h, a->dict.entries[i].name),
+                        a->dict.entries[i].attr);
+    return h;
+  case GILT_ATTR_SYMBOL_REF:
+    for (size_t i = 0; i < a->symref.n; i++)
+      h = gilt_hash_ptr(h, a->symref.names[i]);
+    return h;
+  case GILT_ATTR_DENSE_ELEMENTS:
+    h = gilt_hash_u64(h, a->dense.splat);
+    return gilt_hash_bytes(h, a->dense.data, a->dense.nbytes);
+  case GILT_ATTR_DENSE_RESOURCE:
+    return gilt_hash_ptr(h, a->resource);
+  case GILT_ATTR_STRIDED_LAYOUT:
+    h = gilt_hash_u64(h, (uint64_t)a->strided.offset);
+    for (size_t i = 0; i < a->strided.rank; i++)
+      h = gilt_hash_u64(h, (uint64_t)a->strided.strides[i]);
+    return h;
+  case GILT_ATTR_OPAQUE:
+    return gilt_hash_ptr(gilt_hash_ptr(h, a->opaque.dialect), a->opaque.body);
+  case GILT_ATTR_TYPE:
+  case GILT_ATTR_UNIT:
+    return h;
+  }
+  return h;
+}
+
+static bool same_bytes(const void *a, const void *b, size_t n)
+{
+  return n == 0 || memcmp(a, b, n) == 0;
+}
+
+static bool attr_eq(const void *key, const void *elem)
+{
+  const GiltAttr *a = key, *b = elem;
+  if (a->kind != b->kind || a->type != b->type)
+    return false;
+  switch (a->kind) {
+  case GILT_ATTR_INTEGER:
+    return a->i == b->i;
+  case GILT_ATTR_FLOAT: /* bitwise, so -0.0 and NaN payloads stay apart */
+    return !memcmp(&a->f, &b->f, sizeof a->f);
+  case GILT_ATTR_BOOL:
+    return a->b == b->b;
+  case GILT_ATTR_STRING:
+    return a->str.len == b->str.len &&
+           same_bytes(a->str.data, b->str.data, a->str.len);
+  case GILT_ATTR_ARRAY:
+    return a->array.n == b->array.n &&
+           same_bytes(a->array.elems, b->array.elems,
+                      a->array.n * sizeof *a->array.elems);
+  case GILT_ATTR_DICTIONARY:
+    return a->dict.n == b->dict.n &&
+           same_bytes(a->dict.entries, b->dict.entries,
+                      a->dict.n * sizeof *a->dict.entries);
+  case GILT_ATTR_SYMBOL_REF:
+    return a->symref.n == b->symref.n &&
+           same_bytes(a->symref.names, b->symref.names,
+                      a->symref.n * sizeof *a->symref.names);
+  case GILT_ATTR_DENSE_ELEMENTS:
+    return a->dense.splat == b->dense.splat &&
+           a->dense.nbytes == b->dense.nbytes &&
+           same_bytes(a->dense.data, b->dense.data, a->dense.nbytes);
+  case GILT_ATTR_DENSE_RESOURCE:
+    return a->resource == b->resource;
+  case GILT_ATTR_STRIDED_LAYOUT:
+    return a->strided.offset == b->strided.offset &&
+           a->strided.rank == b->strided.rank &&
+           same_bytes(a->strided.strides, b->strided.strides,
+                      a->strided.rank * sizeof *a->strided.strides);
+  case GILT_ATTR_OPAQUE:
+    return a->opaque.dialect == b->opaque.dialect &&
+           a->opaque.body == b->opaque.body;
+  case GILT_ATTR_TYPE:
+  case GILT_ATTR_UNIT:
+    return true;
+  }
+  return false;
+}
+
+static void *make_attr(GiltContext *ctx, const void *key)
+{
+  GiltArena *ar = &ctx->arena;
+  GiltAttr *a = gilt_arena_dup(ar, key, sizeof *a);
+  switch (a->kind) {
+  case GILT_ATTR_STRING: {
+    char *s = gilt_arena_alloc(ar, a->str.len + 1);
+    if (a->str.len)
+      memcpy(s, a->str.data, a->str.len);
+    a->str.data = s;
+    break;
+  }
+  case GILT_ATTR_ARRAY:
+    a->array.elems = gilt_arena_dup(ar, a->array.elems,
+                                    a->array.n * sizeof *a->array.elems);
+    break;
+  case GILT_ATTR_DICTIONARY:
+    a->dict.entries = gilt_arena_dup(ar, a->dict.entries,
+                                     a->dict.n * sizeof *a->dict.entries);
+    break;
+  case GILT_ATTR_SYMBOL_REF:
+    a->symref.names = gilt_arena_dup(ar, a->symref.names,
+                                     a->symref.n * sizeof *a->symref.names);
+    break;
+  case GILT_ATTR_DENSE_ELEMENTS:
+    a->dense.data = gilt_arena_dup(ar, a->dense.data, a->dense.nbytes);
+    break;
+  case GILT_ATTR_STRIDED_LAYOUT:
+    a->strided.strides = gilt_arena_dup(
+        ar, a->strided.strides, a->strided.rank * sizeof(int64_t));
+    break;
+  default:
+    break;
+  }
+  return a;
+}
+
+static GiltAttr *unique_attr(GiltContext *ctx, GiltAttr *key)
+{
+  key->ctx = ctx;
+  key->hash = hash_attr(key);
+  return gilt_context_unique(ctx, &ctx->attrs, key->hash, key, attr_eq,
+                             make_attr);
+}
+
+/* ---- construction ----------------------------------------------------- */
+
+GiltAttr *gilt_integer_attr_get(GiltType *type, int64_t value)
+{
+  GILT_ASSERT(type->kind == GILT_TYPE_INTEGER ||
+              type->kind == GILT_TYPE_INDEX);
+  GiltAttr key = {.kind = GILT_ATTR_INTEGER, .type = type};
+  key.i = value;
+  return unique_attr(type->ctx, &key);
+}
+
+GiltAttr *gilt_float_attr_get(GiltType *type, double value)
+{
+  GILT_ASSERT(type->kind == GILT_TYPE_FLOAT);
+  GiltAttr key = {.kind = GILT_ATTR_FLOAT, .type = type};
+  key.f = type->fkind == GILT_F64 ? value : (double)(float)value;
+  return unique_attr(type->ctx, &key);
+}
+
+GiltAttr *gilt_bool_attr_get(GiltContext *ctx, bool value)
+{
+  GiltAttr key = {.kind = GILT_ATTR_BOOL,
+                  .type = gilt_integer_type_get(ctx, 1, GILT_SIGNLESS)};
+  key.b = value;
+  return unique_attr(ctx, &key);
+}
+
+GiltAttr *gilt_string_attr_get(GiltContext *ctx, const char *str, size_t len)
+{
+  GiltAttr key = {.kind = GILT_ATTR_STRING};
+  key.str.len = len;
+  key.str.data = str;
+  return unique_attr(ctx, &key);
+}
+
+GiltAttr *gilt_array_attr_get(GiltContext *ctx, size_t n,
+                              GiltAttr *const *elems)
+{
+  GiltAttr key = {.kind = GILT_ATTR_ARRAY};
+  key.array.n = n;
+  key.array.elems = elems;
+  return unique_attr(ctx, &key);
+}
+
+GiltAttr *gilt_dictionary_attr_get_sorted(GiltContext *ctx, size_t n,
+                                          const GiltNamedAttrI *entries)
+{
+  GiltAttr key = {.kind = GILT_ATTR_DICTIONARY};
+  key.dict.n = n;
+  key.dict.entries = entries;
+  return unique_attr(ctx, &key);
+}
+
+GiltAttr *gilt_empty_dictionary_attr_get(GiltContext *ctx)
+{
+  if (!ctx->empty_dict)
+    ctx->empty_dict = gilt_dictionary_attr_get_sorted(ctx, 0, NULL);
+  return ctx->empty_dict;
+}
+
+static int compare_names(const GiltIdent *a, const GiltIdent *b)
+{
+  size_t n = a->len < b->len ? a->len : b->len;
+  int c = memcmp(a->str, b->str, n);
+  return c ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+GiltAttr *gilt_dictionary_attr_get_i(GiltContext *ctx, size_t n,
+                                     const GiltNamedAttrI *e, GiltIdent **dup)
+{
+  GiltNamedAttrI small[16];
+  GiltNamedAttrI *sorted = n > 16 ? gilt_malloc(ctx, n * sizeof *e) : small;
+  /* Insertion sort: stable, and dictionaries are short and mostly sorted. */
+  for (size_t i = 0; i < n; i++) {
+    size_t j = i;
+    while (j > 0 && compare_names(sorted[j - 1].name, e[i].name) > 0) {
+      sorted[j] = sorted[j - 1];
+      j--;
+    }
+    sorted[j] = e[i];
+  }
+  GiltAttr *result = NULL;
+  size_t i = 1;
+  while (i < n && sorted[i - 1].name != sorted[i].name)
+    i++;
+  if (i < n) {
+    if (dup)
+      *dup = sorted[i].name;
+  } else {
+    result = gilt_dictionary_attr_get_sorted(ctx, n, sorted);
+  }
+  if (sorted != small)
+    gilt_free(ctx, sorted);
+  return result;
+}
+
+GiltAttr *gilt_dictionary_attr_get(GiltContext *ctx, size_t n,
+                                   const GiltNamedAttr *entries)
+{
+  GiltNamedAttrI *e = gilt_malloc(ctx, (n ? n : 1) * sizeof *e);
+  for (size_t i = 0; i < n; i++) {
+    e[i].name = gilt_ident_get_cstr(ctx, entries[i].name);
+    e[i].attr = entries[i].attr;
+  }
+  GiltIdent *dup = NULL;
+  GiltAttr *a = gilt_dictionary_attr_get_i(ctx, n, e, &dup);
+  gilt_free(ctx, e);
+  if (!a)
+    gilt_emit_error(gilt_location_unknown_get(ctx),
+                    "duplicate key '%s' in dictionary attribute", dup->str);
+  return a;
+}
+
+GiltAttr *gilt_type_attr_get(GiltType *type)
+{
+  GiltAttr key = {.kind = GILT_ATTR_TYPE, .type = type};
+  return unique_attr(type->ctx, &key);
+}
+
+GiltAttr *gilt_symbol_ref_attr_get_i(GiltContext *ctx, size_t n,
+                                     GiltIdent *const *names)
+{
+  GILT_ASSERT(n >= 1);
+  GiltAttr key = {.kind = GILT_ATTR_SYMBOL_REF};
+  key.symref.n = n;
+  key.symref.names = names;
+  return unique_attr(ctx, &key);
+}
+
+GiltAttr *gilt_symbol_ref_attr_get(GiltContext *ctx, const char *root,
+                                   size_t num_nested,
+                                   const char *const *nested)
+{
+  GiltIdent *small[8];
+  GiltIdent **names =
+      num_nested + 1 > 8 ? gilt_malloc(ctx, (num_nested + 1) * sizeof *names)
+                         : small;
+  names[0] = gilt_ident_get_cstr(ctx, root);
+  for (size_t i = 0; i < num_nested; i++)
+    names[i + 1] = gilt_ident_get_cstr(ctx, nested[i]);
+  GiltAttr *a = gilt_symbol_ref_attr_get_i(ctx, num_nested + 1, names);
+  if (names != small)
+    gilt_free(ctx, names);
+  return a;
+}
+
+GiltAttr *gilt_unit_attr_get(GiltContext *ctx)
+{
+  GiltAttr key = {.kind = GILT_ATTR_UNIT};
+  return unique_attr(ctx, &key);
+}
+
+static size_t element_size(GiltType *shaped)
+{
+  return gilt_type_get_storage_size(shaped->shaped.elem);
+}
+
+GiltAttr *gilt_dense_elements_attr_get(GiltType *type, const void *data,
+                                       size_t nbytes)
+{
+  GiltContext *ctx = type->ctx;
+  int64_t n = gilt_shaped_type_get_num_elements(type);
+  size_t esize = gilt_type_is_shaped(type) ? element_size(type) : 0;
+  if (n < 0 || esize == 0 || type->kind == GILT_TYPE_MEMREF) {
+    gilt_emit_error(gilt_location_unknown_get(ctx),
+                    "dense elements need a statically shaped tensor or "
+                    "vector of integers or floats");
+    return NULL;
+  }
+  bool splat = nbytes == esize;
+  if (!splat && nbytes != (size_t)n * esize) {
+    gilt_emit_error(gilt_location_unknown_get(ctx),
+                    "dense elements data holds %zu bytes, expected %zu "
+                    "(or %zu for a splat)",
+                    nbytes, (size_t)n * esize, esize);
+    return NULL;
+  }
+  /* An explicit list whose elements are all equal is stored as a splat, as
+  ** MLIR does, so equal constants unique to one attribute. */
+  if (!splat && n > 1) {
+    const uint8_t *p = data;
+    size_t i = esize;
+    while (i < nbytes && !memcmp(p + i, p, esize))
+      i += esize;
+    if (i == nbytes) {
+      splat = true;
+      nbytes = esize;
+    }
+  }
+  GiltAttr key = {.kind = GILT_ATTR_DENSE_ELEMENTS, .type = type};
+  key.dense.splat = splat || n == 1;
+  key.dense.nbytes = nbytes;
+  key.dense.data = data;
+  return unique_attr(ctx, &key);
+}
+
+GiltAttr *gilt_strided_layout_attr_get(GiltContext *ctx, int64_t offset,
+                                       size_t rank, const int64_t *strides)
+{
+  GiltAttr key = {.kind = GILT_ATTR_STRIDED_LAYOUT};
+  key.strided.offset = offset;
+  key.strided.rank = rank;
+  key.strided.strides = strides;
+  return unique_attr(ctx, &key);
+}
+
+GiltAttr *gilt_opaque_attr_get(GiltContext *ctx, const char *dialect,
+                               const char *body, size_t body_len)
+{
+  GiltAttr key = {.kind = GILT_ATTR_OPAQUE};
+  key.opaque.dialect = gilt_ident_get_cstr(ctx, dialect);
+  key.opaque.body = gilt_ident_get(ctx, body, body_len);
+  return unique_attr(ctx, &key);
+}
+
+/* ---- resource blobs ------------------------------------------------------ */
+
+static bool blob_eq(const void *key, const void *elem)
+{
+  return ((const GiltResourceBlob *)elem)->name == key;
+}
+
+static GiltResourceBlob *find_blob(GiltContext *ctx, GiltIdent *name)
+{
+  return gilt_hashset_find(&ctx->blobs_by_name, name->hash, name, blob_eq);
+}
+
+static GiltResourceBlob *new_blob(GiltContext *ctx, GiltIdent *name)
+{
+  GiltResourceBlob *b = gilt_arena_alloc(&ctx->arena, sizeof *b);
+  b->name = name;
+  b->next = ctx->blobs;
+  ctx->blobs = b;
+  gilt_hashset_insert(ctx, &ctx->blobs_by_name, name->hash, b);
+  return b;
+}
+
+GiltResourceBlob *gilt_resource_blob_lookup(GiltContext *ctx,
+                                            const char *name)
+{
+  GiltIdent *id = gilt_ident_get_cstr(ctx, name);
+  GiltResourceBlob *b = find_blob(ctx, id);
+  return b ? b : new_blob(ctx, id);
+}
+
+void gilt_resource_blob_set_data(GiltContext *ctx, GiltResourceBlob *blob,
+                                 const void *data, size_t nbytes)
+{
+  GILT_ASSERT(!blob->data);
+  blob->data = gilt_malloc(ctx, nbytes);
+  if (nbytes)
+    memcpy(blob->data, data, nbytes);
+  blob->nbytes = nbytes;
+}
+
+GiltAttr *gilt_dense_resource_attr_get_blob(GiltType *type,
+                                            GiltResourceBlob *blob)
+{
+  GiltAttr key = {.kind = GILT_ATTR_DENSE_RESOURCE, .type = type};
+  key.resource = blob;
+  return unique_attr(type->ctx, &key);
+}
+
+GiltAttr *gilt_dense_resource_attr_get(GiltType *type, const char *name,
+                                       const void *data, size_t nbytes)
+{
+  GiltContext *ctx = type->ctx;
+  GiltIdent *id = gilt_ident_get_cstr(ctx, name);
+  GiltResourceBlob *b = find_blob(ctx, id);
+  /* The same name with other bytes gets a fresh name, as MLIR's resource
+  ** manager does, so importing two models into one context is safe. */
+  for (unsigned k = 1; b && !(b->data && b->nbytes == nbytes &&
+                              same_bytes(b->data, data, nbytes));
+       k++) {
+    char buf[512];
+    snprintf(buf, sizeof buf, "%.480s_%u", name, k);
+    id = gilt_ident_get_cstr(ctx, buf);
+    b = find_blob(ctx, id);
+  }
+  if (!b) {
+    b = new_blob(ctx, id);
+    gilt_resource_blob_set_data(ctx, b, data, nbytes);
+  }
+  return gilt_dense_resource_attr_get_blob(type, b);
+}
+
+/* ---- queries --------------------------------------------------------------- */
+
+GiltContext *gilt_attr_get_context(GiltAttr *a) { return a->ctx; }
+GiltAttrKind gilt_attr_get_kind(GiltAttr *a) { return a->kind; }
+GiltType *gilt_attr_get_type(GiltAttr *a) { return a->type; }
+
+int64_t gilt_integer_attr_get_value(GiltAttr *a)
+{
+  GILT_ASSERT(a->kind == GILT_ATTR_INTEGER);
+  return a->i;
+}
+
+double gilt_float_attr_get_value(GiltAttr *a)
+{
+  GILT_ASSERT(a->kind == GILT_ATTR_FLOAT);
+  return a->f;
+}
+
+bool gilt_bool_attr_get_value(GiltAttr *a)
+{
+  GILT_ASSERT(a->kind == GILT_ATTR_BOOL);
+  return a->b;
+}
+
+const char *gilt_string_attr_get_value(GiltAttr *a, size_t *len)
+{
+  GILT_ASSERT(a->kind == GILT_ATTR_STRING);
+  if (len)
+    *len = a->str.len;
+  return a->str.data;
+}
+
+size_t gilt_array_attr_get_size(GiltAttr *a)
+{
+  GILT_ASSERT(a->kind == GILT_ATTR_ARRAY);
+  return a->array.n;
+}
+
+GiltAttr *gilt_array_attr_get_element(GiltAttr *a, size_t i)
+{
+  GILT_ASSERT(a->kind == GILT_ATTR_ARRAY && i < a->array.n);
+  return a->array.elems[i];
+}
+
+size_t gilt_dictionary_attr_get_size(GiltAttr *a)
+{
+  GILT_ASSERT(a->kind == GILT_ATTR_DICTIONARY);
+  return a->dict.n;
+}
+
+GiltNamedAttr gilt_dictionary_attr_get_entry(GiltAttr *a, size_t i)
+{
+  GILT_ASSERT(a->kind == GILT_ATTR_DICTIONARY && i < a->dict.n);
+  GiltNamedAttr e = {a->dict.entries[i].name->str, a->dict.entries[i].attr};
+  return e;
+}
+
+GiltAttr *gilt_dictionary_attr_lookup_ident(GiltAttr *dict, GiltIdent *name)
+{
+  GILT_ASSERT(dict->kind == GILT_ATTR_DICTIONARY);
+  size_t lo = 0, hi = dict->dict.n;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    int c = compare_names(dict->dict.entries[mid].name, name);
+    if (c == 0)
+      return dict->dict.entries[mid].attr;
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return NULL;
+}
+
+GiltAttr *gilt_dictionary_attr_lookup(GiltAttr *a, const char *name)
+{
+  return gilt_dictionary_attr_lookup_ident(a, gilt_ident_get_cstr(a->ctx, name));
+}
+
+GiltType *gilt_type_attr_get_value(GiltAttr *a)
+{
+  GILT_ASSERT(a->kind == GILT_ATTR_TYPE);
+  return a->type;
+}
+
+const char *gilt_symbol_ref_attr_get_root(GiltAttr *a)
+{
+  GILT_ASSERT(a->kind == GILT_ATTR_SYMBOL_REF);
+  return a->symref.names[0]->str;
+}
+
+bool gilt_dense_attr_is_splat(GiltAttr *a)
+{
+  return a->kind == GILT_ATTR_DENSE_ELEMENTS && a->dense.splat;
+}
+
+const void *gilt_dense_attr_get_data(GiltAttr *a, size_t *nbytes)
+{
+  if (a->kind == GILT_ATTR_DENSE_RESOURCE) {
+    *nbytes = a->resource->nbytes;
+    return a->resource->data;
+  }
+  GILT_ASSERT(a->kind == GILT_ATTR_DENSE_ELEMENTS);
+  *nbytes = a->dense.nbytes;
+  return a->dense.data;
+}
+
+int64_t gilt_dense_attr_get_num_elements(GiltAttr *a)
+{
+  return gilt_shaped_type_get_num_elements(a->type);
+}
+
+/* Reads element i as raw little-endian bits of its storage size. */
+static const uint8_t *element_ptr(GiltAttr *a, int64_t i)
+{
+  size_t esize = element_size(a->type), nbytes;
+  const uint8_t *data = gilt_dense_attr_get_data(a, &nbytes);
+  if (gilt_dense_attr_is_splat(a))
+    i = 0;
+  GILT_ASSERT(data && (size_t)(i + 1) * esize <= nbytes);
+  return data + (size_t)i * esize;
+}
+
+int64_t gilt_dense_attr_get_int(GiltAttr *a, int64_t i)
+{
+  GiltType *et = a->type->shaped.elem;
+  const uint8_t *p = element_ptr(a, i);
+  bool is_unsigned = et->kind == GILT_TYPE_INTEGER &&
+                     (et->integer.sign == GILT_UNSIGNED || et->integer.width == 1);
+  switch (gilt_type_get_storage_size(et)) {
+  case 1: {
+    uint8_t v = p[0];
+    return is_unsigned ? (int64_t)v : (int64_t)(int8_t)v;
+  }
+  case 2: {
+    uint16_t v;
+    memcpy(&v, p, 2);
+    return is_unsigned ? (int64_t)v : (int64_t)(int16_t)v;
+  }
+  case 4: {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return is_unsigned ? (int64_t)v : (int64_t)(int32_t)v;
+  }
+  default: {
+    int64_t v;
+    memcpy(&v, p, 8);
+    return v;
+  }
+  }
+}
+
+double gilt_dense_attr_get_float(GiltAttr *a, int64_t i)
+{
+  GiltType *et = a->type->shaped.elem;
+  const uint8_t *p = element_ptr(a, i);
+  if (et->kind != GILT_TYPE_FLOAT)
+    return (double)gilt_dense_attr_get_int(a, i);
+  switch (et->fkind) {
+  case GILT_F32: {
+    float f;
+    memcpy(&f, p, 4);
+    return f;
+  }
+  case GILT_F64: {
+    double d;
+    memcpy(&d, p, 8);
+    return d;
+  }
+  case GILT_F16:
+  case GILT_BF16: {
+    uint16_t h;
+    memcpy(&h, p, 2);
+    uint32_t bits;
+    if (et->fkind == GILT_BF16) {
+      bits = (uint32_t)h << 16;
+    } else { /* IEEE half to single, subnormals included */
+      uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 31,
+               man = h & 1023;
+      if (exp == 31)
+        bits = sign | 0x7f800000u | (man << 13);
+      else if (exp)
+        bits = sign | ((exp + 112) << 23) | (man << 13);
+      else if (!man)
+        bits = sign;
+      else {
+        exp = 113;
+        while (!(man & 1024)) {
+          man <<= 1;
+          exp--;
+        }
+        bits = sign | (exp << 23) | ((man & 1023) << 13);
+      }
+    }
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+  }
+  }
+  return 0;
+}

@@ -1,0 +1,74 @@
+/*
+** context.h - the context: owner of everything immortal.
+**
+** Interned identifiers, uniqued types, attributes and locations, the
+** registries of dialects, ops and passes, resource blobs, source buffers
+** for diagnostics and the diagnostic handler. Destroying the context frees
+** all of it, and every op still alive in it.
+*/
+#ifndef GILT_IR_CONTEXT_H
+#define GILT_IR_CONTEXT_H
+
+#include "gilt/pass.h"
+#include "ir/op_def.h"
+
+/* An open-addressing hash set of pointers whose hash is stored with them;
+** used for every uniquing table. */
+typedef struct GiltHashSet {
+  void **slots;
+  uint32_t *hashes;
+  size_t cap, len; /* cap is a power of two or zero */
+} GiltHashSet;
+
+/* Returns the element equal to `key` (by eq(key, element)) or NULL. */
+GILT_INTERNAL void *gilt_hashset_find(GiltHashSet *s, uint32_t hash,
+                                      const void *key,
+                                      bool (*eq)(const void *key,
+                                                 const void *elem));
+GILT_INTERNAL void gilt_hashset_insert(GiltContext *ctx, GiltHashSet *s,
+                                       uint32_t hash, void *elem);
+GILT_INTERNAL void gilt_hashset_free(GiltContext *ctx, GiltHashSet *s);
+
+typedef struct GiltSourceBuffer {
+  GiltIdent *file;
+  char *data;
+  size_t len;
+} GiltSourceBuffer;
+
+struct GiltContext {
+  GiltReallocFn realloc_fn;
+  void *realloc_user;
+  GiltArena arena;            /* types, attributes, identifiers, locations */
+  GiltHashSet idents, types, attrs, locs, op_infos, dialects;
+  GiltResourceBlob *blobs;    /* in creation order, reversed */
+  GiltHashSet blobs_by_name;
+  bool allow_unregistered;
+  GiltDiagnosticHandler diag_handler;
+  void *diag_user;
+  size_t num_errors;
+  GILT_VEC(GiltSourceBuffer) sources;
+  GILT_VEC(const GiltPassDef *) passes; /* sorted by name */
+  /* Every op and block allocated and not yet destroyed (intrusive lists
+  ** through live_prev/live_next), so that gilt_context_destroy frees IR the
+  ** caller forgot. */
+  GiltOp *live_ops;
+  GiltBlock *live_blocks;
+  GiltLocation *unknown_loc;
+  GiltAttr *empty_dict;
+};
+
+/* Uniquing helpers for types.c, attributes.c, location.c. */
+GILT_INTERNAL void *gilt_context_unique(GiltContext *ctx, GiltHashSet *set,
+                                        uint32_t hash, const void *key,
+                                        bool (*eq)(const void *,
+                                                   const void *),
+                                        void *(*make)(GiltContext *,
+                                                      const void *key));
+
+/* Frees every op and block still alive (context destruction). */
+GILT_INTERNAL void gilt_context_free_live_ir(GiltContext *ctx);
+
+/* Registration of every pass gilt ships (transforms/passes.def). */
+GILT_INTERNAL void gilt_register_builtin_passes(GiltContext *ctx);
+
+#endif /* GILT_IR_CONTEXT_H */

@@ -1,0 +1,379 @@
+/*
+** core.h - the data model of gilt's IR, shared by the files of ir/.
+**
+** The structures behind the public opaque handles: interned identifiers,
+** uniqued types, attributes and locations (immortal, compared by pointer),
+** and the mutable operations, blocks, regions and values with their
+** intrusive use lists. This header is the contract between context.c,
+** types.c, attributes.c, location.c, operation.c, builder.c, the parser,
+** the printer, the verifier and the passes. It is not public: embedders see
+** only include/gilt/.
+*/
+#ifndef GILT_IR_CORE_H
+#define GILT_IR_CORE_H
+
+#include "gilt/ir.h"
+#include "ir/alloc.h"
+
+typedef struct GiltOpInfo GiltOpInfo;
+typedef struct GiltOpDef GiltOpDef;
+typedef struct GiltDialectInfo GiltDialectInfo;
+typedef struct GiltResourceBlob GiltResourceBlob;
+
+/* ---- identifiers: interned strings, compared by pointer ---------------- */
+
+typedef struct GiltIdent {
+  uint32_t hash;
+  uint32_t len;
+  char str[]; /* NUL-terminated */
+} GiltIdent;
+
+GILT_INTERNAL GiltIdent *gilt_ident_get(GiltContext *ctx, const char *str,
+                                        size_t len);
+GILT_INTERNAL GiltIdent *gilt_ident_get_cstr(GiltContext *ctx,
+                                             const char *str);
+
+/* ---- types -------------------------------------------------------------- */
+
+struct GiltType {
+  GiltTypeKind kind;
+  uint32_t hash;
+  GiltContext *ctx;
+  union {
+    struct {
+      unsigned width;
+      GiltSignedness sign;
+    } integer;
+    GiltFloatKind fkind;
+    struct {                /* tensor, memref, vector */
+      bool ranked;          /* false only for tensor<*x...> */
+      size_t rank;
+      const int64_t *shape; /* GILT_DYNAMIC for `?` */
+      GiltType *elem;
+      GiltAttr *encoding;     /* tensor only; NULL if none */
+      GiltAttr *layout;       /* memref only; NULL = identity */
+      GiltAttr *memory_space; /* memref only; NULL = default */
+    } shaped;
+    struct {
+      size_t num_inputs, num_results;
+      GiltType *const *types; /* inputs then results */
+    } func;
+    struct {
+      GiltIdent *dialect;
+      GiltIdent *body; /* text between `<` `>` (or after the dot) */
+    } opaque;
+  };
+};
+
+GILT_INTERNAL GiltType *gilt_opaque_type_get(GiltContext *ctx,
+                                             const char *dialect,
+                                             const char *body,
+                                             size_t body_len);
+/* Size in bytes of one element of this integer/index/float type as stored
+** in dense attributes and buffers (i1 takes one byte, index eight). */
+GILT_INTERNAL size_t gilt_type_get_storage_size(GiltType *t);
+
+/* ---- attributes --------------------------------------------------------- */
+
+typedef struct GiltNamedAttrI {
+  GiltIdent *name;
+  GiltAttr *attr;
+} GiltNamedAttrI;
+
+struct GiltResourceBlob {
+  GiltIdent *name;
+  size_t nbytes;
+  uint8_t *data; /* NULL for `__elided__` */
+  GiltResourceBlob *next;
+};
+
+struct GiltAttr {
+  GiltAttrKind kind;
+  uint32_t hash;
+  GiltContext *ctx;
+  GiltType *type; /* see gilt_attr_get_type */
+  union {
+    int64_t i;   /* INTEGER */
+    double f;    /* FLOAT */
+    bool b;      /* BOOL */
+    struct {     /* STRING */
+      size_t len;
+      const char *data; /* NUL-terminated */
+    } str;
+    struct {     /* ARRAY */
+      size_t n;
+      GiltAttr *const *elems;
+    } array;
+    struct {     /* DICTIONARY: sorted by name, names unique */
+      size_t n;
+      const GiltNamedAttrI *entries;
+    } dict;
+    struct {     /* SYMBOL_REF: names[0] is the root */
+      size_t n;
+      GiltIdent *const *names;
+    } symref;
+    struct {     /* DENSE_ELEMENTS */
+      bool splat;
+      size_t nbytes;
+      const uint8_t *data;
+    } dense;
+    GiltResourceBlob *resource; /* DENSE_RESOURCE */
+    struct {     /* STRIDED_LAYOUT */
+      int64_t offset;
+      size_t rank;
+      const int64_t *strides;
+    } strided;
+    struct {     /* OPAQUE */
+      GiltIdent *dialect;
+      GiltIdent *body;
+    } opaque;
+  };
+};
+
+/* Dictionary from entries that are already sorted and unique. */
+GILT_INTERNAL GiltAttr *gilt_dictionary_attr_get_sorted(
+    GiltContext *ctx, size_t n, const GiltNamedAttrI *entries);
+/* Sorts (stable) and checks uniqueness; NULL and *dup set on a repeat. */
+GILT_INTERNAL GiltAttr *gilt_dictionary_attr_get_i(GiltContext *ctx,
+                                                   size_t n,
+                                                   const GiltNamedAttrI *e,
+                                                   GiltIdent **dup);
+GILT_INTERNAL GiltAttr *gilt_dictionary_attr_lookup_ident(GiltAttr *dict,
+                                                          GiltIdent *name);
+GILT_INTERNAL GiltAttr *gilt_empty_dictionary_attr_get(GiltContext *ctx);
+GILT_INTERNAL GiltAttr *gilt_opaque_attr_get(GiltContext *ctx,
+                                             const char *dialect,
+                                             const char *body,
+                                             size_t body_len);
+GILT_INTERNAL GiltAttr *gilt_symbol_ref_attr_get_i(GiltContext *ctx,
+                                                   size_t n,
+                                                   GiltIdent *const *names);
+/* Looks up (or creates, with data NULL) the named blob. */
+GILT_INTERNAL GiltResourceBlob *gilt_resource_blob_lookup(GiltContext *ctx,
+                                                          const char *name);
+GILT_INTERNAL GiltAttr *gilt_dense_resource_attr_get_blob(
+    GiltType *type, GiltResourceBlob *blob);
+/* Sets the contents of a blob that has none yet (the parser's
+** `{-# dialect_resources ... #-}` section); copies. */
+GILT_INTERNAL void gilt_resource_blob_set_data(GiltContext *ctx,
+                                               GiltResourceBlob *blob,
+                                               const void *data,
+                                               size_t nbytes);
+/* Number of elements a dense elements attribute stands for. */
+GILT_INTERNAL int64_t gilt_dense_attr_get_num_elements(GiltAttr *a);
+/* Element i (splat-aware) read as int64 / double. */
+GILT_INTERNAL int64_t gilt_dense_attr_get_int(GiltAttr *a, int64_t i);
+GILT_INTERNAL double gilt_dense_attr_get_float(GiltAttr *a, int64_t i);
+
+/* ---- locations ---------------------------------------------------------- */
+
+typedef enum GiltLocationKind {
+  GILT_LOC_UNKNOWN,
+  GILT_LOC_FILE_LINE_COL,
+  GILT_LOC_NAME,
+  GILT_LOC_FUSED,
+  GILT_LOC_CALLSITE
+} GiltLocationKind;
+
+struct GiltLocation {
+  GiltLocationKind kind;
+  uint32_t hash;
+  GiltContext *ctx;
+  union {
+    struct {
+      GiltIdent *file;
+      unsigned line, col;
+    } flc;
+    struct {
+      GiltIdent *name;
+      GiltLocation *child; /* never NULL: unknown if none */
+    } name;
+    struct {
+      size_t n;
+      GiltLocation *const *locs;
+      GiltAttr *metadata; /* NULL if none */
+    } fused;
+    struct {
+      GiltLocation *callee, *caller;
+    } callsite;
+  };
+};
+
+GILT_INTERNAL GiltLocation *gilt_location_callsite_get(GiltLocation *callee,
+                                                       GiltLocation *caller);
+/* The first file:line:col location inside `loc` (through names, fused and
+** call sites), NULL if none. Diagnostics use it to quote source. */
+GILT_INTERNAL GiltLocation *gilt_location_find_file_line_col(
+    GiltLocation *loc);
+
+/* ---- values, operands, operations, blocks, regions ---------------------- */
+
+struct GiltValue {
+  GiltType *type;
+  GiltOperand *first_use;
+  union {
+    GiltOp *op;       /* results */
+    GiltBlock *block; /* block arguments */
+  } owner;
+  uint32_t index;
+  bool is_block_arg;
+  GiltLocation *loc; /* block arguments only */
+};
+
+/* One use of a value: the operand slot of an op. */
+struct GiltOperand {
+  GiltValue *value;
+  GiltOp *owner;
+  GiltOperand *next_use;
+  GiltOperand **prev_next; /* the pointer that points at this use */
+  uint32_t index;
+};
+
+/* One use of a block: a successor slot of a terminator. */
+typedef struct GiltBlockOperand {
+  GiltBlock *block;
+  GiltOp *owner;
+  struct GiltBlockOperand *next_use;
+  struct GiltBlockOperand **prev_next;
+} GiltBlockOperand;
+
+struct GiltRegion {
+  GiltOp *op; /* NULL while detached (in a GiltOpBuild) */
+  GiltContext *ctx;
+  GiltBlock *first, *last;
+};
+
+struct GiltBlock {
+  GiltContext *ctx;
+  GiltBlock *prev, *next;
+  GiltRegion *region;
+  GiltOp *first, *last;
+  size_t num_args, cap_args;
+  GiltValue **args;
+  GiltBlockOperand *first_use; /* predecessors' successor slots */
+  bool order_valid;            /* op->order numbers are up to date */
+  GiltBlock *live_prev, *live_next; /* see GiltContext.live_blocks */
+};
+
+struct GiltOp {
+  GiltOp *prev, *next;
+  GiltBlock *block;
+  const GiltOpInfo *info;
+  GiltLocation *loc;
+  GiltAttr *attrs; /* sorted dictionary, never NULL */
+  uint32_t order;  /* position in the block, see order_valid */
+  uint32_t num_operands, num_results, num_regions, num_successors;
+  GiltOperand *operands;
+  GiltValue *results;
+  GiltRegion *regions;
+  GiltBlockOperand *successors;
+  GiltOp *live_prev, *live_next; /* see GiltContext.live_ops */
+};
+
+/* An op under construction, as MLIR's OperationState; the parser and the
+** custom parse hooks fill it. Regions are detached and owned by the build
+** until gilt_op_build_finish moves their blocks into the op. */
+typedef struct GiltOpBuild {
+  GiltContext *ctx;
+  const GiltOpInfo *info;
+  GiltLocation *loc;
+  GILT_VEC(GiltValue *) operands;
+  GILT_VEC(GiltType *) result_types;
+  GILT_VEC(GiltNamedAttrI) attrs;
+  GILT_VEC(GiltRegion *) regions;
+  GILT_VEC(GiltBlock *) successors;
+  /* Ask the op's inference hook for the result types (custom parsers and
+  ** builders that give none); an empty result_types otherwise means none. */
+  bool infer_result_types;
+} GiltOpBuild;
+
+/* Looks the name up; unregistered names get an info with no definition when
+** the context allows unregistered dialects, else NULL and an error at loc. */
+GILT_INTERNAL void gilt_op_build_init(GiltOpBuild *b, GiltContext *ctx,
+                                      const GiltOpInfo *info,
+                                      GiltLocation *loc);
+GILT_INTERNAL void gilt_op_build_add_attr(GiltOpBuild *b, const char *name,
+                                          GiltAttr *attr);
+/* A new detached region owned by the build. */
+GILT_INTERNAL GiltRegion *gilt_op_build_add_region(GiltOpBuild *b);
+/* Creates the op (consumes the build, also on failure). Infers result types
+** when asked to (infer_result_types) through the op's hook. Duplicate
+** attribute names are reported at the op's location. */
+GILT_INTERNAL GiltOp *gilt_op_build_finish(GiltOpBuild *b);
+/* Releases everything the build still owns. */
+GILT_INTERNAL void gilt_op_build_discard(GiltOpBuild *b);
+
+GILT_INTERNAL GiltRegion *gilt_region_create_detached(GiltContext *ctx);
+GILT_INTERNAL void gilt_region_destroy_detached(GiltRegion *r);
+/* Moves all blocks of src to the end of dst. */
+GILT_INTERNAL void gilt_region_take_body(GiltRegion *dst, GiltRegion *src);
+/* Destroys every block of the region (dropping uses first, so blocks may
+** refer to each other in any order). */
+GILT_INTERNAL void gilt_region_clear(GiltRegion *r);
+
+/* Replaces all operands (the count may change). */
+GILT_INTERNAL void gilt_op_set_operands(GiltOp *op, size_t n,
+                                        GiltValue *const *values);
+GILT_INTERNAL void gilt_op_set_successor(GiltOp *op, size_t i,
+                                         GiltBlock *block);
+/* Drops every use the op and its nested ops make (before erasing a group
+** of ops that use each other). */
+GILT_INTERNAL void gilt_op_drop_all_references(GiltOp *op);
+/* Whether `a` comes before `b` in the same block (renumbers lazily). */
+GILT_INTERNAL bool gilt_op_is_before_in_block(GiltOp *a, GiltOp *b);
+/* Whether `op` is `ancestor` or nested somewhere inside it. */
+GILT_INTERNAL bool gilt_op_is_ancestor(GiltOp *ancestor, GiltOp *op);
+/* The op's ancestor (or itself) that sits directly in `block`, or NULL. */
+GILT_INTERNAL GiltOp *gilt_block_find_ancestor_op(GiltBlock *block,
+                                                  GiltOp *op);
+GILT_INTERNAL bool gilt_op_has_trait(GiltOp *op, unsigned trait);
+/* Value clone mapping, used by gilt_op_clone and the inliner. */
+typedef struct GiltIRMapping GiltIRMapping;
+GILT_INTERNAL GiltIRMapping *gilt_ir_mapping_create(GiltContext *ctx);
+GILT_INTERNAL void gilt_ir_mapping_destroy(GiltIRMapping *m);
+GILT_INTERNAL void gilt_ir_mapping_map(GiltIRMapping *m, const void *from,
+                                       void *to);
+/* The image of a value or block, or `from` itself if unmapped. */
+GILT_INTERNAL void *gilt_ir_mapping_lookup(GiltIRMapping *m,
+                                           const void *from);
+/* Clones op with operands remapped through `m`; records result and nested
+** block/value images in `m`. */
+GILT_INTERNAL GiltOp *gilt_op_clone_with_mapping(GiltOp *op,
+                                                 GiltIRMapping *m);
+/* Clones every block of `src` into the end of `dst` through `m`. */
+GILT_INTERNAL void gilt_region_clone_into(GiltRegion *src, GiltRegion *dst,
+                                          GiltIRMapping *m);
+
+/* ---- diagnostics -------------------------------------------------------- */
+
+struct GiltDiagnostic {
+  GiltSeverity severity;
+  GiltLocation *loc;
+  char *message;
+  GILT_VEC(GiltDiagnostic *) notes;
+  GiltContext *ctx;
+};
+
+/* Builds a diagnostic that can get notes before it is emitted. */
+GILT_INTERNAL GiltDiagnostic *gilt_diag_create(GiltContext *ctx,
+                                               GiltSeverity sev,
+                                               GiltLocation *loc,
+                                               const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+GILT_INTERNAL void gilt_diag_add_note(GiltDiagnostic *d, GiltLocation *loc,
+                                      const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Hands the diagnostic to the handler and frees it. */
+GILT_INTERNAL void gilt_diag_emit(GiltDiagnostic *d);
+/* Emits an error at the op's location; always returns GILT_FAILURE. */
+GILT_INTERNAL GiltStatus gilt_op_emit_error(GiltOp *op, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+GILT_INTERNAL void gilt_emit_diag(GiltLocation *loc, GiltSeverity sev,
+                                  const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The registered source buffer for a file name, NULL if unknown. */
+GILT_INTERNAL const char *gilt_context_get_source(GiltContext *ctx,
+                                                  GiltIdent *file,
+                                                  size_t *len);
+
+#endif /* GILT_IR_CORE_H */

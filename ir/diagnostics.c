@@ -1,0 +1,207 @@
+/*
+** diagnostics.c - building, emitting and printing diagnostics.
+**
+** Library code reports problems here and returns failure; it never prints.
+** A diagnostic carries a severity, a location, a message and notes, and is
+** handed to the handler the embedder installed on the context. Printing in
+** clang's style (file:line:col, the source line and a caret) is offered for
+** tools; it quotes source only from buffers registered with the context.
+*/
+#include "ir/core.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "ir/context.h"
+
+static char *vformat(GiltContext *ctx, const char *fmt, va_list ap)
+{
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  char *s = gilt_malloc(ctx, n > 0 ? (size_t)n + 1 : 1);
+  if (n > 0)
+    vsnprintf(s, (size_t)n + 1, fmt, ap2);
+  else
+    s[0] = '\0';
+  va_end(ap2);
+  return s;
+}
+
+static GiltDiagnostic *vcreate(GiltContext *ctx, GiltSeverity sev,
+                               GiltLocation *loc, const char *fmt, va_list ap)
+{
+  GiltDiagnostic *d = gilt_calloc(ctx, 1, sizeof *d);
+  d->ctx = ctx;
+  d->severity = sev;
+  d->loc = loc ? loc : gilt_location_unknown_get(ctx);
+  d->message = vformat(ctx, fmt, ap);
+  return d;
+}
+
+GiltDiagnostic *gilt_diag_create(GiltContext *ctx, GiltSeverity sev,
+                                 GiltLocation *loc, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  GiltDiagnostic *d = vcreate(ctx, sev, loc, fmt, ap);
+  va_end(ap);
+  return d;
+}
+
+void gilt_diag_add_note(GiltDiagnostic *d, GiltLocation *loc,
+                        const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  GiltDiagnostic *note = vcreate(d->ctx, GILT_SEVERITY_NOTE, loc, fmt, ap);
+  va_end(ap);
+  gilt_vec_push(d->ctx, &d->notes, note);
+}
+
+static void diag_free(GiltDiagnostic *d)
+{
+  for (size_t i = 0; i < d->notes.len; i++)
+    diag_free(d->notes.data[i]);
+  gilt_vec_free(d->ctx, &d->notes);
+  gilt_free(d->ctx, d->message);
+  gilt_free(d->ctx, d);
+}
+
+void gilt_diag_emit(GiltDiagnostic *d)
+{
+  GiltContext *ctx = d->ctx;
+  if (d->severity == GILT_SEVERITY_ERROR)
+    ctx->num_errors++;
+  if (ctx->diag_handler)
+    ctx->diag_handler(d, ctx->diag_user);
+  diag_free(d);
+}
+
+void gilt_emit_diag(GiltLocation *loc, GiltSeverity sev, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  gilt_diag_emit(vcreate(loc->ctx, sev, loc, fmt, ap));
+  va_end(ap);
+}
+
+void gilt_emit_error(GiltLocation *loc, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  gilt_diag_emit(vcreate(loc->ctx, GILT_SEVERITY_ERROR, loc, fmt, ap));
+  va_end(ap);
+}
+
+GiltStatus gilt_op_emit_error(GiltOp *op, const char *fmt, ...)
+{
+  /* MLIR's emitOpError convention: the message names the op first. */
+  GiltContext *ctx = op->loc->ctx;
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = vformat(ctx, fmt, ap);
+  va_end(ap);
+  gilt_emit_error(op->loc, "'%s' op %s", op->info->name->str, msg);
+  gilt_free(ctx, msg);
+  return GILT_FAILURE;
+}
+
+void gilt_context_set_diagnostic_handler(GiltContext *ctx,
+                                         GiltDiagnosticHandler fn, void *user)
+{
+  ctx->diag_handler = fn;
+  ctx->diag_user = user;
+}
+
+size_t gilt_context_get_error_count(GiltContext *ctx)
+{
+  return ctx->num_errors;
+}
+
+GiltSeverity gilt_diagnostic_get_severity(const GiltDiagnostic *d)
+{
+  return d->severity;
+}
+
+GiltLocation *gilt_diagnostic_get_location(const GiltDiagnostic *d)
+{
+  return d->loc;
+}
+
+const char *gilt_diagnostic_get_message(const GiltDiagnostic *d)
+{
+  return d->message;
+}
+
+size_t gilt_diagnostic_get_num_notes(const GiltDiagnostic *d)
+{
+  return d->notes.len;
+}
+
+const GiltDiagnostic *gilt_diagnostic_get_note(const GiltDiagnostic *d,
+                                               size_t i)
+{
+  GILT_ASSERT(i < d->notes.len);
+  return d->notes.data[i];
+}
+
+/* ---- clang-style printing -------------------------------------------------- */
+
+static const char *severity_name(GiltSeverity s)
+{
+  switch (s) {
+  case GILT_SEVERITY_ERROR:
+    return "error";
+  case GILT_SEVERITY_WARNING:
+    return "warning";
+  case GILT_SEVERITY_NOTE:
+    return "note";
+  case GILT_SEVERITY_REMARK:
+    return "remark";
+  }
+  return "error";
+}
+
+/* Prints the source line of `flc` and a caret under its column. */
+static void print_source_line(GiltContext *ctx, GiltLocation *flc, FILE *out)
+{
+  size_t len;
+  const char *buf = gilt_context_get_source(ctx, flc->flc.file, &len);
+  if (!buf || flc->flc.line == 0)
+    return;
+  const char *p = buf, *end = buf + len;
+  for (unsigned line = 1; line < flc->flc.line && p < end; p++)
+    if (*p == '\n')
+      line++;
+  if (p >= end && flc->flc.line > 1)
+    return;
+  const char *eol = p;
+  while (eol < end && *eol != '\n')
+    eol++;
+  fprintf(out, "%.*s\n", (int)(eol - p), p);
+  /* Keep tabs so the caret lines up under tab-indented text. */
+  for (unsigned c = 1; c < flc->flc.col && p + c - 1 < eol; c++)
+    fputc(p[c - 1] == '\t' ? '\t' : ' ', out);
+  fputs("^\n", out);
+}
+
+static void print_one(const GiltDiagnostic *d, FILE *out)
+{
+  GiltLocation *flc = gilt_location_find_file_line_col(d->loc);
+  if (flc)
+    fprintf(out, "%s:%u:%u: ", flc->flc.file->str, flc->flc.line,
+            flc->flc.col);
+  else if (d->loc->kind == GILT_LOC_NAME)
+    fprintf(out, "%s: ", d->loc->name.name->str);
+  fprintf(out, "%s: %s\n", severity_name(d->severity), d->message);
+  if (flc)
+    print_source_line(d->ctx, flc, out);
+}
+
+void gilt_diagnostic_print(const GiltDiagnostic *d, FILE *out)
+{
+  print_one(d, out);
+  for (size_t i = 0; i < d->notes.len; i++)
+    gilt_diagnostic_print(d->notes.data[i], out);
+}

@@ -1,0 +1,87 @@
+# lit configuration for gilt's FileCheck tests.
+#
+# configure writes lit.site.cfg.py (paths and features of one build) into
+# the build directory's test/lit and that file loads this one, so run lit on
+# the build directory: `make check-lit`, or
+# `python3 /usr/lib/llvm-19/build/utils/lit/lit.py -sv BUILD/test/lit`.
+
+import os
+import re
+import subprocess
+import sys
+
+import lit.formats
+
+if not hasattr(config, "gilt_obj_root"):
+    lit_config.fatal("run configure, then run lit on the build directory's test/lit")
+
+config.name = "gilt"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".gilt", ".test"]
+config.excludes = ["Inputs", "Output", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.join(config.gilt_src_root, "test", "lit")
+config.test_exec_root = os.path.join(config.gilt_obj_root, "test", "lit")
+
+
+def tool(name, path):
+    """Replace NAME where it stands as a command, never inside a word, a path
+    or an option: `gopt %s` yes; `--gopt-x`, `x/gopt`, `gopt.c` no."""
+    pattern = r"(?<![\w/.=-])" + re.escape(name) + r"(?![\w/.-])"
+    config.substitutions.append((pattern, path))
+
+
+tool("gopt", os.path.join(config.gilt_tools_dir, "gopt"))
+tool("gjit", os.path.join(config.gilt_tools_dir, "gjit"))
+tool("FileCheck", config.filecheck)
+tool("not", config.not_tool)
+config.substitutions.append(("%gilt_src", config.gilt_src_root))
+config.substitutions.append(("%gilt_bin", config.gilt_tools_dir))
+if config.onnx_testdata:
+    config.substitutions.append(("%onnx_testdata", config.onnx_testdata))
+if config.ptxas:
+    config.substitutions.append(("%ptxas", config.ptxas))
+
+# Our tools first, then LLVM's (FileCheck, not, count, llvm-symbolizer).
+config.environment["PATH"] = os.pathsep.join(
+    [config.gilt_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")]
+)
+
+# Features for REQUIRES: and UNSUPPORTED: lines.
+if config.ptxas:
+    config.available_features.add("ptxas")
+if config.onnx_testdata:
+    config.available_features.add("onnx-testdata")
+if config.gilt_debug:
+    config.available_features.add("debug")
+if "address" in config.sanitizers:
+    config.available_features.add("asan")
+if "undefined" in config.sanitizers:
+    config.available_features.add("ubsan")
+if config.sanitizers:
+    symbolizer = os.path.join(config.llvm_tools_dir, "llvm-symbolizer")
+    if os.path.exists(symbolizer):
+        config.environment["ASAN_SYMBOLIZER_PATH"] = symbolizer
+    config.environment.setdefault("UBSAN_OPTIONS", "print_stacktrace=1")
+
+
+def have_cuda_gpu():
+    """True when the CUDA driver loads and sees a device. Asked in a child
+    process so this one never initializes CUDA before lit forks workers."""
+    probe = (
+        "import ctypes, sys\n"
+        "try:\n"
+        "    cuda = ctypes.CDLL('libcuda.so.1')\n"
+        "except OSError:\n"
+        "    sys.exit(1)\n"
+        "n = ctypes.c_int(0)\n"
+        "ok = cuda.cuInit(0) == 0 and cuda.cuDeviceGetCount(ctypes.byref(n)) == 0\n"
+        "sys.exit(0 if ok and n.value > 0 else 1)\n"
+    )
+    try:
+        return subprocess.run([sys.executable, "-c", probe], timeout=60).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+if have_cuda_gpu():
+    config.available_features.add("cuda")
