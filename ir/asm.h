@@ -42,15 +42,23 @@ GILT_INTERNAL void gilt_asm_print_attr_dict(GiltAsmPrinter *p, GiltOp *op,
 /* `%arg0: type` (plus `loc(...)` when printing debug info). */
 GILT_INTERNAL void gilt_asm_print_block_arg_decl(GiltAsmPrinter *p,
                                                  GiltValue *arg);
+/* ` loc(...)` when printing debug info, else nothing (for custom forms
+** that declare values with attributes between type and location). */
+GILT_INTERNAL void gilt_asm_print_optional_location(GiltAsmPrinter *p,
+                                                    GiltLocation *loc);
 /* ` {\n ... }` with the region's blocks; the entry block's label and
 ** arguments are left out when print_entry_args is false (the op printed
 ** them). */
 GILT_INTERNAL void gilt_asm_print_region(GiltAsmPrinter *p, GiltRegion *r,
                                          bool print_entry_args);
-/* Generic `(%a, %b) {attrs} : (types) -> types` tail, for ops whose custom
-** form only changes a prefix. */
+/* A function type, `(i32, f32) -> i32` (the same as gilt_asm_print_type,
+** for hooks that want to say what they print). */
 GILT_INTERNAL void gilt_asm_print_function_type(GiltAsmPrinter *p,
                                                 GiltType *fn);
+/* `(operand types) -> result types` of the op, a lone result without
+** parentheses (MLIR's printFunctionalType). */
+GILT_INTERNAL void gilt_asm_print_functional_type(GiltAsmPrinter *p,
+                                                  GiltOp *op);
 GILT_INTERNAL bool gilt_asm_printer_debug_info(GiltAsmPrinter *p);
 
 /* ---- parsing ------------------------------------------------------------ */
@@ -94,9 +102,18 @@ GILT_INTERNAL GiltStatus gilt_asm_parse_keyword(GiltAsmParser *p,
 GILT_INTERNAL bool gilt_asm_peek_operand(GiltAsmParser *p);
 GILT_INTERNAL GiltStatus gilt_asm_parse_operand(GiltAsmParser *p,
                                                 GiltUnresolvedOperand *out);
-/* Comma-separated operands (possibly none) until a token that is not one. */
-GILT_INTERNAL GiltStatus gilt_asm_parse_operand_list(
-    GiltAsmParser *p, GILT_VEC(GiltUnresolvedOperand) *out);
+/* Comma-separated operands (possibly none) until a token that is not one.
+** The vector arguments of this and the type-list calls below are any
+** GILT_VEC of the element type, passed as `&v` (GILT_VEC types are
+** anonymous, so the macros hand over their fields, as gilt_vec_reserve
+** does). */
+GILT_INTERNAL GiltStatus gilt_asm_parse_operand_list_(GiltAsmParser *p,
+                                                      void **data,
+                                                      size_t *len,
+                                                      size_t *cap);
+#define gilt_asm_parse_operand_list(p, v)                                    \
+  gilt_asm_parse_operand_list_((p), (void **)&(v)->data, &(v)->len,          \
+                               &(v)->cap)
 /* Looks the operand up (or creates a forward reference of that type). */
 GILT_INTERNAL GiltStatus gilt_asm_resolve_operand(
     GiltAsmParser *p, const GiltUnresolvedOperand *u, GiltType *type,
@@ -104,11 +121,17 @@ GILT_INTERNAL GiltStatus gilt_asm_resolve_operand(
 GILT_INTERNAL GiltStatus gilt_asm_parse_type(GiltAsmParser *p,
                                              GiltType **out);
 /* Comma-separated types, possibly none when not followed by a type. */
-GILT_INTERNAL GiltStatus gilt_asm_parse_type_list(
-    GiltAsmParser *p, GILT_VEC(GiltType *) *out);
+GILT_INTERNAL GiltStatus gilt_asm_parse_type_list_(GiltAsmParser *p,
+                                                   void **data, size_t *len,
+                                                   size_t *cap);
+#define gilt_asm_parse_type_list(p, v)                                       \
+  gilt_asm_parse_type_list_((p), (void **)&(v)->data, &(v)->len, &(v)->cap)
 /* `-> type` or `-> (types)`; absent arrow means no results. */
-GILT_INTERNAL GiltStatus gilt_asm_parse_optional_arrow_type_list(
-    GiltAsmParser *p, GILT_VEC(GiltType *) *out);
+GILT_INTERNAL GiltStatus gilt_asm_parse_optional_arrow_type_list_(
+    GiltAsmParser *p, void **data, size_t *len, size_t *cap);
+#define gilt_asm_parse_optional_arrow_type_list(p, v)                        \
+  gilt_asm_parse_optional_arrow_type_list_((p), (void **)&(v)->data,         \
+                                           &(v)->len, &(v)->cap)
 GILT_INTERNAL GiltStatus gilt_asm_parse_attr(GiltAsmParser *p,
                                              GiltAttr **out);
 /* `{...}` if present, into b->attrs. With_keyword wants `attributes` first. */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ir/context.h"
+#include "ir/float16.h"
 
 static uint32_t hash_attr(const GiltAttr *a)
 {
@@ -617,30 +618,8 @@ double gilt_dense_attr_get_float(GiltAttr *a, int64_t i)
   case GILT_BF16: {
     uint16_t h;
     memcpy(&h, p, 2);
-    uint32_t bits;
-    if (et->fkind == GILT_BF16) {
-      bits = (uint32_t)h << 16;
-    } else { /* IEEE half to single, subnormals included */
-      uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 31,
-               man = h & 1023;
-      if (exp == 31)
-        bits = sign | 0x7f800000u | (man << 13);
-      else if (exp)
-        bits = sign | ((exp + 112) << 23) | (man << 13);
-      else if (!man)
-        bits = sign;
-      else {
-        exp = 113;
-        while (!(man & 1024)) {
-          man <<= 1;
-          exp--;
-        }
-        bits = sign | (exp << 23) | ((man & 1023) << 13);
-      }
-    }
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
+    return et->fkind == GILT_F16 ? gilt_float_from_f16(h)
+                                 : gilt_float_from_bf16(h);
   }
   }
   return 0;

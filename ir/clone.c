@@ -9,21 +9,16 @@
 */
 #include "ir/core.h"
 
-#include <string.h>
-
-#include "ir/context.h"
+#include "ir/ptr_map.h"
 
 struct GiltIRMapping {
-  GiltContext *ctx;
-  const void **keys;
-  void **values;
-  size_t cap, len; /* power-of-two open addressing */
+  GiltPtrMap map; /* original -> copy, stored as uintptr_t */
 };
 
 GiltIRMapping *gilt_ir_mapping_create(GiltContext *ctx)
 {
-  GiltIRMapping *m = gilt_calloc(ctx, 1, sizeof *m);
-  m->ctx = ctx;
+  GiltIRMapping *m = gilt_malloc(ctx, sizeof *m);
+  gilt_ptr_map_init(&m->map, ctx);
   return m;
 }
 
@@ -31,50 +26,21 @@ void gilt_ir_mapping_destroy(GiltIRMapping *m)
 {
   if (!m)
     return;
-  gilt_free(m->ctx, m->keys);
-  gilt_free(m->ctx, m->values);
-  gilt_free(m->ctx, m);
-}
-
-static size_t slot_of(const GiltIRMapping *m, const void *key)
-{
-  size_t mask = m->cap - 1;
-  size_t i = gilt_hash_ptr(GILT_HASH_SEED, key) & mask;
-  while (m->keys[i] && m->keys[i] != key)
-    i = (i + 1) & mask;
-  return i;
+  GiltContext *ctx = m->map.ctx;
+  gilt_ptr_map_free(&m->map);
+  gilt_free(ctx, m);
 }
 
 void gilt_ir_mapping_map(GiltIRMapping *m, const void *from, void *to)
 {
-  if ((m->len + 1) * 2 > m->cap) {
-    GiltIRMapping old = *m;
-    m->cap = old.cap ? old.cap * 2 : 32;
-    m->keys = gilt_calloc(m->ctx, m->cap, sizeof *m->keys);
-    m->values = gilt_calloc(m->ctx, m->cap, sizeof *m->values);
-    for (size_t i = 0; i < old.cap; i++) {
-      if (old.keys[i]) {
-        size_t j = slot_of(m, old.keys[i]);
-        m->keys[j] = old.keys[i];
-        m->values[j] = old.values[i];
-      }
-    }
-    gilt_free(m->ctx, old.keys);
-    gilt_free(m->ctx, old.values);
-  }
-  size_t i = slot_of(m, from);
-  if (!m->keys[i])
-    m->len++;
-  m->keys[i] = from;
-  m->values[i] = to;
+  gilt_ptr_map_put(&m->map, from, (size_t)(uintptr_t)to);
 }
 
 void *gilt_ir_mapping_lookup(GiltIRMapping *m, const void *from)
 {
-  if (!m->cap)
-    return (void *)from;
-  size_t i = slot_of(m, from);
-  return m->keys[i] ? m->values[i] : (void *)from;
+  size_t to;
+  return gilt_ptr_map_get(&m->map, from, &to) ? (void *)(uintptr_t)to
+                                              : (void *)(uintptr_t)from;
 }
 
 GiltOp *gilt_op_clone_with_mapping(GiltOp *op, GiltIRMapping *m)

@@ -377,21 +377,22 @@ const GiltOpInfo *gilt_context_get_op_info(GiltContext *ctx,
   if (info && info->def)
     return info;
   const char *dot = memchr(name, '.', len);
-  GiltDialectInfo *d =
-      dot ? gilt_context_lookup_dialect(ctx, name, (size_t)(dot - name))
-          : NULL;
-  if (d) {
-    gilt_emit_error(loc, "operation '%s' is not registered in dialect '%s'",
-                    id->str, d->name->str);
-    return NULL;
-  }
   if (!ctx->allow_unregistered) {
-    gilt_emit_error(loc,
-                    "operation '%s' belongs to an unregistered dialect; use "
-                    "--allow-unregistered-dialect to accept it",
-                    id->str);
+    GiltDialectInfo *d =
+        dot ? gilt_context_lookup_dialect(ctx, name, (size_t)(dot - name))
+            : NULL;
+    if (d)
+      gilt_emit_error(loc, "operation '%s' is not registered in dialect '%s'",
+                      id->str, d->name->str);
+    else
+      gilt_emit_error(loc,
+                      "operation '%s' belongs to an unregistered dialect; use "
+                      "--allow-unregistered-dialect to accept it",
+                      id->str);
     return NULL;
   }
+  /* As with MLIR's allowUnknownOperations, allowing unregistered dialects
+  ** also admits unknown ops of registered ones, as opaque ops. */
   if (info)
     return info;
   info = gilt_arena_alloc(&ctx->arena, sizeof *info);

@@ -12,6 +12,7 @@
 #define GILT_IR_REWRITE_H
 
 #include "ir/op_def.h"
+#include "ir/ptr_map.h"
 
 typedef struct GiltRewriter GiltRewriter;
 typedef struct GiltPattern GiltPattern;
@@ -41,7 +42,65 @@ GILT_INTERNAL void gilt_pattern_set_free(GiltPatternSet *set);
 GILT_INTERNAL void gilt_pattern_set_add_canonicalizations(
     GiltPatternSet *set);
 
+/* A pattern set indexed for matching, built once per driver run: the
+** patterns that may match an op, by decreasing benefit (ties keep the
+** order they were added in, and rooted patterns come before those that
+** match any op). The set must outlive the index. */
+typedef struct GiltPatternIndex {
+  GiltContext *ctx;
+  const GiltPattern **sorted; /* root-less first, then grouped by root */
+  GiltIdent **roots;          /* roots[i] is sorted[i]'s root or NULL */
+  size_t num, num_any;
+  GiltPtrMap by_root;         /* root ident -> index of its first one */
+} GiltPatternIndex;
+
+typedef struct GiltPatternCursor {
+  const GiltPatternIndex *index;
+  size_t any, any_end, rooted, rooted_end;
+} GiltPatternCursor;
+
+GILT_INTERNAL void gilt_pattern_index_init(GiltPatternIndex *index,
+                                           const GiltPatternSet *set);
+GILT_INTERNAL void gilt_pattern_index_free(GiltPatternIndex *index);
+/* Starts a cursor over the patterns that may match `op`. */
+GILT_INTERNAL void gilt_pattern_index_lookup(const GiltPatternIndex *index,
+                                             GiltOp *op,
+                                             GiltPatternCursor *cursor);
+/* The next candidate, NULL when there is none left. */
+GILT_INTERNAL const GiltPattern *gilt_pattern_cursor_next(
+    GiltPatternCursor *cursor);
+
 /* ---- the rewriter: every IR change a pattern makes goes through it ---- */
+
+/* Who hears about the changes made through a rewriter: the greedy driver
+** keeps its worklist with it, the conversion driver its bookkeeping. Every
+** hook is optional; `user` is the pointer given to gilt_rewriter_create. */
+typedef struct GiltRewriteListener {
+  /* op, and everything nested in it, was inserted into a block (created
+  ** or moved there). */
+  void (*op_inserted)(void *user, GiltOp *op);
+  /* op was changed in place. */
+  void (*op_modified)(void *user, GiltOp *op);
+  /* The uses of `from` are about to become uses of `to`. Returns the value
+  ** they get instead: `to`, or a conversion of it. */
+  GiltValue *(*value_replaced)(void *user, GiltValue *from, GiltValue *to);
+  /* op, still in place with no result in use, is about to be erased.
+  ** Returning true takes ownership of it: the rewriter then only unlinks
+  ** it and drops the references it and its nested ops make, and the
+  ** listener destroys it later. */
+  bool (*op_erased)(void *user, GiltOp *op);
+} GiltRewriteListener;
+
+/* A rewriter reporting to `listener` (may be NULL: plain IR edits, as for
+** a pass that folds ops one at a time). The listener is borrowed. */
+GILT_INTERNAL GiltRewriter *gilt_rewriter_create(
+    GiltContext *ctx, const GiltRewriteListener *listener, void *user);
+GILT_INTERNAL void gilt_rewriter_destroy(GiltRewriter *rw);
+/* The `user` pointer the rewriter was created with if its listener is
+** `listener`, else NULL: how a driver finds its state from inside the
+** patterns it runs. */
+GILT_INTERNAL void *gilt_rewriter_get_listener_data(
+    GiltRewriter *rw, const GiltRewriteListener *listener);
 
 GILT_INTERNAL GiltContext *gilt_rewriter_get_context(GiltRewriter *rw);
 /* A builder whose insertion point is before the matched op. */
@@ -52,6 +111,17 @@ GILT_INTERNAL GiltOp *gilt_rewriter_create_op(GiltRewriter *rw,
 /* Notes that a detached op was inserted by other means. */
 GILT_INTERNAL void gilt_rewriter_notify_op_inserted(GiltRewriter *rw,
                                                     GiltOp *op);
+/* Creates, at the insertion point, an op with op's attributes and
+** successors, named `name` (NULL: op's own), with `operands` and result
+** types `types` (NULL: op's own), and moves op's regions into it: the
+** usual first half of a rewrite that renames or retypes an op. op itself
+** stays, with empty regions, for the caller to replace. NULL (reported)
+** when the op cannot be created. */
+GILT_INTERNAL GiltOp *gilt_rewriter_create_op_like(GiltRewriter *rw,
+                                                   GiltOp *op,
+                                                   const char *name,
+                                                   GiltValue *const *operands,
+                                                   GiltType *const *types);
 /* Replaces all results of op by values and erases op. */
 GILT_INTERNAL void gilt_rewriter_replace_op(GiltRewriter *rw, GiltOp *op,
                                             GiltValue *const *values);

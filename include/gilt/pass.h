@@ -115,6 +115,14 @@ GILT_API void gilt_pass_manager_enable_statistics(GiltPassManager *pm,
 ** was before that pass and the pipeline that reproduces it to `path`. */
 GILT_API void gilt_pass_manager_enable_crash_reproducer(GiltPassManager *pm,
                                                         const char *path);
+/* A reproducer's first line is `// gilt-reproducer: -p 'PIPELINE'`; the
+** textual IR follows. Finds PIPELINE in the text of such a file: on success
+** *pipeline points into buf (not NUL-terminated) and *pipeline_len is its
+** length. GILT_FAILURE (nothing reported) when the first line is not a
+** reproducer line. */
+GILT_API GiltStatus gilt_reproducer_get_pipeline(const char *buf, size_t len,
+                                                 const char **pipeline,
+                                                 size_t *pipeline_len);
 
 #ifdef __cplusplus
 }

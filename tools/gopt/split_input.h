@@ -24,9 +24,10 @@
 typedef GiltStatus (*GoptChunkFn)(const char *text, size_t len, size_t index,
                                   void *user);
 
-/* Calls fn on each chunk of buf (on buf as a whole when split is false),
-** all of them even when some fail. Returns GILT_FAILURE if any did, or if
-** memory for a chunk ran out (reported on stderr). */
+/* Calls fn on each chunk of buf (on buf itself, which must then be
+** NUL-terminated, when split is false), all of them even when some fail.
+** Returns GILT_FAILURE if any did, or if memory for a chunk ran out
+** (reported on stderr). */
 GiltStatus gopt_split_input(const char *buf, size_t len, bool split,
                             GoptChunkFn fn, void *user);
 

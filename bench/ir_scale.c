@@ -1,0 +1,111 @@
+/*
+** ir_scale.c - how parse + verify + print scale with the size of a function.
+**
+** Generates a function of N ops (a chain of two-operand ops, each using the
+** previous two results) as text, then times parsing, verifying and printing
+** it. Run with no arguments for N = 1,000,000 and 10,000,000 and the ratio
+** of their times (linear scaling gives about 10). Not a test: timings are
+** reported, never asserted.
+**
+**     bench/ir_scale [N...]
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gilt/ir.h"
+
+typedef struct Buffer {
+  char *data;
+  size_t len, cap;
+} Buffer;
+
+static void append(Buffer *b, const char *s, size_t n)
+{
+  if (b->len + n + 1 > b->cap) {
+    b->cap = (b->len + n + 1) * 2;
+    b->data = realloc(b->data, b->cap);
+    if (!b->data) {
+      perror("realloc");
+      exit(1);
+    }
+  }
+  memcpy(b->data + b->len, s, n);
+  b->len += n;
+  b->data[b->len] = '\0';
+}
+
+static void append_cb(const char *data, size_t len, void *user)
+{
+  append(user, data, len);
+}
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void generate(Buffer *b, long n)
+{
+  char line[128];
+  append(b, "func.func @chain(%arg0: f32, %arg1: f32) -> f32 {\n", 51);
+  for (long i = 0; i < n; i++) {
+    char lhs[32], rhs[32];
+    if (i < 2)
+      snprintf(lhs, sizeof lhs, "%%arg%ld", i);
+    else
+      snprintf(lhs, sizeof lhs, "%%%ld", i - 2);
+    if (i < 1)
+      snprintf(rhs, sizeof rhs, "%%arg1");
+    else
+      snprintf(rhs, sizeof rhs, "%%%ld", i - 1);
+    int len = snprintf(line, sizeof line,
+                       "  %%%ld = \"test.add\"(%s, %s) : (f32, f32) -> f32\n",
+                       i, lhs, rhs);
+    append(b, line, (size_t)len);
+  }
+  int len = snprintf(line, sizeof line, "  return %%%ld : f32\n}\n", n - 1);
+  append(b, line, (size_t)len);
+}
+
+/* Returns the total seconds for parse + verify + print. */
+static double run(long n)
+{
+  Buffer text = {0}, out = {0};
+  generate(&text, n);
+  GiltContext *ctx = gilt_context_create();
+  gilt_context_set_allow_unregistered_dialects(ctx, true);
+  double t0 = now();
+  GiltOp *module = gilt_parse_source(ctx, text.data, text.len, "chain.gilt");
+  double t1 = now();
+  if (!module || gilt_op_verify(module) != GILT_SUCCESS) {
+    fprintf(stderr, "ir_scale: the generated IR did not parse or verify\n");
+    exit(1);
+  }
+  double t2 = now();
+  gilt_op_print(module, NULL, append_cb, &out);
+  double t3 = now();
+  printf("%10ld ops: parse %.3f s, verify %.3f s, print %.3f s, total %.3f "
+         "s (%zu MB of text)\n",
+         n, t1 - t0, t2 - t1, t3 - t2, t3 - t0, text.len >> 20);
+  gilt_op_destroy(module);
+  gilt_context_destroy(ctx);
+  free(text.data);
+  free(out.data);
+  return t3 - t0;
+}
+
+int main(int argc, char **argv)
+{
+  if (argc > 1) {
+    for (int i = 1; i < argc; i++)
+      run(atol(argv[i]));
+    return 0;
+  }
+  double small = run(1000000), large = run(10000000);
+  printf("10x more ops took %.1fx the time\n", large / small);
+  return 0;
+}

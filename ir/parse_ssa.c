@@ -1,0 +1,242 @@
+/*
+** parse_ssa.c - the parser's SSA and block name tables and region scopes.
+**
+** As in MLIR, a name is visible from its definition to the end of the
+** region that defines it, in nested regions included (the parser does not
+** look at isolation; the verifier does), and a region may not redefine a
+** name visible from outside it. A use before the definition creates a
+** placeholder value (the argument of a detached block) that the definition
+** replaces; one still unresolved when the file ends is an error. Unlike
+** MLIR, a definition only resolves uses in its own region or regions nested
+** in it: a use from anywhere else could never be valid, and refusing it
+** keeps every use of a value inside the IR that dies with it when a parse
+** fails halfway.
+**
+** Names are keyed with their result number (`%x#1`) or, for blocks, the
+** serial of their region, so each table is one hash map for the whole file.
+*/
+#include "ir/parser.h"
+
+static GiltRegionScope *scope(GiltAsmParser *p)
+{
+  return &p->scopes.data[p->scopes.len - 1];
+}
+
+void gilt_parser_push_scope(GiltAsmParser *p, GiltRegion *region)
+{
+  GiltRegionScope s = {++p->next_serial, region, p->scope_defs.len,
+                       p->fwd_blocks.len};
+  gilt_vec_push(p->ctx, &p->scopes, s);
+}
+
+GiltStatus gilt_parser_pop_scope(GiltAsmParser *p)
+{
+  GiltRegionScope *s = scope(p);
+  for (size_t i = s->blocks_mark; i < p->fwd_blocks.len; i++) {
+    GiltBlockEntry *e = &p->block_entries.data[p->fwd_blocks.data[i]];
+    if (!e->defined)
+      return gilt_parser_error_at(p, e->pos,
+                                  "reference to an undefined block");
+  }
+  for (size_t i = s->defs_mark; i < p->scope_defs.len; i++)
+    p->ssa_entries.data[p->scope_defs.data[i]].value = NULL;
+  p->scope_defs.len = s->defs_mark;
+  p->fwd_blocks.len = s->blocks_mark;
+  p->scopes.len--;
+  return GILT_SUCCESS;
+}
+
+static GiltSSAEntry *ssa_entry(GiltAsmParser *p,
+                               const GiltUnresolvedOperand *u)
+{
+  bool added;
+  uint32_t i = gilt_name_map_insert(&p->ssa, u->name, u->len, u->number,
+                                    &added);
+  if (added) {
+    GiltSSAEntry e = {NULL, {0, 0}, 0, -1};
+    gilt_vec_push(p->ctx, &p->ssa_entries, e);
+  }
+  return &p->ssa_entries.data[i];
+}
+
+static GiltStatus type_error(GiltAsmParser *p, GiltSrcPos pos,
+                             GiltSrcPos prior, const char *what,
+                             const GiltUnresolvedOperand *u, GiltType *t,
+                             GiltType *prior_type)
+{
+  GiltStrBuf a, b;
+  gilt_strbuf_init(&a, p->ctx);
+  gilt_strbuf_init(&b, p->ctx);
+  GiltDiagnostic *d;
+  if (what) /* a definition */
+    d = gilt_parser_diag(p, pos, "definition of SSA value '%%%.*s#%u' has "
+                                 "type '%s'", (int)u->len, u->name,
+                         u->number, gilt_parser_type_str(&a, t));
+  else
+    d = gilt_parser_diag(p, pos, "use of value '%%%.*s' expects different "
+                                 "type than prior uses: '%s' vs '%s'",
+                         (int)u->len, u->name, gilt_parser_type_str(&a, t),
+                         gilt_parser_type_str(&b, prior_type));
+  if (d) {
+    if (what)
+      gilt_diag_add_note(d, gilt_parser_loc(p, prior),
+                         "previously used here with type '%s'",
+                         gilt_parser_type_str(&b, prior_type));
+    else
+      gilt_diag_add_note(d, gilt_parser_loc(p, prior), "prior use here");
+    gilt_diag_emit(d);
+  }
+  gilt_strbuf_free(&a);
+  gilt_strbuf_free(&b);
+  return GILT_FAILURE;
+}
+
+/* Replaces a forward reference with its definition `v`. */
+static GiltStatus resolve_placeholder(GiltAsmParser *p, GiltSSAEntry *e,
+                                      const GiltUnresolvedOperand *u,
+                                      GiltSrcPos pos, GiltValue *v)
+{
+  if (e->scope < scope(p)->serial) {
+    GiltDiagnostic *d =
+        gilt_parser_diag(p, e->pos, "use of undeclared SSA value name");
+    if (d) {
+      gilt_diag_add_note(d, gilt_parser_loc(p, pos),
+                         "'%%%.*s' is defined here, in a region that does "
+                         "not enclose the use", (int)u->len, u->name);
+      gilt_diag_emit(d);
+    }
+    return GILT_FAILURE;
+  }
+  if (gilt_value_get_type(e->value) != gilt_value_get_type(v))
+    return type_error(p, pos, e->pos, "def", u, gilt_value_get_type(v),
+                      gilt_value_get_type(e->value));
+  GiltPlaceholder *ph = &p->placeholders.data[e->placeholder];
+  gilt_value_replace_all_uses_with(e->value, v);
+  gilt_block_destroy(ph->holder);
+  ph->holder = NULL;
+  return GILT_SUCCESS;
+}
+
+GiltStatus gilt_parser_define_value(GiltAsmParser *p,
+                                    const GiltUnresolvedOperand *u,
+                                    GiltSrcPos pos, GiltValue *v)
+{
+  GiltSSAEntry *e = ssa_entry(p, u);
+  if (e->value && e->placeholder < 0) {
+    GiltDiagnostic *d = gilt_parser_diag(
+        p, pos, "redefinition of SSA value '%%%.*s'", (int)u->len, u->name);
+    if (d) {
+      gilt_diag_add_note(d, gilt_parser_loc(p, e->pos),
+                         "previously defined here");
+      gilt_diag_emit(d);
+    }
+    return GILT_FAILURE;
+  }
+  if (e->value && resolve_placeholder(p, e, u, pos, v))
+    return GILT_FAILURE;
+  *e = (GiltSSAEntry){v, pos, scope(p)->serial, -1};
+  gilt_vec_push(p->ctx, &p->scope_defs,
+                (uint32_t)(e - p->ssa_entries.data));
+  return GILT_SUCCESS;
+}
+
+GiltValue *gilt_parser_resolve_value(GiltAsmParser *p,
+                                     const GiltUnresolvedOperand *u,
+                                     GiltSrcPos pos, GiltType *type)
+{
+  GiltSSAEntry *e = ssa_entry(p, u);
+  if (e->value) {
+    if (gilt_value_get_type(e->value) == type)
+      return e->value;
+    type_error(p, pos, e->pos, NULL, u, type, gilt_value_get_type(e->value));
+    return NULL;
+  }
+  if (u->number > 0) {
+    uint32_t first = gilt_name_map_find(&p->ssa, u->name, u->len, 0);
+    if (first != GILT_NAME_MAP_NONE) {
+      GiltSSAEntry *f = &p->ssa_entries.data[first];
+      if (f->value && f->placeholder < 0) {
+        gilt_parser_error_at(p, pos, "reference to invalid result number");
+        return NULL;
+      }
+    }
+    e = ssa_entry(p, u); /* the lookup may have moved the entries */
+  }
+  GiltPlaceholder ph = {gilt_block_create(p->ctx, 1, &type, NULL), pos};
+  gilt_vec_push(p->ctx, &p->placeholders, ph);
+  *e = (GiltSSAEntry){gilt_block_get_argument(ph.holder, 0), pos,
+                      scope(p)->serial, (int32_t)(p->placeholders.len - 1)};
+  return e->value;
+}
+
+GiltStatus gilt_parser_check_placeholders(GiltAsmParser *p)
+{
+  bool failed = false;
+  for (size_t i = 0; i < p->placeholders.len; i++) {
+    if (!p->placeholders.data[i].holder)
+      continue;
+    /* Every unresolved use is reported, not only the first. */
+    p->failed = false;
+    gilt_parser_error_at(p, p->placeholders.data[i].pos,
+                         "use of undeclared SSA value name");
+    failed = true;
+  }
+  p->failed |= failed;
+  return failed ? GILT_FAILURE : GILT_SUCCESS;
+}
+
+void gilt_parser_free_placeholders(GiltAsmParser *p)
+{
+  for (size_t i = 0; i < p->placeholders.len; i++)
+    if (p->placeholders.data[i].holder)
+      gilt_block_destroy(p->placeholders.data[i].holder);
+  p->placeholders.len = 0;
+}
+
+/* ---- blocks ------------------------------------------------------------- */
+
+static GiltBlockEntry *block_entry(GiltAsmParser *p, const GiltToken *name,
+                                   bool *added)
+{
+  uint32_t i = gilt_name_map_insert(&p->blocks, name->ptr + 1,
+                                    name->len - 1, scope(p)->serial, added);
+  if (*added) {
+    GiltBlockEntry e = {NULL, name->pos, false};
+    gilt_vec_push(p->ctx, &p->block_entries, e);
+  }
+  return &p->block_entries.data[i];
+}
+
+GiltBlock *gilt_parser_use_block(GiltAsmParser *p, const GiltToken *name)
+{
+  bool added;
+  GiltBlockEntry *e = block_entry(p, name, &added);
+  if (added) {
+    e->block = gilt_block_create(p->ctx, 0, NULL, NULL);
+    gilt_vec_push(p->ctx, &p->fwd_blocks,
+                  (uint32_t)(e - p->block_entries.data));
+  }
+  return e->block;
+}
+
+GiltBlock *gilt_parser_define_block(GiltAsmParser *p, const GiltToken *name,
+                                    GiltBlock *entry)
+{
+  bool added;
+  GiltBlockEntry *e = block_entry(p, name, &added);
+  if (!added && (e->defined || entry)) {
+    gilt_parser_error_at(p, name->pos, "redefinition of block '%.*s'",
+                         (int)name->len, name->ptr);
+    return NULL;
+  }
+  e->defined = true;
+  e->pos = name->pos;
+  if (entry) {
+    e->block = entry;
+    return entry;
+  }
+  if (added)
+    e->block = gilt_block_create(p->ctx, 0, NULL, NULL);
+  gilt_region_append_block(scope(p)->region, e->block);
+  return e->block;
+}

@@ -1,0 +1,153 @@
+/*
+** print_dense.c - printing dense elements and dense resources.
+**
+** As MLIR: a splat prints one element (`dense<1.000000e+00>`), other
+** elements print as nested lists by the shape (`dense<[[1, 2], [3, 4]]>`),
+** and more than 100 elements print as the hex string of their raw
+** little-endian bytes (`dense<"0x0000803F...">`), which the parser reads
+** back exactly. i1 elements never print as hex: gilt stores them a byte
+** each, where MLIR's hex form packs bits, so hex would not mean the same
+** thing to both. `dense_resource<name>` prints the blob's name and notes
+** the blob for the resource section at the end of the output.
+**
+** With GiltPrintFlags.elide_elements_larger_than, any non-splat elements
+** (or resource) with more elements print as `dense_resource<__elided__>`:
+** readable, still parseable, but no longer the same constant.
+**
+** The type suffix (` : tensor<...>`) is left to the attribute printer.
+*/
+#include "ir/printer.h"
+
+#include <string.h>
+
+/* Threshold of MLIR's shouldPrintElementsAttrWithHex. */
+#define HEX_THRESHOLD 100
+
+static bool should_elide(GiltAsmPrinter *p, int64_t num_elements)
+{
+  int64_t limit = p->flags.elide_elements_larger_than;
+  return limit > 0 && num_elements > limit;
+}
+
+static uint64_t load_le(const uint8_t *data, size_t size)
+{
+  uint64_t v = 0;
+  for (size_t i = size; i-- > 0;)
+    v = v << 8 | data[i];
+  return v;
+}
+
+static void print_element(GiltAsmPrinter *p, GiltType *et, const uint8_t *at,
+                          size_t size)
+{
+  uint64_t bits = load_le(at, size);
+  if (et->kind == GILT_TYPE_FLOAT) {
+    gilt_printer_print_float_bits(p, bits, et->fkind, NULL);
+    return;
+  }
+  unsigned width = gilt_type_get_bit_width(et);
+  if (width == 1) {
+    gilt_printer_puts(p, (bits & 1) ? "true" : "false");
+    return;
+  }
+  if (width < 64) {
+    uint64_t mask = ((uint64_t)1 << width) - 1;
+    bits &= mask;
+    if (et->kind == GILT_TYPE_INTEGER && et->integer.sign == GILT_UNSIGNED) {
+      gilt_printer_print_uint(p, bits);
+      return;
+    }
+    if ((bits >> (width - 1)) & 1)
+      bits |= ~mask;
+  } else if (et->kind == GILT_TYPE_INTEGER &&
+             et->integer.sign == GILT_UNSIGNED) {
+    gilt_printer_print_uint(p, bits);
+    return;
+  }
+  gilt_printer_print_int(p, (int64_t)bits);
+}
+
+/* MLIR's printDenseElementsAttrImpl: a mixed-radix counter over the shape
+** closes a bracket whenever a digit other than the last wraps, and the
+** next element re-opens every closed one. */
+static void print_element_lists(GiltAsmPrinter *p, GiltAttr *a, int64_t num)
+{
+  GiltType *t = a->type, *et = t->shaped.elem;
+  size_t rank = t->shaped.rank, size = gilt_type_get_storage_size(et);
+  int64_t small[8];
+  int64_t *counter = rank > 8 ? gilt_calloc(p->ctx, rank, sizeof *counter)
+                              : memset(small, 0, sizeof small);
+  size_t open = 0;
+  for (int64_t idx = 0; idx < num; idx++) {
+    if (idx)
+      gilt_printer_write(p, ", ", 2);
+    for (; open < rank; open++)
+      gilt_printer_putc(p, '[');
+    print_element(p, et, a->dense.data + (size_t)idx * size, size);
+    counter[rank - 1]++;
+    for (size_t i = rank - 1; i > 0 && counter[i] >= t->shaped.shape[i];
+         i--) {
+      counter[i] = 0;
+      counter[i - 1]++;
+      open--;
+      gilt_printer_putc(p, ']');
+    }
+  }
+  for (; open > 0; open--)
+    gilt_printer_putc(p, ']');
+  if (counter != small)
+    gilt_free(p->ctx, counter);
+}
+
+static void print_hex_data(GiltAsmPrinter *p, const uint8_t *data, size_t n)
+{
+  static const char digits[] = "0123456789ABCDEF";
+  gilt_printer_write(p, "\"0x", 3);
+  for (size_t i = 0; i < n; i++) {
+    char byte[2] = {digits[data[i] >> 4], digits[data[i] & 15]};
+    gilt_printer_write(p, byte, 2);
+  }
+  gilt_printer_putc(p, '"');
+}
+
+void gilt_printer_print_dense(GiltAsmPrinter *p, GiltAttr *a)
+{
+  int64_t num = gilt_dense_attr_get_num_elements(a);
+  if (!a->dense.splat && should_elide(p, num)) {
+    gilt_printer_puts(p, "dense_resource<__elided__>");
+    return;
+  }
+  GiltType *et = a->type->shaped.elem;
+  gilt_printer_puts(p, "dense<");
+  if (a->dense.splat)
+    print_element(p, et, a->dense.data, gilt_type_get_storage_size(et));
+  else if (num > HEX_THRESHOLD && gilt_type_get_bit_width(et) != 1)
+    print_hex_data(p, a->dense.data, a->dense.nbytes);
+  else
+    print_element_lists(p, a, num);
+  gilt_printer_putc(p, '>');
+}
+
+/* The alignment a blob is written with: its element size, rounded up to a
+** power of two, as MLIR gives blobs of element data. */
+static unsigned blob_alignment(GiltType *shaped)
+{
+  size_t size = gilt_type_get_storage_size(shaped->shaped.elem);
+  unsigned align = 1;
+  while (align < size)
+    align *= 2;
+  return align;
+}
+
+void gilt_printer_print_dense_resource(GiltAsmPrinter *p, GiltAttr *a)
+{
+  GiltResourceBlob *blob = a->resource;
+  if (should_elide(p, gilt_shaped_type_get_num_elements(a->type))) {
+    gilt_printer_puts(p, "dense_resource<__elided__>");
+    return;
+  }
+  gilt_printer_puts(p, "dense_resource<");
+  gilt_printer_write(p, blob->name->str, blob->name->len);
+  gilt_printer_putc(p, '>');
+  gilt_printer_note_blob(p, blob, blob_alignment(a->type));
+}

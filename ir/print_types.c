@@ -1,0 +1,162 @@
+/*
+** print_types.c - printing types.
+**
+** The spellings are MLIR's builtin types: `i32`, `si8`, `ui8`, `index`,
+** `f16`, `bf16`, `f32`, `f64`, `none`, `tensor<4x?xf32>`, `tensor<*xf32>`,
+** `tensor<4xf32, "NCHW16c">`, `memref<4x4xf32, strided<[4, 1]>, 1>`,
+** `vector<16xf32>`, `(i32) -> (i32, f32)`, and `!dialect.body` or
+** `!dialect<body>` for types of dialects nobody registered (attributes of
+** such dialects share that spelling, with `#`). Type aliases
+** (`!name = ...`) are accepted by the parser but never printed.
+*/
+#include "ir/printer.h"
+
+#include <ctype.h>
+
+static void print_float_type(GiltAsmPrinter *p, GiltFloatKind k)
+{
+  static const char *const names[] = {"f16", "bf16", "f32", "f64"};
+  gilt_printer_puts(p, names[k]);
+}
+
+static void print_integer_type(GiltAsmPrinter *p, GiltType *t)
+{
+  if (t->integer.sign == GILT_SIGNED)
+    gilt_printer_putc(p, 's');
+  else if (t->integer.sign == GILT_UNSIGNED)
+    gilt_printer_putc(p, 'u');
+  gilt_printer_putc(p, 'i');
+  gilt_printer_print_uint(p, t->integer.width);
+}
+
+/* `4x?x` before the element type. */
+static void print_dims(GiltAsmPrinter *p, GiltType *t)
+{
+  for (size_t i = 0; i < t->shaped.rank; i++) {
+    if (t->shaped.shape[i] == GILT_DYNAMIC)
+      gilt_printer_putc(p, '?');
+    else
+      gilt_printer_print_int(p, t->shaped.shape[i]);
+    gilt_printer_putc(p, 'x');
+  }
+}
+
+static void print_shaped_type(GiltAsmPrinter *p, GiltType *t,
+                              const char *keyword)
+{
+  gilt_printer_puts(p, keyword);
+  gilt_printer_putc(p, '<');
+  if (t->shaped.ranked)
+    print_dims(p, t);
+  else
+    gilt_printer_puts(p, "*x");
+  gilt_printer_print_type(p, t->shaped.elem);
+  /* MLIR prints a tensor's encoding in full but lets a memref's layout
+  ** and memory space leave out a default i64 type (`memref<4xf32, 1>`). */
+  if (t->shaped.encoding) {
+    gilt_printer_write(p, ", ", 2);
+    gilt_printer_print_attr(p, t->shaped.encoding, false);
+  }
+  if (t->shaped.layout) {
+    gilt_printer_write(p, ", ", 2);
+    gilt_printer_print_attr(p, t->shaped.layout, true);
+  }
+  if (t->shaped.memory_space) {
+    gilt_printer_write(p, ", ", 2);
+    gilt_printer_print_attr(p, t->shaped.memory_space, true);
+  }
+  gilt_printer_putc(p, '>');
+}
+
+static void print_type_list(GiltAsmPrinter *p, GiltType *const *types,
+                            size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    if (i)
+      gilt_printer_write(p, ", ", 2);
+    gilt_printer_print_type(p, types[i]);
+  }
+}
+
+/* A single result goes without parentheses unless it is itself a
+** function type, which would be ambiguous. */
+static void print_function_type(GiltAsmPrinter *p, GiltType *t)
+{
+  size_t nin = t->func.num_inputs, nres = t->func.num_results;
+  GiltType *const *results = t->func.types + nin;
+  gilt_printer_putc(p, '(');
+  print_type_list(p, t->func.types, nin);
+  gilt_printer_write(p, ") -> ", 5);
+  if (nres == 1 && results[0]->kind != GILT_TYPE_FUNCTION) {
+    gilt_printer_print_type(p, results[0]);
+    return;
+  }
+  gilt_printer_putc(p, '(');
+  print_type_list(p, results, nres);
+  gilt_printer_putc(p, ')');
+}
+
+/* MLIR's isDialectSymbolSimpleEnoughForPrettyForm: an identifier,
+** optionally followed by a `<...>` body. */
+static bool is_pretty_body(const char *s, size_t n)
+{
+  if (n == 0 || !isalpha((unsigned char)s[0]))
+    return false;
+  size_t i = 1;
+  while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '.' || s[i] == '_'))
+    i++;
+  return i == n || (s[i] == '<' && s[n - 1] == '>');
+}
+
+void gilt_printer_print_dialect_symbol(GiltAsmPrinter *p, char sigil,
+                                      GiltIdent *dialect, GiltIdent *body)
+{
+  gilt_printer_putc(p, sigil);
+  gilt_printer_write(p, dialect->str, dialect->len);
+  if (is_pretty_body(body->str, body->len)) {
+    gilt_printer_putc(p, '.');
+    gilt_printer_write(p, body->str, body->len);
+  } else {
+    gilt_printer_putc(p, '<');
+    gilt_printer_write(p, body->str, body->len);
+    gilt_printer_putc(p, '>');
+  }
+}
+
+void gilt_printer_print_type(GiltAsmPrinter *p, GiltType *t)
+{
+  if (!t) {
+    gilt_printer_puts(p, "<<NULL TYPE>>");
+    return;
+  }
+  switch (t->kind) {
+  case GILT_TYPE_INTEGER:
+    print_integer_type(p, t);
+    return;
+  case GILT_TYPE_INDEX:
+    gilt_printer_puts(p, "index");
+    return;
+  case GILT_TYPE_FLOAT:
+    print_float_type(p, t->fkind);
+    return;
+  case GILT_TYPE_NONE:
+    gilt_printer_puts(p, "none");
+    return;
+  case GILT_TYPE_TENSOR:
+    print_shaped_type(p, t, "tensor");
+    return;
+  case GILT_TYPE_MEMREF:
+    print_shaped_type(p, t, "memref");
+    return;
+  case GILT_TYPE_VECTOR:
+    print_shaped_type(p, t, "vector");
+    return;
+  case GILT_TYPE_FUNCTION:
+    print_function_type(p, t);
+    return;
+  case GILT_TYPE_OPAQUE:
+    gilt_printer_print_dialect_symbol(p, '!', t->opaque.dialect,
+                                      t->opaque.body);
+    return;
+  }
+}

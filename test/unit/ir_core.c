@@ -1,0 +1,204 @@
+/*
+** ir_core.c - unit test of the IR core through the public API only:
+** uniquing, building a function with the builder, walking, cloning,
+** replacing uses, erasing, moving and verifying.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gilt/ir.h"
+#include "gilt/pass.h"
+
+static int failures;
+
+#define CHECK(cond)                                                          \
+  do {                                                                       \
+    if (!(cond)) {                                                           \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,       \
+              #cond);                                                        \
+      failures++;                                                            \
+    }                                                                        \
+  } while (0)
+
+static size_t errors_seen;
+static char last_error[512];
+
+static void count_errors(const GiltDiagnostic *d, void *user)
+{
+  (void)user;
+  if (gilt_diagnostic_get_severity(d) == GILT_SEVERITY_ERROR) {
+    errors_seen++;
+    snprintf(last_error, sizeof last_error, "%s",
+             gilt_diagnostic_get_message(d));
+  }
+}
+
+static void test_uniquing(GiltContext *ctx)
+{
+  GiltType *f32 = gilt_float_type_get(ctx, GILT_F32);
+  int64_t shape[] = {4, GILT_DYNAMIC};
+  GiltType *t1 = gilt_tensor_type_get(ctx, 2, shape, f32, NULL);
+  GiltType *t2 = gilt_tensor_type_get(ctx, 2, shape, f32, NULL);
+  CHECK(t1 == t2);
+  CHECK(!gilt_shaped_type_has_static_shape(t1));
+  CHECK(gilt_shaped_type_get_dim(t1, 1) == GILT_DYNAMIC);
+  CHECK(gilt_integer_type_get(ctx, 8, GILT_UNSIGNED) !=
+        gilt_integer_type_get(ctx, 8, GILT_SIGNLESS));
+
+  GiltType *i32 = gilt_integer_type_get(ctx, 32, GILT_SIGNLESS);
+  CHECK(gilt_integer_attr_get(i32, 7) == gilt_integer_attr_get(i32, 7));
+  CHECK(gilt_integer_attr_get_value(gilt_integer_attr_get(i32, -3)) == -3);
+  GiltNamedAttr entries[] = {{"b", gilt_unit_attr_get(ctx)},
+                             {"a", gilt_bool_attr_get(ctx, true)}};
+  GiltAttr *dict = gilt_dictionary_attr_get(ctx, 2, entries);
+  CHECK(strcmp(gilt_dictionary_attr_get_entry(dict, 0).name, "a") == 0);
+  CHECK(gilt_dictionary_attr_lookup(dict, "b") == gilt_unit_attr_get(ctx));
+  CHECK(gilt_dictionary_attr_lookup(dict, "c") == NULL);
+
+  float data[4] = {1, 2, 3, 4};
+  int64_t vshape[] = {4};
+  GiltType *v4 = gilt_tensor_type_get(ctx, 1, vshape, f32, NULL);
+  GiltAttr *dense = gilt_dense_elements_attr_get(v4, data, sizeof data);
+  CHECK(dense && !gilt_dense_attr_is_splat(dense));
+  float same[4] = {5, 5, 5, 5};
+  CHECK(gilt_dense_attr_is_splat(gilt_dense_elements_attr_get(v4, same, 16)));
+  size_t before = errors_seen;
+  CHECK(gilt_dense_elements_attr_get(v4, data, 8) == NULL);
+  CHECK(errors_seen == before + 1);
+
+  GiltAttr *r1 = gilt_dense_resource_attr_get(v4, "w", data, sizeof data);
+  GiltAttr *r2 = gilt_dense_resource_attr_get(v4, "w", same, sizeof same);
+  CHECK(r1 != r2); /* same name, other bytes: renamed, not merged */
+  size_t nbytes;
+  CHECK(memcmp(gilt_dense_attr_get_data(r2, &nbytes), same, 16) == 0);
+}
+
+static GiltWalkResult count_op(GiltOp *op, void *user)
+{
+  (void)op;
+  ++*(int *)user;
+  return GILT_WALK_ADVANCE;
+}
+
+/* Builds func.func @f(%a: f32) -> f32 { "test.id"(%a); return } with
+** unregistered ops, then exercises the mutation API. */
+static void test_build_and_mutate(GiltContext *ctx)
+{
+  GiltLocation *loc = gilt_location_file_line_col_get(ctx, "t.gilt", 1, 1);
+  GiltType *f32 = gilt_float_type_get(ctx, GILT_F32);
+  GiltType *fnty = gilt_function_type_get(ctx, 1, &f32, 1, &f32);
+  GiltOp *module = gilt_module_create(ctx, loc);
+  GiltOp *fn = gilt_func_create(ctx, loc, "f", fnty);
+  CHECK(fn != NULL);
+  gilt_block_append_op(gilt_module_get_body(module), fn);
+  GiltBlock *entry = gilt_func_get_entry_block(fn);
+  GiltValue *arg = gilt_block_get_argument(entry, 0);
+
+  GiltBuilder *b = gilt_builder_create(ctx);
+  gilt_builder_set_insertion_point_to_end(b, entry);
+  GiltOpState st = gilt_op_state_get("test.id", loc);
+  st.num_operands = 1;
+  st.operands = &arg;
+  st.num_results = 1;
+  st.result_types = &f32;
+  GiltOp *id1 = gilt_builder_create_op(b, &st);
+  GiltValue *v1 = gilt_op_get_result(id1, 0);
+  st.operands = &v1;
+  GiltOp *id2 = gilt_builder_create_op(b, &st);
+  GiltValue *v2 = gilt_op_get_result(id2, 0);
+  GiltOpState ret = gilt_op_state_get("func.return", loc);
+  ret.num_operands = 1;
+  ret.operands = &v2;
+  GiltOp *retop = gilt_builder_create_op(b, &ret);
+  CHECK(retop != NULL);
+  CHECK(gilt_op_verify(module) == GILT_SUCCESS);
+
+  int n = 0;
+  gilt_op_walk(module, GILT_WALK_PRE_ORDER, count_op, &n);
+  CHECK(n == 5);
+  CHECK(gilt_value_get_num_uses(v1) == 1);
+  CHECK(gilt_operand_get_owner(gilt_value_get_first_use(v1)) == id2);
+
+  /* Replace uses of id2 by id1, erase id2. */
+  gilt_value_replace_all_uses_with(v2, v1);
+  CHECK(!gilt_value_has_uses(v2));
+  CHECK(gilt_op_get_operand(retop, 0) == v1);
+  gilt_op_destroy(id2);
+  n = 0;
+  gilt_op_walk(module, GILT_WALK_PRE_ORDER, count_op, &n);
+  CHECK(n == 4);
+
+  /* Clone the function under a new name: same structure, fresh values. */
+  GiltOp *copy = gilt_op_clone(fn);
+  gilt_op_set_attr(copy, "sym_name", gilt_string_attr_get(ctx, "g", 1));
+  gilt_block_append_op(gilt_module_get_body(module), copy);
+  CHECK(gilt_symbol_table_lookup(module, "g") == copy);
+  GiltBlock *centry = gilt_func_get_entry_block(copy);
+  GiltOp *cid = gilt_block_get_first_op(centry);
+  CHECK(gilt_op_get_operand(cid, 0) == gilt_block_get_argument(centry, 0));
+  CHECK(gilt_op_verify(module) == GILT_SUCCESS);
+
+  /* Move the return before its operand's definition: dominance breaks. */
+  gilt_op_move_before(retop, id1);
+  size_t before = errors_seen;
+  CHECK(gilt_op_verify(module) == GILT_FAILURE);
+  CHECK(errors_seen > before);
+  gilt_op_move_after(retop, id1);
+  CHECK(gilt_op_verify(module) == GILT_SUCCESS);
+
+  /* A detached op is the caller's; destroying it is enough. */
+  GiltOp *lonely = gilt_op_clone(id1);
+  CHECK(gilt_op_get_block(lonely) == NULL);
+  gilt_op_destroy(lonely);
+
+  gilt_builder_destroy(b);
+  gilt_op_destroy(module);
+}
+
+static void test_pipeline(GiltContext *ctx)
+{
+  const char *src = "func.func private @dead() -> ()\n"
+                    "func.func @live() {\n  return\n}\n";
+  GiltOp *module = gilt_parse_source(ctx, src, strlen(src), "p.gilt");
+  CHECK(module != NULL);
+  if (!module)
+    return;
+  GiltPassManager *pm = gilt_pass_manager_create(ctx);
+  CHECK(gilt_pass_manager_add_pipeline(pm, "symbol-dce,canonicalize") ==
+        GILT_SUCCESS);
+  CHECK(gilt_pass_manager_run(pm, module) == GILT_SUCCESS);
+  CHECK(gilt_symbol_table_lookup(module, "dead") == NULL);
+  CHECK(gilt_symbol_table_lookup(module, "live") != NULL);
+  size_t before = errors_seen;
+  CHECK(gilt_pass_manager_add_pipeline(pm, "no-such-pass") == GILT_FAILURE);
+  CHECK(errors_seen == before + 1);
+  gilt_pass_manager_destroy(pm);
+  gilt_op_destroy(module);
+}
+
+/* IR the caller forgets is freed with the context (LeakSanitizer checks). */
+static void test_forgotten_ir(void)
+{
+  GiltContext *ctx = gilt_context_create();
+  GiltOp *module = gilt_module_create(ctx, gilt_location_unknown_get(ctx));
+  (void)module;
+  gilt_block_create(ctx, 0, NULL, NULL);
+  gilt_context_destroy(ctx);
+}
+
+int main(void)
+{
+  GiltContext *ctx = gilt_context_create();
+  gilt_context_set_diagnostic_handler(ctx, count_errors, NULL);
+  gilt_context_set_allow_unregistered_dialects(ctx, true);
+  test_uniquing(ctx);
+  test_build_and_mutate(ctx);
+  test_pipeline(ctx);
+  gilt_context_destroy(ctx);
+  test_forgotten_ir();
+  if (failures)
+    fprintf(stderr, "%d checks failed (last error: %s)\n", failures,
+            last_error);
+  return failures != 0;
+}
