@@ -14,6 +14,7 @@
 
 #include "ir/context.h"
 
+__attribute__((format(printf, 2, 0)))
 static char *vformat(GiltContext *ctx, const char *fmt, va_list ap)
 {
   va_list ap2;
@@ -28,6 +29,7 @@ static char *vformat(GiltContext *ctx, const char *fmt, va_list ap)
   return s;
 }
 
+__attribute__((format(printf, 4, 0)))
 static GiltDiagnostic *vcreate(GiltContext *ctx, GiltSeverity sev,
                                GiltLocation *loc, const char *fmt, va_list ap)
 {

@@ -207,7 +207,7 @@ GiltStatus gilt_asm_parse_symbol_name(GiltAsmParser *p, GiltAttr **out)
   GiltStrBuf sb;
   gilt_strbuf_init(&sb, p->ctx);
   if (p->tok.ptr[1] == '"')
-    gilt_parser_string_value(p, &p->tok, &sb);
+    gilt_parser_string_value(&p->tok, &sb);
   else
     gilt_strbuf_append(&sb, p->tok.ptr + 1, p->tok.len - 1);
   *out = gilt_string_attr_get(p->ctx, sb.data ? sb.data : "", sb.len);

@@ -238,7 +238,7 @@ static GiltIdent *entry_name(GiltAsmParser *p)
   }
   GiltStrBuf sb;
   gilt_strbuf_init(&sb, p->ctx);
-  gilt_parser_string_value(p, &p->tok, &sb);
+  gilt_parser_string_value(&p->tok, &sb);
   GiltIdent *id = sb.len ? gilt_ident_get(p->ctx, sb.data, sb.len) : NULL;
   gilt_strbuf_free(&sb);
   if (!id)
@@ -292,7 +292,7 @@ static GiltIdent *symbol_name(GiltAsmParser *p, const GiltToken *t)
     return gilt_ident_get(p->ctx, t->ptr + 1, t->len - 1);
   GiltStrBuf sb;
   gilt_strbuf_init(&sb, p->ctx);
-  gilt_parser_string_value(p, t, &sb);
+  gilt_parser_string_value(t, &sb);
   GiltIdent *id = gilt_ident_get(p->ctx, sb.data, sb.len);
   gilt_strbuf_free(&sb);
   return id;
@@ -409,7 +409,7 @@ static GiltAttr *parse_string_attr(GiltAsmParser *p)
 {
   GiltStrBuf sb;
   gilt_strbuf_init(&sb, p->ctx);
-  gilt_parser_string_value(p, &p->tok, &sb);
+  gilt_parser_string_value(&p->tok, &sb);
   GiltAttr *a = gilt_string_attr_get(p->ctx, sb.data, sb.len);
   gilt_strbuf_free(&sb);
   gilt_parser_advance(p);

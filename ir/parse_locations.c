@@ -31,7 +31,7 @@ static GiltLocation *parse_name_or_file(GiltAsmParser *p)
 {
   GiltStrBuf str;
   gilt_strbuf_init(&str, p->ctx);
-  gilt_parser_string_value(p, &p->tok, &str);
+  gilt_parser_string_value(&p->tok, &str);
   gilt_parser_advance(p);
   GiltLocation *loc = NULL, *child = NULL;
   unsigned line = 0, col = 0;
@@ -192,7 +192,9 @@ typedef struct Resolver {
 static void fix(const Resolver *r, GiltLocation **slot)
 {
   GiltLocation *l = *slot;
-  if (l->kind == GILT_LOC_FILE_LINE_COL && l->flc.file == r->p->deferred_file)
+  if (l->kind == GILT_LOC_FILE_LINE_COL &&
+      l->flc.file == r->p->deferred_file && l->flc.line >= 1 &&
+      l->flc.line <= r->p->deferred_locs.len)
     *slot = r->resolved[l->flc.line - 1];
 }
 

@@ -17,13 +17,6 @@
 
 #include <string.h>
 
-/* One `%name` or `%name:N` before the `=`. */
-typedef struct ResultGroup {
-  GiltToken name;
-  uint32_t count;
-} ResultGroup;
-
-typedef GILT_VEC(ResultGroup) ResultGroups;
 
 GiltStatus gilt_parser_parse_ssa_use(GiltAsmParser *p,
                                      GiltUnresolvedOperand *u,
@@ -95,8 +88,8 @@ static GiltStatus parse_block(GiltAsmParser *p, GiltBlock *entry)
 {
   if (entry && p->tok.kind != GILT_TOK_CARET_ID)
     return parse_block_body(p, entry);
-  if (p->tok.kind != GILT_TOK_CARET_ID)
-    return gilt_parser_wrong_token(p, "expected block name");
+  /* Block bodies end at a label or `}`, and the caller stops at `}`. */
+  GILT_ASSERT(p->tok.kind == GILT_TOK_CARET_ID);
   GiltToken name = p->tok;
   GiltBlock *block = gilt_parser_define_block(p, &name, entry);
   if (!block)
@@ -294,7 +287,7 @@ static GiltOp *parse_generic(GiltAsmParser *p, GiltSrcPos op_pos)
 {
   GiltStrBuf name;
   gilt_strbuf_init(&name, p->ctx);
-  gilt_parser_string_value(p, &p->tok, &name);
+  gilt_parser_string_value(&p->tok, &name);
   const GiltOpInfo *info = NULL;
   if (name.len == 0)
     gilt_parser_error(p, "empty operation name is invalid");
@@ -384,13 +377,13 @@ static GiltOp *parse_custom(GiltAsmParser *p, GiltSrcPos op_pos)
 
 /* ---- operations --------------------------------------------------------- */
 
-static GiltStatus parse_result_groups(GiltAsmParser *p,
-                                      ResultGroups *groups)
+/* Pushes the result groups onto p->results. */
+static GiltStatus parse_result_groups(GiltAsmParser *p)
 {
   do {
     if (p->tok.kind != GILT_TOK_PERCENT_ID)
       return gilt_parser_wrong_token(p, "expected valid ssa identifier");
-    ResultGroup g = {p->tok, 1};
+    GiltResultGroup g = {p->tok, 1};
     gilt_parser_advance(p);
     if (gilt_parser_consume_if(p, GILT_TOK_COLON)) {
       uint64_t n;
@@ -403,15 +396,16 @@ static GiltStatus parse_result_groups(GiltAsmParser *p,
       g.count = (uint32_t)n;
       gilt_parser_advance(p);
     }
-    gilt_vec_push(p->ctx, groups, g);
+    gilt_vec_push(p->ctx, &p->results, g);
   } while (gilt_parser_consume_if(p, GILT_TOK_COMMA));
   return gilt_parser_expect(p, GILT_TOK_EQUAL, "expected '=' after SSA name");
 }
 
 static GiltStatus define_results(GiltAsmParser *p, GiltOp *op,
-                                 GiltSrcPos op_pos, const ResultGroup *groups,
-                                 size_t num_groups)
+                                 GiltSrcPos op_pos, size_t first_group)
 {
+  const GiltResultGroup *groups = p->results.data + first_group;
+  size_t num_groups = p->results.len - first_group;
   size_t total = 0, n = gilt_op_get_num_results(op), r = 0;
   for (size_t i = 0; i < num_groups; i++)
     total += groups[i].count;
@@ -439,10 +433,10 @@ GiltStatus gilt_parser_parse_operation(GiltAsmParser *p)
   if (p->failed)
     return GILT_FAILURE;
   GiltSrcPos op_pos = p->tok.pos;
-  ResultGroups groups = {0};
+  size_t first_group = p->results.len;
   GiltStatus st = GILT_FAILURE;
   GiltOp *op = NULL;
-  if (p->tok.kind == GILT_TOK_PERCENT_ID && parse_result_groups(p, &groups))
+  if (p->tok.kind == GILT_TOK_PERCENT_ID && parse_result_groups(p))
     goto done;
   if (p->tok.kind == GILT_TOK_STRING)
     op = parse_generic(p, op_pos);
@@ -452,9 +446,10 @@ GiltStatus gilt_parser_parse_operation(GiltAsmParser *p)
     gilt_parser_wrong_token(p, "expected operation name in quotes");
   if (!op || gilt_parser_parse_trailing_location(p, &op->loc))
     goto done;
-  st = groups.len ? define_results(p, op, op_pos, groups.data, groups.len)
-                  : GILT_SUCCESS;
+  st = p->results.len > first_group ? define_results(p, op, op_pos,
+                                                     first_group)
+                                    : GILT_SUCCESS;
 done:
-  gilt_vec_free(p->ctx, &groups);
+  p->results.len = first_group;
   return st;
 }

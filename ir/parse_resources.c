@@ -73,7 +73,7 @@ static GiltStatus parse_entry(GiltAsmParser *p, bool external, bool store)
   gilt_strbuf_init(&bytes, p->ctx);
   GiltToken key_tok = p->tok;
   if (key_tok.kind == GILT_TOK_STRING)
-    gilt_parser_string_value(p, &key_tok, &key);
+    gilt_parser_string_value(&key_tok, &key);
   else
     gilt_strbuf_append(&key, key_tok.ptr, key_tok.len);
   gilt_parser_advance(p);
@@ -248,7 +248,7 @@ GiltAttr *gilt_parser_parse_dense_resource(GiltAsmParser *p)
   GiltStrBuf name;
   gilt_strbuf_init(&name, p->ctx);
   if (name_tok.kind == GILT_TOK_STRING)
-    gilt_parser_string_value(p, &name_tok, &name);
+    gilt_parser_string_value(&name_tok, &name);
   else
     gilt_strbuf_append(&name, name_tok.ptr, name_tok.len);
   gilt_parser_advance(p);

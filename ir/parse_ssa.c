@@ -160,7 +160,6 @@ GiltValue *gilt_parser_resolve_value(GiltAsmParser *p,
         return NULL;
       }
     }
-    e = ssa_entry(p, u); /* the lookup may have moved the entries */
   }
   GiltPlaceholder ph = {gilt_block_create(p->ctx, 1, &type, NULL), pos};
   gilt_vec_push(p->ctx, &p->placeholders, ph);

@@ -325,16 +325,22 @@ GiltStatus gilt_parser_parse_result_types(GiltAsmParser *p, void **data,
 
 static GiltType *parse_function_type(GiltAsmParser *p)
 {
-  GILT_VEC(GiltType *) ins = {0}, outs = {0};
+  /* Inputs then results go on p->types; nested function types push and
+  ** pop above them, so only indices stay valid. */
+  size_t first = p->types.len, num_inputs = 0;
   GiltType *t = NULL;
-  if (!gilt_parser_parse_type_list_parens(p, GILT_VEC_FIELDS(&ins)) &&
-      !gilt_parser_expect(p, GILT_TOK_ARROW,
-                          "expected '->' in function type") &&
-      !gilt_parser_parse_result_types(p, GILT_VEC_FIELDS(&outs)))
-    t = gilt_function_type_get(p->ctx, ins.len, ins.data, outs.len,
-                               outs.data);
-  gilt_vec_free(p->ctx, &ins);
-  gilt_vec_free(p->ctx, &outs);
+  if (gilt_parser_parse_type_list_parens(p, GILT_VEC_FIELDS(&p->types)))
+    goto done;
+  num_inputs = p->types.len - first;
+  if (gilt_parser_expect(p, GILT_TOK_ARROW, "expected '->' in function type") ||
+      gilt_parser_parse_result_types(p, GILT_VEC_FIELDS(&p->types)))
+    goto done;
+  GiltType **types = p->types.len > first ? p->types.data + first : NULL;
+  t = gilt_function_type_get(p->ctx, num_inputs, types,
+                             p->types.len - first - num_inputs,
+                             types ? types + num_inputs : NULL);
+done:
+  p->types.len = first;
   return t;
 }
 

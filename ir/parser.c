@@ -61,6 +61,8 @@ void gilt_parser_free(GiltAsmParser *p)
   gilt_vec_free(ctx, &p->scopes);
   gilt_vec_free(ctx, &p->deferred_locs);
   gilt_vec_free(ctx, &p->uses);
+  gilt_vec_free(ctx, &p->results);
+  gilt_vec_free(ctx, &p->types);
 }
 
 void gilt_parser_vec_push(GiltContext *ctx, void **data, size_t *len,
@@ -233,10 +235,8 @@ bool gilt_parser_at_keyword(GiltAsmParser *p, const char *kw)
   return p->tok.kind == GILT_TOK_BARE_ID && gilt_token_is(&p->tok, kw);
 }
 
-void gilt_parser_string_value(GiltAsmParser *p, const GiltToken *t,
-                              GiltStrBuf *out)
+void gilt_parser_string_value(const GiltToken *t, GiltStrBuf *out)
 {
-  (void)p;
   gilt_token_get_string(t, out);
   gilt_strbuf_append(out, "", 0); /* NUL-terminate even when empty */
 }

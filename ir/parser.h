@@ -51,6 +51,12 @@ typedef struct GiltParsedUse {
   GiltSrcPos pos;
 } GiltParsedUse;
 
+/* `%name` or `%name:N` before an op's `=`. */
+typedef struct GiltResultGroup {
+  GiltToken name;
+  uint32_t count;
+} GiltResultGroup;
+
 /* A forward reference: a detached block whose only argument stands in for
 ** a value not defined yet. */
 typedef struct GiltPlaceholder {
@@ -106,9 +112,11 @@ struct GiltAsmParser {
   GILT_VEC(GiltRegionScope) scopes;
   uint32_t next_serial;
   GiltBlock *block; /* where parsed ops go */
-  /* Operands of the generic ops being parsed, innermost last (a stack
-  ** rather than a vector per op, which would cost a malloc per op). */
+  /* Scratch stacks for what an op collects before it is built, innermost
+  ** op last: one vector per op would cost mallocs per op. */
   GILT_VEC(GiltParsedUse) uses;
+  GILT_VEC(GiltResultGroup) results;
+  GILT_VEC(GiltType *) types; /* of function types being parsed */
 
   GILT_VEC(GiltDeferredLoc) deferred_locs;
   GiltIdent *deferred_file; /* marks placeholder locations */
@@ -189,8 +197,7 @@ GILT_INTERNAL GiltStatus gilt_parser_check_dialect(GiltAsmParser *p,
                                                    const char *what,
                                                    GiltStrBuf *name);
 /* Appends a string token's value to a buffer (NUL-terminated). */
-GILT_INTERNAL void gilt_parser_string_value(GiltAsmParser *p,
-                                            const GiltToken *t,
+GILT_INTERNAL void gilt_parser_string_value(const GiltToken *t,
                                             GiltStrBuf *out);
 
 /* ---- parse_types.c ------------------------------------------------------ */

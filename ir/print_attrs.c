@@ -58,19 +58,22 @@ void gilt_printer_print_keyword_or_string(GiltAsmPrinter *p, const char *s,
     gilt_printer_print_string(p, s, n);
 }
 
-/* The value as MLIR's APInt holds it: truncated to the type's width, then
-** read as unsigned for uiN and as signed otherwise. */
-static void print_integer_value(GiltAsmPrinter *p, int64_t v, GiltType *t)
+void gilt_printer_print_integer(GiltAsmPrinter *p, uint64_t bits, GiltType *t)
 {
-  unsigned width = t->kind == GILT_TYPE_INTEGER ? t->integer.width : 64;
-  uint64_t bits = (uint64_t)v;
+  unsigned width = gilt_type_get_bit_width(t);
+  bool is_unsigned =
+      t->kind == GILT_TYPE_INTEGER && t->integer.sign == GILT_UNSIGNED;
+  if (width == 1) {
+    gilt_printer_puts(p, (bits & 1) ? "true" : "false");
+    return;
+  }
   if (width < 64) {
     uint64_t mask = ((uint64_t)1 << width) - 1;
     bits &= mask;
-    if (t->integer.sign != GILT_UNSIGNED && (bits >> (width - 1)) & 1)
+    if (!is_unsigned && (bits >> (width - 1)) & 1)
       bits |= ~mask;
   }
-  if (t->kind == GILT_TYPE_INTEGER && t->integer.sign == GILT_UNSIGNED)
+  if (is_unsigned)
     gilt_printer_print_uint(p, bits);
   else
     gilt_printer_print_int(p, (int64_t)bits);
@@ -177,12 +180,9 @@ static bool print_attr_body(GiltAsmPrinter *p, GiltAttr *a, bool elide_type)
 {
   switch (a->kind) {
   case GILT_ATTR_INTEGER:
-    if (a->type->kind == GILT_TYPE_INTEGER && a->type->integer.width == 1 &&
-        a->type->integer.sign == GILT_SIGNLESS) {
-      gilt_printer_puts(p, (a->i & 1) ? "true" : "false");
+    gilt_printer_print_integer(p, (uint64_t)a->i, a->type);
+    if (gilt_type_get_bit_width(a->type) == 1) /* `true`: never typed */
       return false;
-    }
-    print_integer_value(p, a->i, a->type);
     return !(elide_type && gilt_type_is_integer(a->type, 64) &&
              a->type->integer.sign == GILT_SIGNLESS);
   case GILT_ATTR_FLOAT: {

@@ -41,30 +41,10 @@ static void print_element(GiltAsmPrinter *p, GiltType *et, const uint8_t *at,
                           size_t size)
 {
   uint64_t bits = load_le(at, size);
-  if (et->kind == GILT_TYPE_FLOAT) {
+  if (et->kind == GILT_TYPE_FLOAT)
     gilt_printer_print_float_bits(p, bits, et->fkind, NULL);
-    return;
-  }
-  unsigned width = gilt_type_get_bit_width(et);
-  if (width == 1) {
-    gilt_printer_puts(p, (bits & 1) ? "true" : "false");
-    return;
-  }
-  if (width < 64) {
-    uint64_t mask = ((uint64_t)1 << width) - 1;
-    bits &= mask;
-    if (et->kind == GILT_TYPE_INTEGER && et->integer.sign == GILT_UNSIGNED) {
-      gilt_printer_print_uint(p, bits);
-      return;
-    }
-    if ((bits >> (width - 1)) & 1)
-      bits |= ~mask;
-  } else if (et->kind == GILT_TYPE_INTEGER &&
-             et->integer.sign == GILT_UNSIGNED) {
-    gilt_printer_print_uint(p, bits);
-    return;
-  }
-  gilt_printer_print_int(p, (int64_t)bits);
+  else
+    gilt_printer_print_integer(p, bits, et);
 }
 
 /* MLIR's printDenseElementsAttrImpl: a mixed-radix counter over the shape
@@ -99,17 +79,6 @@ static void print_element_lists(GiltAsmPrinter *p, GiltAttr *a, int64_t num)
     gilt_free(p->ctx, counter);
 }
 
-static void print_hex_data(GiltAsmPrinter *p, const uint8_t *data, size_t n)
-{
-  static const char digits[] = "0123456789ABCDEF";
-  gilt_printer_write(p, "\"0x", 3);
-  for (size_t i = 0; i < n; i++) {
-    char byte[2] = {digits[data[i] >> 4], digits[data[i] & 15]};
-    gilt_printer_write(p, byte, 2);
-  }
-  gilt_printer_putc(p, '"');
-}
-
 void gilt_printer_print_dense(GiltAsmPrinter *p, GiltAttr *a)
 {
   int64_t num = gilt_dense_attr_get_num_elements(a);
@@ -121,8 +90,11 @@ void gilt_printer_print_dense(GiltAsmPrinter *p, GiltAttr *a)
   gilt_printer_puts(p, "dense<");
   if (a->dense.splat)
     print_element(p, et, a->dense.data, gilt_type_get_storage_size(et));
-  else if (num > HEX_THRESHOLD && gilt_type_get_bit_width(et) != 1)
-    print_hex_data(p, a->dense.data, a->dense.nbytes);
+  else if (num > HEX_THRESHOLD && gilt_type_get_bit_width(et) != 1) {
+    gilt_printer_write(p, "\"0x", 3);
+    gilt_printer_print_hex_bytes(p, a->dense.data, a->dense.nbytes);
+    gilt_printer_putc(p, '"');
+  }
   else
     print_element_lists(p, a, num);
   gilt_printer_putc(p, '>');

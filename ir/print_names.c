@@ -55,14 +55,18 @@ typedef struct PendingRegion {
 } PendingRegion;
 
 typedef GILT_VEC(PendingRegion) PendingStack;
+typedef GILT_VEC(GiltOp *) OpList;
 
-/* Makes op->order the position 0, 1, 2, ... of each op in the block:
+/* Makes op->order the position 0, 1, 2, ... of each op in the block of
+** num_ops ops, unless it already is (ops appended in order keep it so):
 ** gilt_op_is_before_in_block renumbers a block whose order is stale. */
-static void renumber_ops(GiltBlock *b)
+static void ensure_dense_order(GiltBlock *b, size_t num_ops)
 {
+  if (!b->first || (b->order_valid && b->first->order == 0 &&
+                    b->last->order == num_ops - 1))
+    return;
   b->order_valid = false;
-  if (b->first)
-    (void)gilt_op_is_before_in_block(b->first, b->first);
+  (void)gilt_op_is_before_in_block(b->first, b->first);
 }
 
 static void push_regions(GiltContext *ctx, PendingStack *stack, GiltOp *op,
@@ -74,19 +78,22 @@ static void push_regions(GiltContext *ctx, PendingStack *stack, GiltOp *op,
   }
 }
 
+/* Numbers one block and its ops; ops holding regions are collected in
+** `nested` for their regions to be numbered after the whole region. */
 static void number_block(GiltSsaNames *n, GiltBlock *b, uint32_t label,
-                         uint32_t *next_arg, uint32_t *next_value)
+                         PendingRegion *pr, OpList *nested)
 {
-  bool entry = b == b->region->first;
-  uint32_t *counter = entry ? next_arg : next_value;
+  bool entry = b == pr->region->first;
+  uint32_t *counter = entry ? &pr->next_arg : &pr->next_value;
   BlockNames bn = {label, *counter, n->op_ids.len, 0};
   *counter += (uint32_t)b->num_args;
-  renumber_ops(b);
-  for (GiltOp *op = b->first; op; op = op->next) {
+  for (GiltOp *op = b->first; op; op = op->next, bn.num_ops++) {
     gilt_vec_push(n->ctx, &n->op_ids,
-                  op->num_results ? (*next_value)++ : NO_ID);
-    bn.num_ops++;
+                  op->num_results ? pr->next_value++ : NO_ID);
+    if (op->num_regions)
+      gilt_vec_push(n->ctx, nested, op);
   }
+  ensure_dense_order(b, bn.num_ops);
   gilt_ptr_map_put(&n->block_index, b, n->blocks.len);
   gilt_vec_push(n->ctx, &n->blocks, bn);
 }
@@ -94,14 +101,15 @@ static void number_block(GiltSsaNames *n, GiltBlock *b, uint32_t label,
 /* Numbers the region's blocks, arguments and results, then queues the
 ** regions nested in its ops with the counters as they end here. */
 static void number_region(GiltSsaNames *n, PendingStack *stack,
-                          PendingRegion pr)
+                          OpList *nested, PendingRegion pr)
 {
   uint32_t label = 0;
+  nested->len = 0;
   for (GiltBlock *b = pr.region->first; b; b = b->next)
-    number_block(n, b, label++, &pr.next_arg, &pr.next_value);
-  for (GiltBlock *b = pr.region->first; b; b = b->next)
-    for (GiltOp *op = b->first; op; op = op->next)
-      push_regions(n->ctx, stack, op, pr.next_value, pr.next_arg);
+    number_block(n, b, label++, &pr, nested);
+  for (size_t i = 0; i < nested->len; i++)
+    push_regions(n->ctx, stack, nested->data[i], pr.next_value,
+                 pr.next_arg);
 }
 
 GiltSsaNames *gilt_ssa_names_create(GiltContext *ctx, GiltOp *root)
@@ -110,12 +118,14 @@ GiltSsaNames *gilt_ssa_names_create(GiltContext *ctx, GiltOp *root)
   n->ctx = ctx;
   gilt_ptr_map_init(&n->block_index, ctx);
   PendingStack stack = {0};
+  OpList nested = {0};
   push_regions(ctx, &stack, root, 0, 0);
   n->root = root;
   n->root_id = root->num_results ? 0 : NO_ID;
   while (stack.len)
-    number_region(n, &stack, stack.data[--stack.len]);
+    number_region(n, &stack, &nested, stack.data[--stack.len]);
   gilt_vec_free(ctx, &stack);
+  gilt_vec_free(ctx, &nested);
   return n;
 }
 

@@ -96,6 +96,16 @@ void gilt_printer_print_int(GiltAsmPrinter *p, int64_t v)
   }
 }
 
+void gilt_printer_print_hex_bytes(GiltAsmPrinter *p, const uint8_t *data,
+                                  size_t n)
+{
+  static const char digits[] = "0123456789ABCDEF";
+  for (size_t i = 0; i < n; i++) {
+    char byte[2] = {digits[data[i] >> 4], digits[data[i] & 15]};
+    gilt_printer_write(p, byte, 2);
+  }
+}
+
 void gilt_printer_indent(GiltAsmPrinter *p)
 {
   static const char spaces[] = "                                ";
@@ -125,15 +135,6 @@ void gilt_printer_note_blob(GiltAsmPrinter *p, GiltResourceBlob *blob,
   gilt_vec_push(p->ctx, &p->blobs, pb);
 }
 
-static void print_hex_bytes(GiltAsmPrinter *p, const uint8_t *data, size_t n)
-{
-  static const char digits[] = "0123456789ABCDEF";
-  for (size_t i = 0; i < n; i++) {
-    gilt_printer_putc(p, digits[data[i] >> 4]);
-    gilt_printer_putc(p, digits[data[i] & 15]);
-  }
-}
-
 /* MLIR stores a blob as a hex string: its alignment as a little-endian
 ** 32-bit word, then the bytes. */
 static void print_blob(GiltAsmPrinter *p, const GiltPrintedBlob *pb)
@@ -144,8 +145,8 @@ static void print_blob(GiltAsmPrinter *p, const GiltPrintedBlob *pb)
   gilt_printer_write(p, "      ", 6);
   gilt_printer_write(p, b->name->str, b->name->len);
   gilt_printer_puts(p, ": \"0x");
-  print_hex_bytes(p, align, sizeof align);
-  print_hex_bytes(p, b->data, b->nbytes);
+  gilt_printer_print_hex_bytes(p, align, sizeof align);
+  gilt_printer_print_hex_bytes(p, b->data, b->nbytes);
   gilt_printer_putc(p, '"');
 }
 

@@ -64,6 +64,10 @@ GILT_INTERNAL void gilt_printer_putc(GiltAsmPrinter *p, char c);
 GILT_INTERNAL void gilt_printer_print_int(GiltAsmPrinter *p, int64_t v);
 GILT_INTERNAL void gilt_printer_print_uint(GiltAsmPrinter *p, uint64_t v);
 GILT_INTERNAL void gilt_printer_indent(GiltAsmPrinter *p);
+/* Two uppercase hex digits per byte, as LLVM's toHex. */
+GILT_INTERNAL void gilt_printer_print_hex_bytes(GiltAsmPrinter *p,
+                                                const uint8_t *data,
+                                                size_t n);
 /* Records a blob for the resource section (the first time only). */
 GILT_INTERNAL void gilt_printer_note_blob(GiltAsmPrinter *p,
                                           GiltResourceBlob *blob,
@@ -136,6 +140,11 @@ GILT_INTERNAL void gilt_printer_print_string(GiltAsmPrinter *p,
 GILT_INTERNAL void gilt_printer_print_keyword_or_string(GiltAsmPrinter *p,
                                                         const char *s,
                                                         size_t n);
+/* An integer of type t (integer or index) from its low bits, as MLIR's
+** APInt prints it: `true`/`false` for one bit, unsigned for uiN, signed
+** otherwise. */
+GILT_INTERNAL void gilt_printer_print_integer(GiltAsmPrinter *p,
+                                              uint64_t bits, GiltType *t);
 /* A float of kind k as MLIR prints it (see print_float.c). `bits` holds
 ** the IEEE encoding of the value in that format. *printed_hex (may be NULL)
 ** tells whether the bit pattern was printed instead of a decimal. */

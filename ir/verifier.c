@@ -542,7 +542,8 @@ static int relation(const GiltBlock *use, const GiltBlock *def)
   return UNRELATED;
 }
 
-/* MLIR's notes, for a defining op and for a block argument. */
+/* MLIR's notes, for a defining op and for a block argument (whose own
+** block never needs one: an argument dominates all of its block). */
 static const char *const op_relation[] = {
     "op in the same block", "op in the same region", "op in a parent region",
     "op in a child region", "op is neither in a parent nor in a child region"};
@@ -582,6 +583,7 @@ static void report_dominance(Verifier *v, GiltOp *user, uint32_t i)
   gilt_diag_emit(d);
 }
 
+/* In gilt_op_emit_error's form, which cannot take a note. */
 static void report_isolation(Verifier *v, GiltOp *user, GiltOp *isolated)
 {
   GiltDiagnostic *d = gilt_diag_create(

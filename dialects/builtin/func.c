@@ -344,7 +344,7 @@ static GiltStatus parse_func(GiltAsmParser *p, GiltOpBuild *b)
 {
   static const char *const visibilities[] = {"private", "public", "nested"};
   GiltContext *ctx = b->ctx;
-  for (size_t i = 0; i < 3; i++)
+  for (size_t i = 0; i < sizeof visibilities / sizeof *visibilities; i++)
     if (gilt_asm_parse_optional_keyword(p, visibilities[i])) {
       gilt_op_build_add_attr(
           b, "sym_visibility",

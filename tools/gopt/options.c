@@ -15,8 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Kept in step with VERSION in Makefile.in. */
-#define GOPT_VERSION "0.1.0"
 
 typedef enum OptKind {
   OPT_FLAG,         /* sets a bool field */
@@ -67,7 +65,7 @@ static const OptSpec specs[] = {
      "print the IR after every pass"},
     {"print-ir-after-change", NULL, NULL, OPT_FLAG,
      FIELD(print_ir_after_change),
-     "with --print-ir-after*, only after passes that changed the IR"},
+     "print the IR after a pass only if it changed it"},
     {"print-ir-after-failure", NULL, NULL, OPT_FLAG,
      FIELD(print_ir_after_failure), "print the IR after a pass that failed"},
     {"timing", NULL, NULL, OPT_FLAG, FIELD(timing),
@@ -167,7 +165,7 @@ static GoptParseResult apply_special(GoptOptions *o, const OptSpec *s,
     if (!parse_count(value, &o->print_flags.elide_elements_larger_than))
       return invalid_value(shown, value);
   } else if (!strcmp(s->name, "version")) {
-    printf("gopt (gilt) version %s\n", GOPT_VERSION);
+    printf("gopt (gilt) version %s\n", GILT_VERSION);
     return GOPT_PARSE_DONE;
   } else {
     print_help();
