@@ -221,11 +221,15 @@ uint32_t gilt_hash_bytes(uint32_t h, const void *data, size_t len)
 
 uint32_t gilt_hash_u64(uint32_t h, uint64_t v)
 {
-  /* Mix all 64 bits at once; FNV byte-by-byte is needlessly slow here. */
-  v ^= v >> 33;
-  v *= 0xff51afd7ed558ccdull;
-  v ^= v >> 33;
-  return (h ^ (uint32_t)v ^ (uint32_t)(v >> 32)) * 16777619u;
+  /* Combine, then avalanche with MurmurHash3's 64-bit finalizer: tables
+  ** index by the low bits, so every input bit must reach them. */
+  uint64_t x = ((uint64_t)h * 0x9e3779b97f4a7c15ull) ^ v;
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  return (uint32_t)x;
 }
 
 uint32_t gilt_hash_ptr(uint32_t h, const void *p)

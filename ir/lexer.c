@@ -145,8 +145,9 @@ static GiltToken lex_prefixed_id(GiltLexer *lx, const char *start)
 static GiltToken lex_number(GiltLexer *lx, const char *start)
 {
   if (*start == '0' && peek(lx, lx->cur) == 'x') {
-    /* `0xf32` in `tensor<0xf32>` is 0 then `xf32`: no hex digit after x
-    ** means the x is not part of the number. */
+    /* `0xi8` is 0 then `xi8`: without a hex digit after it, the x is not
+    ** part of the number. (`0xf32` is a hex literal that the shape parser
+    ** splits itself.) */
     if (!gilt_is_xdigit(peek(lx, lx->cur + 1)))
       return make(lx, GILT_TOK_INTEGER, start);
     lx->cur += 2;

@@ -246,6 +246,26 @@ static GiltIdent *entry_name(GiltAsmParser *p)
   return id;
 }
 
+/* Whether `name` is among the n entries before it. Small dictionaries are
+** scanned (identifiers are interned, so pointers compare); big ones get a
+** hash set of the names, filled on first need. */
+static bool seen_before(GiltNameMap *seen, const GiltNamedAttrI *entries,
+                        size_t n, GiltIdent *name)
+{
+  bool added;
+  if (n < 32) {
+    for (size_t i = 0; i < n; i++)
+      if (entries[i].name == name)
+        return true;
+    return false;
+  }
+  for (size_t i = seen->keys.len; i < n; i++)
+    gilt_name_map_insert(seen, entries[i].name->str, entries[i].name->len, 0,
+                         &added);
+  gilt_name_map_insert(seen, name->str, name->len, 0, &added);
+  return !added;
+}
+
 GiltStatus gilt_parser_parse_attr_dict(GiltAsmParser *p, void **data,
                                        size_t *len, size_t *cap)
 {
@@ -254,8 +274,7 @@ GiltStatus gilt_parser_parse_attr_dict(GiltAsmParser *p, void **data,
     return GILT_FAILURE;
   if (gilt_parser_consume_if(p, GILT_TOK_RBRACE))
     return GILT_SUCCESS;
-  /* Names seen in these braces; identifiers are interned, so their text
-  ** is a stable key. */
+  size_t first = *len;
   GiltNameMap seen;
   gilt_name_map_init(&seen, p->ctx);
   GiltStatus st = GILT_FAILURE;
@@ -263,9 +282,8 @@ GiltStatus gilt_parser_parse_attr_dict(GiltAsmParser *p, void **data,
     GiltIdent *name = entry_name(p);
     if (!name)
       goto done;
-    bool added;
-    gilt_name_map_insert(&seen, name->str, name->len, 0, &added);
-    if (!added) {
+    if (*len > first && seen_before(&seen, (GiltNamedAttrI *)*data + first,
+                                    *len - first, name)) {
       gilt_parser_error(p, "duplicate key '%s' in dictionary attribute",
                         name->str);
       goto done;

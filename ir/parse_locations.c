@@ -6,7 +6,8 @@
 ** after their uses, so a trailing `loc(#alias)` may come before its
 ** definition: it gets a placeholder location (one per use, recognized by
 ** its file name) that gilt_parser_resolve_deferred_locs replaces in every
-** op and block argument once the file is read.
+** op and block argument once the file is read. Locations are not
+** attributes in gilt, so `loc(...)` is not an attribute value here.
 */
 #include "ir/parser.h"
 

@@ -11,7 +11,9 @@
 ** An op is built in a GiltOpBuild that owns its regions until the op exists,
 ** so a failure anywhere discards exactly what that op had; ops already
 ** built are owned by their block. Results are named after the op (and its
-** trailing location) is complete, as in MLIR.
+** trailing location) is complete, as in MLIR. What names mean and when
+** they resolve is parse_ssa.c's business; the syntax of a custom form is
+** its op's parse hook's.
 */
 #include "ir/parser.h"
 
@@ -119,6 +121,7 @@ static GiltStatus add_entry_args(GiltAsmParser *p, GiltBlock *entry,
     return gilt_parser_error(p, "invalid block name in region with named "
                                 "arguments");
   for (size_t i = 0; i < n; i++) {
+    GILT_ASSERT(args[i].type && "region arguments need types");
     GiltLocation *loc = args[i].loc ? args[i].loc : args[i].ssa.loc;
     GiltValue *v = gilt_block_add_argument(entry, args[i].type, loc);
     if (args[i].ssa.len &&

@@ -97,8 +97,9 @@ static GiltStatus resolve_placeholder(GiltAsmParser *p, GiltSSAEntry *e,
                                       GiltSrcPos pos, GiltValue *v)
 {
   if (e->scope < scope(p)->serial) {
-    GiltDiagnostic *d =
-        gilt_parser_diag(p, e->pos, "use of undeclared SSA value name");
+    GiltDiagnostic *d = gilt_parser_diag(
+        p, e->pos, "use of undeclared SSA value name '%%%.*s'", (int)u->len,
+        u->name);
     if (d) {
       gilt_diag_add_note(d, gilt_parser_loc(p, pos),
                          "'%%%.*s' is defined here, in a region that does "
@@ -161,7 +162,7 @@ GiltValue *gilt_parser_resolve_value(GiltAsmParser *p,
       }
     }
   }
-  GiltPlaceholder ph = {gilt_block_create(p->ctx, 1, &type, NULL), pos};
+  GiltPlaceholder ph = {gilt_block_create(p->ctx, 1, &type, NULL), pos, *u};
   gilt_vec_push(p->ctx, &p->placeholders, ph);
   *e = (GiltSSAEntry){gilt_block_get_argument(ph.holder, 0), pos,
                       scope(p)->serial, (int32_t)(p->placeholders.len - 1)};
@@ -172,12 +173,19 @@ GiltStatus gilt_parser_check_placeholders(GiltAsmParser *p)
 {
   bool failed = false;
   for (size_t i = 0; i < p->placeholders.len; i++) {
-    if (!p->placeholders.data[i].holder)
+    const GiltPlaceholder *ph = &p->placeholders.data[i];
+    if (!ph->holder)
       continue;
     /* Every unresolved use is reported, not only the first. */
     p->failed = false;
-    gilt_parser_error_at(p, p->placeholders.data[i].pos,
-                         "use of undeclared SSA value name");
+    if (ph->name.number)
+      gilt_parser_error_at(p, ph->pos, "use of undeclared SSA value name "
+                           "'%%%.*s#%u'", (int)ph->name.len, ph->name.name,
+                           ph->name.number);
+    else
+      gilt_parser_error_at(p, ph->pos,
+                           "use of undeclared SSA value name '%%%.*s'",
+                           (int)ph->name.len, ph->name.name);
     failed = true;
   }
   p->failed |= failed;

@@ -61,7 +61,8 @@ typedef struct GiltResultGroup {
 ** a value not defined yet. */
 typedef struct GiltPlaceholder {
   GiltBlock *holder; /* NULL once resolved */
-  GiltSrcPos pos;
+  GiltSrcPos pos;    /* of the first use */
+  GiltUnresolvedOperand name;
 } GiltPlaceholder;
 
 typedef struct GiltBlockEntry {

@@ -4,8 +4,8 @@
 ** it.
 **
 ** A model is accepted when it decodes, has a graph with at least one
-** output, imports the default operator set ("" or "ai.onnx") exactly once
-** at a version in GILT_ONNX_MIN_OPSET..GILT_ONNX_MAX_OPSET, and every node,
+** output, imports the default operator set ("" or "ai.onnx") at one
+** version in GILT_ONNX_MIN_OPSET..GILT_ONNX_MAX_OPSET, and every node,
 ** subgraphs included, is in the default domain. Other domains may be
 ** imported (exporters often list "ai.onnx.ml" unused); a node in one is an
 ** error, since nothing could import it. Parts of ONNX that onnx.proto
@@ -64,7 +64,7 @@ static bool has_unknown_field(const ProtobufCMessage *m, uint32_t number)
   return false;
 }
 
-/* ---- the reader object ----------------------------------------------------- */
+/* ---- the reader object --------------------------------------------------- */
 
 static GiltOnnxReader *reader_create(GiltContext *ctx, const char *name,
                                      const char *dir)
@@ -96,7 +96,7 @@ void gilt_onnx_reader_destroy(GiltOnnxReader *r)
   gilt_free(ctx, r);
 }
 
-/* ---- reading files --------------------------------------------------------- */
+/* ---- reading files ------------------------------------------------------- */
 
 /* Reads the whole file into a buffer from gilt_malloc; *len its size. Not
 ** only regular files: a pipe or /dev/stdin works too, hence no reliance on
@@ -174,7 +174,7 @@ static ProtobufCMessage *unpack(GiltOnnxReader *r,
                     r->file, what, GILT_ONNX_MAX_NESTING);
     return NULL;
   }
-  /* protobuf-c reads from a non-NULL pointer even for zero bytes. */
+  /* Zero bytes may come as a NULL pointer; hand protobuf-c a real one. */
   static const uint8_t empty[1];
   ProtobufCMessage *m =
       protobuf_c_message_unpack(desc, &r->allocator, len, len ? data : empty);
@@ -185,7 +185,7 @@ static ProtobufCMessage *unpack(GiltOnnxReader *r,
   return m;
 }
 
-/* ---- model checks ---------------------------------------------------------- */
+/* ---- model checks -------------------------------------------------------- */
 
 /* Finds the default-domain import and checks every import. */
 static GiltStatus check_opsets(GiltOnnxReader *r)
@@ -315,7 +315,7 @@ static GiltStatus check_model(GiltOnnxReader *r)
   return check_opsets(r);
 }
 
-/* ---- opening --------------------------------------------------------------- */
+/* ---- opening ------------------------------------------------------------- */
 
 GiltOnnxReader *gilt_onnx_reader_open_model_buffer(GiltContext *ctx,
                                                    const void *data,
@@ -379,7 +379,7 @@ GiltOnnxReader *gilt_onnx_reader_open_tensor(GiltContext *ctx,
   return open_file(ctx, path, gilt_onnx_reader_open_tensor_buffer);
 }
 
-/* ---- accessors ------------------------------------------------------------- */
+/* ---- accessors ----------------------------------------------------------- */
 
 const Gilt__Onnx__ModelProto *gilt_onnx_reader_get_model(
     const GiltOnnxReader *r)
@@ -419,7 +419,7 @@ int64_t gilt_onnx_reader_get_opset_version(const GiltOnnxReader *r,
   return 0;
 }
 
-/* ---- value types ----------------------------------------------------------- */
+/* ---- value types --------------------------------------------------------- */
 
 static const char *non_tensor_kind(const Gilt__Onnx__TypeProto *t)
 {

@@ -71,7 +71,7 @@ static void put_le(uint8_t *p, uint64_t v, size_t size)
     p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* ---- typed fields ---------------------------------------------------------- */
+/* ---- typed fields -------------------------------------------------------- */
 
 /* The typed fields a TensorProto may use, and which data types each one
 ** carries. */
@@ -214,7 +214,7 @@ static GiltStatus convert_typed(TensorDesc *td,
   return GILT_FAILURE;
 }
 
-/* ---- external data --------------------------------------------------------- */
+/* ---- external data ------------------------------------------------------- */
 
 typedef struct ExternalRef {
   const char *location;
@@ -419,7 +419,7 @@ static const void *normalize_bools(GiltOnnxReader *r, const uint8_t *raw,
   return copy;
 }
 
-/* ---- resolving ------------------------------------------------------------- */
+/* ---- resolving ----------------------------------------------------------- */
 
 /* Checks the dims and computes the element count and byte size. */
 static GiltStatus size_tensor(TensorDesc *td,
@@ -429,15 +429,22 @@ static GiltStatus size_tensor(TensorDesc *td,
   /* Both counts must fit: elements in int64_t, bytes in size_t. */
   uint64_t max_bytes = SIZE_MAX < INT64_MAX ? SIZE_MAX : INT64_MAX;
   uint64_t limit = max_bytes / esize, n = 1;
+  bool empty = false;
   for (size_t i = 0; i < t->n_dims; i++) {
     if (t->dims[i] < 0)
       return fail(td, "has negative dimension %lld (dims[%zu])",
                   (long long)t->dims[i], i);
+    empty |= t->dims[i] == 0;
+  }
+  /* A zero anywhere makes any other dims harmless. */
+  for (size_t i = 0; i < t->n_dims && !empty; i++) {
     uint64_t d = (uint64_t)t->dims[i];
-    if (d != 0 && n > limit / d)
+    if (n > limit / d)
       return fail(td, "has too many elements to address");
     n *= d;
   }
+  if (empty)
+    n = 0;
   *num_elements = (int64_t)n;
   *nbytes = (size_t)(n * esize);
   return GILT_SUCCESS;
@@ -480,7 +487,9 @@ GiltStatus gilt_onnx_reader_resolve_tensor(GiltOnnxReader *r,
                                            GiltLocation *loc,
                                            GiltOnnxTensor *out)
 {
-  TensorDesc td = {.r = r, .loc = loc ? loc : gilt_location_unknown_get(r->ctx)};
+  TensorDesc td = {.r = r, .loc = loc};
+  if (!td.loc)
+    td.loc = gilt_location_unknown_get(r->ctx);
   if (t->name && t->name[0])
     snprintf(td.what, sizeof td.what, "tensor '%s'", t->name);
   else

@@ -17,7 +17,6 @@
 */
 #include "frontends/onnx/model_reader.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +34,7 @@ static int failures;
     }                                                                        \
   } while (0)
 
-/* ---- diagnostics ----------------------------------------------------------- */
+/* ---- diagnostics --------------------------------------------------------- */
 
 static size_t errors_seen, errors_checked, notes_seen;
 static char last_error[1024];
@@ -59,8 +58,9 @@ static bool expect_error_at(const char *text, const char *file, int line)
   errors_checked = errors_seen;
   if (n == 1 && strstr(last_error, text))
     return true;
-  fprintf(stderr, "%s:%d: expected one error containing \"%s\", got %zu%s%s\n",
-          file, line, text, n, n ? ", the last: " : "", n ? last_error : "");
+  fprintf(stderr,
+          "%s:%d: expected one error containing \"%s\", got %zu%s%s\n", file,
+          line, text, n, n ? ", the last: " : "", n ? last_error : "");
   failures++;
   return false;
 }
@@ -76,7 +76,7 @@ static bool expect_no_new_error(void)
   return ok;
 }
 
-/* ---- files ----------------------------------------------------------------- */
+/* ---- files --------------------------------------------------------------- */
 
 static char tmpdir[256];
 static char created[32][512]; /* removed in reverse order at the end */
@@ -116,6 +116,10 @@ static uint8_t *slurp(const char *path, size_t *len)
   fseek(f, 0, SEEK_END);
   long n = ftell(f);
   fseek(f, 0, SEEK_SET);
+  if (n < 0) {
+    fclose(f);
+    return NULL;
+  }
   uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
   *len = fread(buf, 1, (size_t)n, f);
   fclose(f);
@@ -128,7 +132,7 @@ static bool exists(const char *path)
   return stat(path, &st) == 0;
 }
 
-/* ---- building protos ------------------------------------------------------- */
+/* ---- building protos ----------------------------------------------------- */
 
 static uint8_t *pack_model(const Gilt__Onnx__ModelProto *m, size_t *len)
 {
@@ -276,7 +280,7 @@ static float load_f32(const void *p, size_t i)
   return f;
 }
 
-/* ---- the ONNX backend test data ------------------------------------------- */
+/* ---- the ONNX backend test data ------------------------------------------ */
 
 static GiltOnnxReader *open_tensor_checked(GiltContext *ctx, const char *path,
                                            GiltOnnxTensor *t)
@@ -373,7 +377,7 @@ static void test_backend_types(GiltContext *ctx, const char *data)
   EXPECT_NO_NEW_ERROR();
 }
 
-/* ---- the project's reference models ---------------------------------------- */
+/* ---- the project's reference models -------------------------------------- */
 
 static void test_shared_mlp(GiltContext *ctx, const char *models)
 {
@@ -426,7 +430,7 @@ static void test_shared_mlp(GiltContext *ctx, const char *models)
   EXPECT_NO_NEW_ERROR();
 }
 
-/* ---- payload encodings ------------------------------------------------------ */
+/* ---- payload encodings --------------------------------------------------- */
 
 static void test_typed_fields(GiltContext *ctx)
 {
@@ -538,9 +542,9 @@ static void test_typed_fields(GiltContext *ctx)
   CHECK(st == GILT_SUCCESS && memcmp(out.data, "\x00\x01", 2) == 0);
   gilt_onnx_reader_destroy(r);
 
-  /* No elements, no data. */
-  int64_t zero[] = {4, 0};
-  tensor_init(&t, GILT__ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, 2, zero);
+  /* No elements, no data, however large the other dims. */
+  int64_t zero[] = {INT64_MAX, INT64_MAX, 0};
+  tensor_init(&t, GILT__ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, 3, zero);
   r = resolve_packed(ctx, &t, &out, &st);
   CHECK(st == GILT_SUCCESS && out.num_elements == 0 && out.nbytes == 0 &&
         out.data == NULL);
@@ -628,9 +632,10 @@ static void test_payload_errors(GiltContext *ctx)
   gilt_onnx_reader_destroy(resolve_packed(ctx, &t, &out, &st));
   EXPECT_ERROR("unnamed tensor is split into segments");
 
-  Gilt__Onnx__StringStringEntryProto loc = {
-      PROTOBUF_C_MESSAGE_INIT(&gilt__onnx__string_string_entry_proto__descriptor),
-      "location", "w.bin"};
+  Gilt__Onnx__StringStringEntryProto loc;
+  gilt__onnx__string_string_entry_proto__init(&loc);
+  loc.key = "location";
+  loc.value = "w.bin";
   Gilt__Onnx__StringStringEntryProto *entries[] = {&loc};
   tensor_init(&t, GILT__ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, 1, one);
   t.n_external_data = 1;
@@ -645,7 +650,7 @@ static void test_payload_errors(GiltContext *ctx)
   EXPECT_ERROR("the model was not loaded from a file");
 }
 
-/* ---- model checks ----------------------------------------------------------- */
+/* ---- model checks -------------------------------------------------------- */
 
 static void test_model_checks(GiltContext *ctx)
 {
@@ -802,7 +807,7 @@ static void test_model_checks(GiltContext *ctx)
   EXPECT_ERROR("'t.onnx': graph 'main' is empty: it has no outputs");
 }
 
-/* ---- corrupt input ---------------------------------------------------------- */
+/* ---- corrupt input ------------------------------------------------------- */
 
 static void test_corrupt(GiltContext *ctx, const char *data)
 {
@@ -895,7 +900,7 @@ static void test_corrupt(GiltContext *ctx, const char *data)
                "than 100 levels)");
 }
 
-/* ---- external data ---------------------------------------------------------- */
+/* ---- external data ------------------------------------------------------- */
 
 typedef struct ExternalCase {
   const char *kv[8]; /* key, value pairs, NULL-terminated */
@@ -1020,7 +1025,7 @@ static void test_external_data(GiltContext *ctx)
   remember(tmp_path("ext.onnx"));
 }
 
-/* ---- main ------------------------------------------------------------------- */
+/* ---- main ---------------------------------------------------------------- */
 
 int main(void)
 {

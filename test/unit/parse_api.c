@@ -129,7 +129,7 @@ static void test_errors(GiltContext *ctx)
 
   static const char undef[] = "\"demo.use\"(%nope) : (i32) -> ()";
   CHECK(gilt_parse_source(ctx, undef, strlen(undef), "u.gilt") == NULL);
-  CHECK(strcmp(last_error, "use of undeclared SSA value name") == 0);
+  CHECK(strcmp(last_error, "use of undeclared SSA value name '%nope'") == 0);
 
   CHECK(gilt_type_parse(ctx, "tensor<4xf32") == NULL);
   CHECK(strcmp(last_error, "expected '>' in tensor type") == 0);
