@@ -5,8 +5,8 @@
 ** Uniqued objects (identifiers, types, attributes, locations) are allocated
 ** in the context's arena and found again through open-addressing hash sets,
 ** so equal objects are the same pointer. Ops and blocks are not uniqued:
-** they are allocated individually (they can be erased) and kept on intrusive
-** "live" lists so destroying the context frees IR its owner forgot.
+** they come from the context's IR pool (pool.h), which frees IR its owner
+** forgot when the context goes.
 */
 #include "ir/context.h"
 
@@ -147,6 +147,7 @@ GiltContext *gilt_context_create_with_allocator(GiltReallocFn fn, void *user)
   ctx->realloc_fn = fn;
   ctx->realloc_user = user;
   gilt_arena_init(&ctx->arena, ctx);
+  gilt_pool_init(&ctx->ir_pool, ctx);
   gilt_register_builtin_dialects(ctx);
   gilt_register_builtin_passes(ctx);
   return ctx;
@@ -156,7 +157,7 @@ void gilt_context_destroy(GiltContext *ctx)
 {
   if (!ctx)
     return;
-  gilt_context_free_live_ir(ctx);
+  gilt_pool_destroy(&ctx->ir_pool);
   for (size_t i = 0; i < ctx->sources.len; i++)
     gilt_free(ctx, ctx->sources.data[i].data);
   gilt_vec_free(ctx, &ctx->sources);

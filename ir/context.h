@@ -11,6 +11,7 @@
 
 #include "gilt/pass.h"
 #include "ir/op_def.h"
+#include "ir/pool.h"
 
 /* An open-addressing hash set of pointers whose hash is stored with them;
 ** used for every uniquing table. */
@@ -48,11 +49,9 @@ struct GiltContext {
   size_t num_errors;
   GILT_VEC(GiltSourceBuffer) sources;
   GILT_VEC(const GiltPassDef *) passes; /* sorted by name */
-  /* Every op and block allocated and not yet destroyed (intrusive lists
-  ** through live_prev/live_next), so that gilt_context_destroy frees IR the
-  ** caller forgot. */
-  GiltOp *live_ops;
-  GiltBlock *live_blocks;
+  /* Ops, operands, blocks and block arguments; destroying it frees IR
+  ** the caller forgot. */
+  GiltPool ir_pool;
   GiltLocation *unknown_loc;
   GiltAttr *empty_dict;
 };
@@ -64,9 +63,6 @@ GILT_INTERNAL void *gilt_context_unique(GiltContext *ctx, GiltHashSet *set,
                                                    const void *),
                                         void *(*make)(GiltContext *,
                                                       const void *key));
-
-/* Frees every op and block still alive (context destruction). */
-GILT_INTERNAL void gilt_context_free_live_ir(GiltContext *ctx);
 
 /* Registration of every pass gilt ships (transforms/passes.def). */
 GILT_INTERNAL void gilt_register_builtin_passes(GiltContext *ctx);

@@ -252,7 +252,6 @@ struct GiltBlock {
   GiltValue **args;
   GiltBlockOperand *first_use; /* predecessors' successor slots */
   bool order_valid;            /* op->order numbers are up to date */
-  GiltBlock *live_prev, *live_next; /* see GiltContext.live_blocks */
 };
 
 struct GiltOp {
@@ -267,7 +266,6 @@ struct GiltOp {
   GiltValue *results;
   GiltRegion *regions;
   GiltBlockOperand *successors;
-  GiltOp *live_prev, *live_next; /* see GiltContext.live_ops */
 };
 
 /* An op under construction, as MLIR's OperationState; the parser and the

@@ -147,3 +147,15 @@ GiltLocation *gilt_location_find_file_line_col(GiltLocation *loc)
   }
   return NULL;
 }
+
+bool gilt_location_get_file_line_col(GiltLocation *loc, const char **file,
+                                     unsigned *line, unsigned *col)
+{
+  GiltLocation *flc = gilt_location_find_file_line_col(loc);
+  if (!flc)
+    return false;
+  *file = flc->flc.file->str;
+  *line = flc->flc.line;
+  *col = flc->flc.col;
+  return true;
+}

@@ -62,67 +62,33 @@ static void block_use_unlink(GiltBlockOperand *use)
   use->prev_next = NULL;
 }
 
-/* ---- live lists ----------------------------------------------------------- */
+/* ---- memory: everything below comes from the context's IR pool ------- */
 
-static void live_op_add(GiltContext *ctx, GiltOp *op)
+static size_t op_size(size_t num_results, size_t num_regions,
+                      size_t num_successors)
 {
-  op->live_next = ctx->live_ops;
-  if (ctx->live_ops)
-    ctx->live_ops->live_prev = op;
-  ctx->live_ops = op;
+  return sizeof(GiltOp) + num_results * sizeof(GiltValue) +
+         num_regions * sizeof(GiltRegion) +
+         num_successors * sizeof(GiltBlockOperand);
 }
 
-static void live_op_remove(GiltContext *ctx, GiltOp *op)
+static GiltOperand *operands_alloc(GiltContext *ctx, size_t n)
 {
-  if (op->live_prev)
-    op->live_prev->live_next = op->live_next;
-  else
-    ctx->live_ops = op->live_next;
-  if (op->live_next)
-    op->live_next->live_prev = op->live_prev;
+  return n ? gilt_pool_alloc(&ctx->ir_pool, n * sizeof(GiltOperand)) : NULL;
 }
 
-static void live_block_add(GiltContext *ctx, GiltBlock *b)
+static void operands_free(GiltContext *ctx, GiltOp *op)
 {
-  b->live_next = ctx->live_blocks;
-  if (ctx->live_blocks)
-    ctx->live_blocks->live_prev = b;
-  ctx->live_blocks = b;
-}
-
-static void live_block_remove(GiltContext *ctx, GiltBlock *b)
-{
-  if (b->live_prev)
-    b->live_prev->live_next = b->live_next;
-  else
-    ctx->live_blocks = b->live_next;
-  if (b->live_next)
-    b->live_next->live_prev = b->live_prev;
+  gilt_pool_free(&ctx->ir_pool, op->operands,
+                 op->num_operands * sizeof(GiltOperand));
 }
 
 static void free_block_memory(GiltContext *ctx, GiltBlock *b)
 {
   for (size_t i = 0; i < b->num_args; i++)
-    gilt_free(ctx, b->args[i]);
-  gilt_free(ctx, b->args);
-  gilt_free(ctx, b);
-}
-
-void gilt_context_free_live_ir(GiltContext *ctx)
-{
-  /* IR left alive may reference itself in any order, so free the raw
-  ** memory without touching use lists. */
-  for (GiltOp *op = ctx->live_ops, *next; op; op = next) {
-    next = op->live_next;
-    gilt_free(ctx, op->operands);
-    gilt_free(ctx, op);
-  }
-  for (GiltBlock *b = ctx->live_blocks, *next; b; b = next) {
-    next = b->live_next;
-    free_block_memory(ctx, b);
-  }
-  ctx->live_ops = NULL;
-  ctx->live_blocks = NULL;
+    gilt_pool_free(&ctx->ir_pool, b->args[i], sizeof(GiltValue));
+  gilt_pool_free(&ctx->ir_pool, b->args, b->cap_args * sizeof *b->args);
+  gilt_pool_free(&ctx->ir_pool, b, sizeof *b);
 }
 
 /* ---- op creation ------------------------------------------------------------ */
@@ -143,10 +109,8 @@ static GiltOp *op_alloc(GiltContext *ctx, const GiltOpInfo *info,
                         size_t num_successors)
 {
   GILT_ASSERT(num_operands <= UINT32_MAX && num_results <= UINT32_MAX);
-  size_t size = sizeof(GiltOp) + num_results * sizeof(GiltValue) +
-                num_regions * sizeof(GiltRegion) +
-                num_successors * sizeof(GiltBlockOperand);
-  GiltOp *op = gilt_calloc(ctx, 1, size);
+  GiltOp *op = gilt_pool_alloc(
+      &ctx->ir_pool, op_size(num_results, num_regions, num_successors));
   op->info = info;
   op->loc = loc ? loc : gilt_location_unknown_get(ctx);
   op->attrs = gilt_empty_dictionary_attr_get(ctx);
@@ -165,13 +129,11 @@ static GiltOp *op_alloc(GiltContext *ctx, const GiltOpInfo *info,
   for (size_t i = 0; i < num_successors; i++)
     op->successors[i].owner = op;
   op->num_operands = (uint32_t)num_operands;
-  op->operands = gilt_calloc(ctx, num_operands ? num_operands : 1,
-                             sizeof *op->operands);
+  op->operands = operands_alloc(ctx, num_operands);
   for (size_t i = 0; i < num_operands; i++) {
     op->operands[i].owner = op;
     op->operands[i].index = (uint32_t)i;
   }
-  live_op_add(ctx, op);
   return op;
 }
 
@@ -326,9 +288,10 @@ static void op_free(GiltOp *op)
     block_use_unlink(&op->successors[i]);
   for (size_t i = 0; i < op->num_results; i++)
     GILT_ASSERT(!op->results[i].first_use && "destroying an op still in use");
-  live_op_remove(ctx, op);
-  gilt_free(ctx, op->operands);
-  gilt_free(ctx, op);
+  operands_free(ctx, op);
+  gilt_pool_free(&ctx->ir_pool, op,
+                 op_size(op->num_results, op->num_regions,
+                         op->num_successors));
 }
 
 void gilt_op_destroy(GiltOp *op)
@@ -443,8 +406,8 @@ void gilt_op_set_operands(GiltOp *op, size_t n, GiltValue *const *values)
     use_unlink(&op->operands[i]);
   if (n != op->num_operands) {
     GILT_ASSERT(n <= UINT32_MAX);
-    gilt_free(ctx, op->operands);
-    op->operands = gilt_calloc(ctx, n ? n : 1, sizeof *op->operands);
+    operands_free(ctx, op);
+    op->operands = operands_alloc(ctx, n);
     op->num_operands = (uint32_t)n;
   }
   for (size_t i = 0; i < n; i++) {
@@ -619,10 +582,9 @@ GiltBlock *gilt_block_create(GiltContext *ctx, size_t num_args,
                              GiltType *const *arg_types,
                              GiltLocation *const *arg_locs)
 {
-  GiltBlock *b = gilt_calloc(ctx, 1, sizeof *b);
+  GiltBlock *b = gilt_pool_alloc(&ctx->ir_pool, sizeof *b);
   b->ctx = ctx;
   b->order_valid = true;
-  live_block_add(ctx, b);
   for (size_t i = 0; i < num_args; i++)
     gilt_block_add_argument(b, arg_types[i], arg_locs ? arg_locs[i] : NULL);
   return b;
@@ -639,7 +601,6 @@ static void block_free(GiltBlock *b)
     GILT_ASSERT(!b->args[i]->first_use && "destroying a block still in use");
   while (b->first_use)
     block_use_unlink(b->first_use);
-  live_block_remove(b->ctx, b);
   free_block_memory(b->ctx, b);
 }
 
@@ -656,10 +617,17 @@ GiltValue *gilt_block_add_argument(GiltBlock *block, GiltType *type,
                                    GiltLocation *loc)
 {
   GiltContext *ctx = block->ctx;
-  if (block->num_args == block->cap_args)
-    gilt_vec_reserve_(ctx, (void **)&block->args, &block->cap_args,
-                      block->num_args + 1, sizeof *block->args);
-  GiltValue *v = gilt_calloc(ctx, 1, sizeof *v);
+  if (block->num_args == block->cap_args) {
+    size_t cap = block->cap_args ? block->cap_args * 2 : 4;
+    GiltValue **args = gilt_pool_alloc(&ctx->ir_pool, cap * sizeof *args);
+    if (block->num_args)
+      memcpy(args, block->args, block->num_args * sizeof *args);
+    gilt_pool_free(&ctx->ir_pool, block->args,
+                   block->cap_args * sizeof *block->args);
+    block->args = args;
+    block->cap_args = cap;
+  }
+  GiltValue *v = gilt_pool_alloc(&ctx->ir_pool, sizeof *v);
   v->type = type;
   v->owner.block = block;
   v->is_block_arg = true;
@@ -672,7 +640,7 @@ GiltValue *gilt_block_add_argument(GiltBlock *block, GiltType *type,
 void gilt_block_erase_argument(GiltBlock *block, size_t i)
 {
   GILT_ASSERT(i < block->num_args && !block->args[i]->first_use);
-  gilt_free(block->ctx, block->args[i]);
+  gilt_pool_free(&block->ctx->ir_pool, block->args[i], sizeof(GiltValue));
   for (size_t j = i + 1; j < block->num_args; j++) {
     block->args[j - 1] = block->args[j];
     block->args[j - 1]->index = (uint32_t)(j - 1);

@@ -325,6 +325,12 @@ GILT_API GiltLocation *gilt_location_fused_get(GiltContext *ctx, size_t n,
                                                GiltLocation *const *locs,
                                                GiltAttr *metadata);
 GILT_API GiltContext *gilt_location_get_context(GiltLocation *loc);
+/* The first file:line:col position inside `loc` (looking through names,
+** fusions and call sites). Returns false, leaving the outputs alone, when
+** there is none. *file is borrowed from the context. */
+GILT_API bool gilt_location_get_file_line_col(GiltLocation *loc,
+                                              const char **file,
+                                              unsigned *line, unsigned *col);
 GILT_API void gilt_location_print(GiltLocation *loc, GiltStringCallback cb,
                                   void *user);
 

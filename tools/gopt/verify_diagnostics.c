@@ -300,13 +300,15 @@ static void check(GoptVerifier *v, const GiltDiagnostic *d)
 {
   GiltSeverity severity = gilt_diagnostic_get_severity(d);
   const char *msg = gilt_diagnostic_get_message(d);
-  GiltLocation *flc =
-      gilt_location_find_file_line_col(gilt_diagnostic_get_location(d));
+  const char *file = NULL;
+  unsigned line = 0, col = 0;
+  bool known = gilt_location_get_file_line_col(gilt_diagnostic_get_location(d),
+                                               &file, &line, &col);
   Expectation *near_miss = NULL;
-  if (!flc || !strcmp(flc->flc.file->str, v->filename)) {
+  if (!known || !strcmp(file, v->filename)) {
     for (size_t i = 0; i < v->expected.len; i++) {
       Expectation *e = &v->expected.data[i];
-      if (e->unknown_loc != !flc || (flc && e->line != flc->flc.line) ||
+      if (e->unknown_loc != !known || (known && e->line != line) ||
           !matches(e, msg))
         continue;
       if (e->severity == severity) {
