@@ -142,15 +142,22 @@ GiltType *gilt_none_type_get(GiltContext *ctx)
   return unique_type(ctx, &key);
 }
 
+/* Tensor, memref and vector types share one key layout; the fields a
+** kind does not use stay NULL. */
 static GiltType *shaped_type_get(GiltContext *ctx, GiltTypeKind kind,
                                  bool ranked, size_t rank,
-                                 const int64_t *shape, GiltType *elem)
+                                 const int64_t *shape, GiltType *elem,
+                                 GiltAttr *encoding, GiltAttr *layout,
+                                 GiltAttr *memory_space)
 {
   GiltType key = {.kind = kind};
   key.shaped.ranked = ranked;
   key.shaped.rank = rank;
   key.shaped.shape = shape;
   key.shaped.elem = elem;
+  key.shaped.encoding = encoding;
+  key.shaped.layout = layout;
+  key.shaped.memory_space = memory_space;
   return unique_type(ctx, &key);
 }
 
@@ -158,38 +165,29 @@ GiltType *gilt_tensor_type_get(GiltContext *ctx, size_t rank,
                                const int64_t *shape, GiltType *elem,
                                GiltAttr *encoding)
 {
-  GiltType key = {.kind = GILT_TYPE_TENSOR};
-  key.shaped.ranked = true;
-  key.shaped.rank = rank;
-  key.shaped.shape = shape;
-  key.shaped.elem = elem;
-  key.shaped.encoding = encoding;
-  return unique_type(ctx, &key);
+  return shaped_type_get(ctx, GILT_TYPE_TENSOR, true, rank, shape, elem,
+                         encoding, NULL, NULL);
 }
 
 GiltType *gilt_unranked_tensor_type_get(GiltContext *ctx, GiltType *elem)
 {
-  return shaped_type_get(ctx, GILT_TYPE_TENSOR, false, 0, NULL, elem);
+  return shaped_type_get(ctx, GILT_TYPE_TENSOR, false, 0, NULL, elem, NULL,
+                         NULL, NULL);
 }
 
 GiltType *gilt_memref_type_get(GiltContext *ctx, size_t rank,
                                const int64_t *shape, GiltType *elem,
                                GiltAttr *layout, GiltAttr *memory_space)
 {
-  GiltType key = {.kind = GILT_TYPE_MEMREF};
-  key.shaped.ranked = true;
-  key.shaped.rank = rank;
-  key.shaped.shape = shape;
-  key.shaped.elem = elem;
-  key.shaped.layout = layout;
-  key.shaped.memory_space = memory_space;
-  return unique_type(ctx, &key);
+  return shaped_type_get(ctx, GILT_TYPE_MEMREF, true, rank, shape, elem, NULL,
+                         layout, memory_space);
 }
 
 GiltType *gilt_vector_type_get(GiltContext *ctx, size_t rank,
                                const int64_t *shape, GiltType *elem)
 {
-  return shaped_type_get(ctx, GILT_TYPE_VECTOR, true, rank, shape, elem);
+  return shaped_type_get(ctx, GILT_TYPE_VECTOR, true, rank, shape, elem, NULL,
+                         NULL, NULL);
 }
 
 GiltType *gilt_function_type_get(GiltContext *ctx, size_t num_inputs,
