@@ -40,6 +40,12 @@ if config.onnx_testdata:
     config.substitutions.append(("%onnx_testdata", config.onnx_testdata))
 if config.ptxas:
     config.substitutions.append(("%ptxas", config.ptxas))
+# The project's reference models (see ../shared/models/README.md), beside
+# the source tree; tests of them say `REQUIRES: shared-models`.
+shared_models = os.path.join(os.path.dirname(config.gilt_src_root), "shared", "models")
+if os.path.isdir(shared_models):
+    config.substitutions.append(("%shared_models", shared_models))
+    config.available_features.add("shared-models")
 
 # Our tools first, then LLVM's (FileCheck, not, count, llvm-symbolizer).
 config.environment["PATH"] = os.pathsep.join(

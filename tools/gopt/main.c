@@ -2,7 +2,8 @@
 ** main.c - gopt, the textual-IR pass driver, after mlir-opt.
 **
 ** Reads a file (or stdin), and for the whole of it or for each of its
-** `// -----` chunks: parses it in a fresh context, verifies it, runs the
+** `// -----` chunks: parses it in a fresh context (or, for a file named
+** `*.onnx`, imports the ONNX model), verifies it, runs the
 ** pass pipeline and prints the result (textual IR or Graphviz). Every
 ** diagnostic goes to stderr clang-style, or to the --verify-diagnostics
 ** checker. The output of all chunks is collected in memory and written at
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "gilt/dot.h"
+#include "gilt/onnx.h"
 #include "gilt/pass.h"
 #include "tools/gopt/split_input.h"
 #include "tools/gopt/verify_diagnostics.h"
@@ -27,6 +29,7 @@ typedef struct Driver {
   const char *filename; /* names the input in locations and messages */
   const char *pipeline; /* from -p or the reproducer; NULL for none */
   FILE *out;            /* collects the output of every chunk */
+  bool onnx;            /* the input is an ONNX model, not text */
 } Driver;
 
 static void print_diagnostic(const GiltDiagnostic *d, void *user)
@@ -85,10 +88,33 @@ static void emit(const Driver *d, GiltOp *module)
     gilt_op_print(module, &d->opts->print_flags, gilt_print_to_file, d->out);
 }
 
+static bool is_onnx_path(const char *path)
+{
+  size_t n = strlen(path);
+  return n > 5 && !strcmp(path + n - 5, ".onnx");
+}
+
+/* External data is read relative to the model's directory. */
+static GiltOp *import_onnx(const Driver *d, GiltContext *ctx, const char *data,
+                           size_t len)
+{
+  const char *slash = strrchr(d->filename, '/');
+  char *dir = slash ? strndup(d->filename, (size_t)(slash - d->filename) + 1)
+                    : strdup(".");
+  if (!dir) {
+    fputs("gopt: out of memory\n", stderr);
+    return NULL;
+  }
+  GiltOp *module = gilt_onnx_import_buffer(ctx, data, len, d->filename, dir);
+  free(dir);
+  return module;
+}
+
 static GiltStatus compile(const Driver *d, GiltContext *ctx, const char *text,
                           size_t len)
 {
-  GiltOp *module = gilt_parse_source(ctx, text, len, d->filename);
+  GiltOp *module = d->onnx ? import_onnx(d, ctx, text, len)
+                           : gilt_parse_source(ctx, text, len, d->filename);
   if (!module)
     return GILT_FAILURE;
   GiltStatus status = gilt_op_verify(module);
@@ -116,7 +142,9 @@ static GiltStatus process_chunk(const char *text, size_t len, size_t index,
   }
   gilt_context_set_allow_unregistered_dialects(ctx,
                                                d->opts->allow_unregistered);
-  gilt_context_add_source_buffer(ctx, d->filename, text, len);
+  /* A model's bytes are no source to quote in diagnostics. */
+  if (!d->onnx)
+    gilt_context_add_source_buffer(ctx, d->filename, text, len);
   GiltStatus status;
   if (d->opts->verify_diagnostics) {
     GoptVerifier *v = gopt_verifier_create(ctx, d->filename, text, len);
@@ -308,7 +336,8 @@ int main(int argc, char **argv)
     return 1;
   Driver d = {.opts = &o,
               .filename = strcmp(o.input, "-") ? o.input : "<stdin>",
-              .pipeline = o.pipeline};
+              .pipeline = o.pipeline,
+              .onnx = is_onnx_path(o.input)};
   char *repro_pipeline = NULL;
   int rc = 1;
   if (o.run_reproducer)

@@ -1,0 +1,502 @@
+/*
+** version_upgrade.c - rewriting nodes of older operator sets into the
+** semantics of opset 17, the only ones the graph dialect knows.
+**
+** One table lists every change: the op type ("*" for all), the last opset
+** version that had the old form, the op the node becomes when it is
+** renamed, and the rewrite. A node gets every row whose op type matches
+** and whose version is at least the model's opset, in table order. The
+** rewrites follow ONNX's own version converter (onnx/version_converter/
+** adapters): attributes that became inputs are turned into constant
+** operands (Split, Squeeze, Unsqueeze, ReduceSum, Clip, Pad, Slice, TopK,
+** Reshape, Dropout), attributes that lost their meaning are dropped
+** (consumed_inputs, is_test, broadcast, spatial), Upsample and Resize-10
+** become opset-11 Resize with the coordinate rules they had, and
+** Softmax-family ops of opset < 13, which worked on the input flattened to
+** 2-D, either keep a single axis or get that flattening spelled out.
+**
+** Not here: upgrades of operators gilt has no op for, and old forms no
+** model in the wild uses (Upsample-1's width_scale/height_scale, Tile-1's
+** axis input, Scan-8's batch axis); each is reported, naming the node.
+*/
+#include "frontends/onnx/importer.h"
+
+#include <string.h>
+
+#include "ir/core.h"
+
+static const char *str(const char *s)
+{
+  return s ? s : "";
+}
+
+static GiltStatus unsupported(GiltOnnxImporter *imp, GiltOnnxNode *n,
+                              const char *what)
+{
+  gilt_emit_error(n->loc,
+                  "node '%s' (%s, opset %lld) uses %s, which gilt does not "
+                  "support",
+                  n->display_name, str(n->proto->op_type),
+                  (long long)imp->opset, what);
+  return GILT_FAILURE;
+}
+
+/* ---- helpers ------------------------------------------------------------ */
+
+/* Sets operand `pos`, growing the list with absent operands as needed. */
+static void set_operand(GiltOnnxImporter *imp, GiltOnnxNode *n, size_t pos,
+                        GiltValue *v)
+{
+  while (n->operands.len <= pos)
+    gilt_vec_push(imp->ctx, &n->operands, (GiltValue *)NULL);
+  n->operands.data[pos] = v;
+}
+
+static void insert_operand(GiltOnnxImporter *imp, GiltOnnxNode *n, size_t pos,
+                           GiltValue *v)
+{
+  if (n->operands.len < pos) {
+    set_operand(imp, n, pos, v);
+    return;
+  }
+  gilt_vec_push(imp->ctx, &n->operands, (GiltValue *)NULL);
+  memmove(&n->operands.data[pos + 1], &n->operands.data[pos],
+          (n->operands.len - pos - 1) * sizeof *n->operands.data);
+  n->operands.data[pos] = v;
+}
+
+/* The element type of operand `i`, NULL when it has none. */
+static GiltType *operand_elem(GiltOnnxNode *n, size_t i)
+{
+  if (i >= n->operands.len || !n->operands.data[i])
+    return NULL;
+  GiltType *t = gilt_value_get_type(n->operands.data[i]);
+  return gilt_type_is_shaped(t) ? gilt_shaped_type_get_element_type(t) : NULL;
+}
+
+/* The rank of operand `i`, -1 when unknown. */
+static int64_t operand_rank(GiltOnnxNode *n, size_t i)
+{
+  if (i >= n->operands.len || !n->operands.data[i])
+    return -1;
+  GiltType *t = gilt_value_get_type(n->operands.data[i]);
+  if (!gilt_type_is_shaped(t) || !gilt_shaped_type_has_rank(t))
+    return -1;
+  return (int64_t)gilt_shaped_type_get_rank(t);
+}
+
+/* An INTS attribute moved into operand `pos` as a 1-D i64 constant; a
+** missing attribute leaves the operand absent. */
+static GiltStatus ints_to_operand(GiltOnnxImporter *imp, GiltOnnxNode *n,
+                                  const char *name, size_t pos)
+{
+  GiltAttr *a = gilt_onnx_node_take_attr(n, name);
+  if (!a)
+    return GILT_SUCCESS;
+  size_t count = a->kind == GILT_ATTR_ARRAY ? gilt_array_attr_get_size(a) : 1;
+  int64_t *values = gilt_calloc(imp->ctx, count ? count : 1, sizeof *values);
+  for (size_t i = 0; i < count; i++) {
+    GiltAttr *e = a->kind == GILT_ATTR_ARRAY ? gilt_array_attr_get_element(a, i)
+                                             : a;
+    if (e->kind != GILT_ATTR_INTEGER) {
+      gilt_free(imp->ctx, values);
+      return unsupported(imp, n, "a non-integer list attribute");
+    }
+    values[i] = gilt_integer_attr_get_value(e);
+  }
+  GiltValue *v = gilt_onnx_emit_constant(
+      imp, n->loc, gilt_onnx_i64_tensor_attr(imp->ctx, count, values));
+  gilt_free(imp->ctx, values);
+  if (!v)
+    return GILT_FAILURE;
+  set_operand(imp, n, pos, v);
+  return GILT_SUCCESS;
+}
+
+/* A FLOAT attribute moved into operand `pos` as a scalar of `elem`. */
+static GiltStatus float_to_operand(GiltOnnxImporter *imp, GiltOnnxNode *n,
+                                   const char *name, size_t pos,
+                                   GiltType *elem)
+{
+  GiltAttr *a = gilt_onnx_node_take_attr(n, name);
+  if (!a)
+    return GILT_SUCCESS;
+  if (!elem)
+    return unsupported(imp, n, "an attribute on an input of unknown type");
+  double value = a->kind == GILT_ATTR_FLOAT ? gilt_float_attr_get_value(a)
+                                            : (double)gilt_integer_attr_get_value(a);
+  GiltValue *v =
+      gilt_onnx_emit_constant(imp, n->loc, gilt_onnx_scalar_attr(elem, value));
+  if (!v)
+    return GILT_FAILURE;
+  set_operand(imp, n, pos, v);
+  return GILT_SUCCESS;
+}
+
+static void drop(GiltOnnxNode *n, const char *name)
+{
+  (void)gilt_onnx_node_take_attr(n, name);
+}
+
+static GiltAttr *string_attr(GiltOnnxImporter *imp, const char *s)
+{
+  return gilt_string_attr_get(imp->ctx, s, strlen(s));
+}
+
+/* ---- the rewrites ---------------------------------------------------------- */
+
+/* consumed_inputs, an in-place hint, went away in opset 6. */
+static GiltStatus drop_consumed_inputs(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  (void)imp;
+  drop(n, "consumed_inputs");
+  return GILT_SUCCESS;
+}
+
+/* Appends ones to operand 1's shape up to operand 0's rank, so that numpy
+** broadcasting lines it up with operand 0's dims from `axis` on. */
+static GiltStatus align_at_axis(GiltOnnxImporter *imp, GiltOnnxNode *n,
+                                int64_t axis)
+{
+  int64_t rank_a = operand_rank(n, 0), rank_b = operand_rank(n, 1);
+  if (rank_a < 0 || rank_b < 0)
+    return unsupported(imp, n, "broadcast with an axis on unranked inputs");
+  if (axis < 0)
+    axis += rank_a;
+  int64_t extra = rank_a - axis - rank_b;
+  if (extra <= 0)
+    return GILT_SUCCESS;
+  int64_t axes[16];
+  if (extra > 16)
+    return unsupported(imp, n, "broadcast over more than 16 dimensions");
+  for (int64_t i = 0; i < extra; i++)
+    axes[i] = rank_b + i;
+  GiltValue *ops[2] = {n->operands.data[1], NULL};
+  ops[1] = gilt_onnx_emit_constant(
+      imp, n->loc, gilt_onnx_i64_tensor_attr(imp->ctx, (size_t)extra, axes));
+  GiltOp *unsq = ops[1] ? gilt_onnx_emit(imp, n->loc, "graph.unsqueeze", 2,
+                                         ops, 0, NULL, 1, NULL)
+                        : NULL;
+  if (!unsq)
+    return GILT_FAILURE;
+  n->operands.data[1] = gilt_op_get_result(unsq, 0);
+  return GILT_SUCCESS;
+}
+
+/* Opset <= 6 broadcast only when asked (broadcast = 1), B against a
+** contiguous run of A's dims starting at `axis` (the trailing ones by
+** default). Numpy broadcasting agrees once B has ones appended up to A's
+** rank, which an Unsqueeze supplies. */
+static GiltStatus legacy_broadcast(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  GiltAttr *broadcast = gilt_onnx_node_take_attr(n, "broadcast");
+  GiltAttr *axis = gilt_onnx_node_take_attr(n, "axis");
+  if (!broadcast || !gilt_integer_attr_get_value(broadcast) || !axis ||
+      n->operands.len < 2)
+    return GILT_SUCCESS;
+  return align_at_axis(imp, n, gilt_integer_attr_get_value(axis));
+}
+
+/* PRelu-6 and older shared a 1-D slope across the channel axis (1), where
+** PRelu-7 broadcasts it against the trailing axis. */
+static GiltStatus prelu_channels(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  if (n->operands.len < 2 || operand_rank(n, 1) != 1 ||
+      operand_rank(n, 0) < 3)
+    return GILT_SUCCESS;
+  GiltType *slope = gilt_value_get_type(n->operands.data[1]);
+  if (gilt_shaped_type_get_dim(slope, 0) == 1)
+    return GILT_SUCCESS;
+  return align_at_axis(imp, n, 1);
+}
+
+static GiltStatus drop_is_test(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  (void)imp;
+  drop(n, "is_test");
+  return GILT_SUCCESS;
+}
+
+/* spatial = 0 (per-activation statistics) has no opset-9 equivalent. */
+static GiltStatus batch_norm_spatial(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  GiltAttr *spatial = gilt_onnx_node_take_attr(n, "spatial");
+  if (spatial && spatial->kind == GILT_ATTR_INTEGER &&
+      gilt_integer_attr_get_value(spatial) == 0)
+    return unsupported(imp, n, "spatial = 0");
+  return GILT_SUCCESS;
+}
+
+static GiltStatus dropout_ratio(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  return float_to_operand(imp, n, "ratio", 1,
+                          gilt_float_type_get(imp->ctx, GILT_F32));
+}
+
+/* Resize-11's rules for what Upsample and Resize-10 computed: source
+** coordinate = destination / scale, nearest rounding down. */
+static void resize_10_semantics(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  gilt_onnx_node_set_attr(imp, n, "coordinate_transformation_mode",
+                          string_attr(imp, "asymmetric"));
+  GiltAttr *mode = gilt_onnx_node_get_attr(n, "mode");
+  const char *m = mode ? gilt_string_attr_get_value(mode, NULL) : "nearest";
+  if (!strcmp(m, "nearest"))
+    gilt_onnx_node_set_attr(imp, n, "nearest_mode", string_attr(imp, "floor"));
+  if (!strcmp(m, "bilinear") || !strcmp(m, "trilinear"))
+    gilt_onnx_node_set_attr(imp, n, "mode", string_attr(imp, "linear"));
+}
+
+/* Resize-10 (X, scales) -> Resize-11 (X, roi, scales). */
+static GiltStatus resize_10(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  insert_operand(imp, n, 1, NULL);
+  resize_10_semantics(imp, n);
+  return GILT_SUCCESS;
+}
+
+/* Upsample-7 kept scales in an attribute, Upsample-9 in an input. */
+static GiltStatus upsample(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  if (gilt_onnx_node_get_attr(n, "width_scale") ||
+      gilt_onnx_node_get_attr(n, "height_scale"))
+    return unsupported(imp, n, "width_scale/height_scale (Upsample-1)");
+  GiltAttr *scales = gilt_onnx_node_take_attr(n, "scales");
+  if (scales) {
+    size_t count = gilt_array_attr_get_size(scales);
+    float *values = gilt_calloc(imp->ctx, count ? count : 1, sizeof *values);
+    for (size_t i = 0; i < count; i++)
+      values[i] =
+          (float)gilt_float_attr_get_value(gilt_array_attr_get_element(scales, i));
+    int64_t dim = (int64_t)count;
+    GiltType *type = gilt_tensor_type_get(
+        imp->ctx, 1, &dim, gilt_float_type_get(imp->ctx, GILT_F32), NULL);
+    GiltValue *v = gilt_onnx_emit_constant(
+        imp, n->loc,
+        gilt_dense_elements_attr_get(type, values, count * sizeof *values));
+    gilt_free(imp->ctx, values);
+    if (!v)
+      return GILT_FAILURE;
+    set_operand(imp, n, 1, v);
+  }
+  return resize_10(imp, n);
+}
+
+static GiltStatus split_attr(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  return ints_to_operand(imp, n, "split", 1);
+}
+
+static GiltStatus axes_attr(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  return ints_to_operand(imp, n, "axes", 1);
+}
+
+static GiltStatus clip_attrs(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  GiltType *elem = operand_elem(n, 0);
+  GiltStatus st = float_to_operand(imp, n, "min", 1, elem);
+  return st == GILT_SUCCESS ? float_to_operand(imp, n, "max", 2, elem) : st;
+}
+
+static GiltStatus pad_attrs(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  GiltAttr *paddings = gilt_onnx_node_take_attr(n, "paddings");
+  if (paddings)
+    gilt_onnx_node_set_attr(imp, n, "pads", paddings);
+  GiltStatus st = ints_to_operand(imp, n, "pads", 1);
+  return st == GILT_SUCCESS
+             ? float_to_operand(imp, n, "value", 2, operand_elem(n, 0))
+             : st;
+}
+
+static GiltStatus slice_attrs(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  GiltStatus st = ints_to_operand(imp, n, "starts", 1);
+  if (st == GILT_SUCCESS)
+    st = ints_to_operand(imp, n, "ends", 2);
+  if (st == GILT_SUCCESS)
+    st = ints_to_operand(imp, n, "axes", 3);
+  return st;
+}
+
+static GiltStatus topk_k(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  GiltAttr *k = gilt_onnx_node_take_attr(n, "k");
+  if (!k)
+    return GILT_SUCCESS;
+  int64_t value = gilt_integer_attr_get_value(k);
+  GiltValue *v = gilt_onnx_emit_constant(
+      imp, n->loc, gilt_onnx_i64_tensor_attr(imp->ctx, 1, &value));
+  if (!v)
+    return GILT_FAILURE;
+  set_operand(imp, n, 1, v);
+  return GILT_SUCCESS;
+}
+
+static GiltStatus reshape_shape(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  return ints_to_operand(imp, n, "shape", 1);
+}
+
+/* Concat-1's axis was optional, defaulting to 1. */
+static GiltStatus concat_axis(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  if (!gilt_onnx_node_get_attr(n, "axis"))
+    gilt_onnx_node_set_attr(
+        imp, n, "axis",
+        gilt_integer_attr_get(gilt_integer_type_get(imp->ctx, 64, GILT_SIGNLESS),
+                              1));
+  return GILT_SUCCESS;
+}
+
+/* Cast-1 named the target type by string ("FLOAT"). */
+static GiltStatus cast_to(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  GiltAttr *to = gilt_onnx_node_get_attr(n, "to");
+  if (!to || to->kind != GILT_ATTR_STRING)
+    return GILT_SUCCESS;
+  const char *name = gilt_string_attr_get_value(to, NULL);
+  for (int32_t dt = 1; dt < 32; dt++)
+    if (!strcmp(gilt_onnx_data_type_name(dt), name)) {
+      gilt_onnx_node_set_attr(
+          imp, n, "to",
+          gilt_integer_attr_get(
+              gilt_integer_type_get(imp->ctx, 64, GILT_SIGNLESS), dt));
+      return GILT_SUCCESS;
+    }
+  return unsupported(imp, n, "an unknown 'to' type name");
+}
+
+/* Before opset 13, Softmax, LogSoftmax and Hardmax flattened the input to
+** 2-D at `axis` (default 1) and worked on each row. When that axis is the
+** last one the two agree; otherwise the flattening is spelled out:
+** flatten, the op on the last axis, and a reshape back to the input's
+** shape. */
+static GiltStatus softmax_axis(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  GiltType *i64 = gilt_integer_type_get(imp->ctx, 64, GILT_SIGNLESS);
+  GiltAttr *axis_attr = gilt_onnx_node_take_attr(n, "axis");
+  int64_t axis = axis_attr ? gilt_integer_attr_get_value(axis_attr) : 1;
+  int64_t rank = operand_rank(n, 0);
+  if (rank < 0)
+    return unsupported(imp, n, "an input of unknown rank (opset < 13 "
+                               "flattens it at 'axis')");
+  if (axis < 0)
+    axis += rank;
+  if (axis == rank - 1 || rank == 0) {
+    gilt_onnx_node_set_attr(imp, n, "axis", gilt_integer_attr_get(i64, -1));
+    return GILT_SUCCESS;
+  }
+  GiltValue *x = n->operands.data[0];
+  GiltNamedAttr flat_axis = {"axis", gilt_integer_attr_get(i64, axis)};
+  GiltOp *flat = gilt_onnx_emit(imp, n->loc, "graph.flatten", 1, &x, 1,
+                                &flat_axis, 1, NULL);
+  if (!flat)
+    return GILT_FAILURE;
+  GiltValue *flat_v = gilt_op_get_result(flat, 0);
+  GiltNamedAttr last = {"axis", gilt_integer_attr_get(i64, -1)};
+  GiltOp *op = gilt_onnx_emit(imp, n->loc, n->op_name, 1, &flat_v, 1, &last,
+                              1, NULL);
+  GiltOp *shape =
+      op ? gilt_onnx_emit(imp, n->loc, "graph.shape", 1, &x, 0, NULL, 1, NULL)
+         : NULL;
+  if (!shape)
+    return GILT_FAILURE;
+  GiltValue *ops[2] = {gilt_op_get_result(op, 0), gilt_op_get_result(shape, 0)};
+  GiltType *type = gilt_value_get_type(x);
+  GiltOp *back =
+      gilt_onnx_emit(imp, n->loc, "graph.reshape", 2, ops, 0, NULL, 1, &type);
+  if (!back)
+    return GILT_FAILURE;
+  n->results = gilt_calloc(imp->ctx, 1, sizeof *n->results);
+  n->results[0] = gilt_op_get_result(back, 0);
+  return GILT_SUCCESS;
+}
+
+static GiltStatus tile_1(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  return unsupported(imp, n, "Tile-1's axis input");
+}
+
+static GiltStatus scan_8(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  return unsupported(imp, n, "Scan-8's batch axis");
+}
+
+/* ---- the table ------------------------------------------------------------------- */
+
+typedef GiltStatus (*UpgradeFn)(GiltOnnxImporter *imp, GiltOnnxNode *n);
+
+/* A row applies to models whose opset is at most `last_version`: the last
+** version with the old form (the new form came in the next one). */
+static const struct {
+  const char *op_type; /* "*" for every op */
+  int64_t last_version;
+  const char *op_name; /* what the node becomes, NULL: its own op */
+  UpgradeFn upgrade;
+} upgrades[] = {
+    {"*", 5, NULL, drop_consumed_inputs},
+    {"Add", 6, NULL, legacy_broadcast},
+    {"Sub", 6, NULL, legacy_broadcast},
+    {"Mul", 6, NULL, legacy_broadcast},
+    {"Div", 6, NULL, legacy_broadcast},
+    {"Pow", 6, NULL, legacy_broadcast},
+    {"And", 6, NULL, legacy_broadcast},
+    {"Or", 6, NULL, legacy_broadcast},
+    {"Xor", 6, NULL, legacy_broadcast},
+    {"Equal", 6, NULL, legacy_broadcast},
+    {"Greater", 6, NULL, legacy_broadcast},
+    {"Less", 6, NULL, legacy_broadcast},
+    {"PRelu", 6, NULL, prelu_channels},
+    {"Gemm", 6, NULL, legacy_broadcast},
+    {"BatchNormalization", 6, NULL, drop_is_test},
+    {"BatchNormalization", 8, NULL, batch_norm_spatial},
+    {"Dropout", 6, NULL, drop_is_test},
+    {"Dropout", 11, NULL, dropout_ratio},
+    {"Upsample", 17, "graph.resize", upsample},
+    {"Resize", 10, NULL, resize_10},
+    {"Split", 12, NULL, split_attr},
+    {"Squeeze", 12, NULL, axes_attr},
+    {"Unsqueeze", 12, NULL, axes_attr},
+    {"ReduceSum", 12, NULL, axes_attr},
+    {"Clip", 10, NULL, clip_attrs},
+    {"Pad", 10, NULL, pad_attrs},
+    {"Slice", 9, NULL, slice_attrs},
+    {"TopK", 9, NULL, topk_k},
+    {"Reshape", 4, NULL, reshape_shape},
+    {"Concat", 3, NULL, concat_axis},
+    {"Cast", 5, NULL, cast_to},
+    {"Softmax", 12, NULL, softmax_axis},
+    {"LogSoftmax", 12, NULL, softmax_axis},
+    {"Hardmax", 12, NULL, softmax_axis},
+    {"Tile", 5, NULL, tile_1},
+    {"Scan", 8, NULL, scan_8},
+};
+
+#define NUM_UPGRADES (sizeof upgrades / sizeof *upgrades)
+
+static bool applies(size_t row, const char *op_type, int64_t opset)
+{
+  return opset <= upgrades[row].last_version &&
+         (!strcmp(upgrades[row].op_type, "*") ||
+          !strcmp(upgrades[row].op_type, op_type));
+}
+
+const char *gilt_onnx_upgraded_op_name(const char *op_type, int64_t opset)
+{
+  for (size_t i = 0; i < NUM_UPGRADES; i++)
+    if (upgrades[i].op_name && applies(i, op_type, opset))
+      return upgrades[i].op_name;
+  return NULL;
+}
+
+GiltStatus gilt_onnx_upgrade_node(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  const char *op_type = str(n->proto->op_type);
+  for (size_t i = 0; i < NUM_UPGRADES && !n->results; i++)
+    if (applies(i, op_type, imp->opset) &&
+        upgrades[i].upgrade(imp, n) != GILT_SUCCESS)
+      return GILT_FAILURE;
+  return GILT_SUCCESS;
+}
