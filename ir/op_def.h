@@ -45,6 +45,20 @@ enum {
   GILT_TRAIT_GRAPH_REGION = 1u << 12    /* no SSA dominance inside */
 };
 
+/* How an op combines with its neighbours when fusing loop nests, as in
+** TVM's FuseOps: elementwise (same shape in and out), broadcast (inputs
+** broadcast to the output), injective (each output element reads one input
+** element: transpose, slice, ...), reduction, output-fusable (conv/matmul:
+** elementwise consumers fuse into its output), opaque (never fused). */
+typedef enum GiltFusionKind {
+  GILT_FUSION_OPAQUE = 0,
+  GILT_FUSION_ELEMENTWISE,
+  GILT_FUSION_BROADCAST,
+  GILT_FUSION_INJECTIVE,
+  GILT_FUSION_REDUCTION,
+  GILT_FUSION_OUTPUT_FUSABLE
+} GiltFusionKind;
+
 /* The outcome of folding one result: a constant or an existing value. */
 typedef struct GiltFoldResult {
   GiltAttr *attr;
@@ -59,6 +73,7 @@ struct GiltOpDef {
   const char *attributes;
   int num_regions;
   int num_successors;
+  GiltFusionKind fusion_kind;
   /* Op-specific checks after the signature checks. Report through
   ** gilt_op_emit_error, naming the operand or attribute at fault. */
   GiltStatus (*verify)(GiltOp *op);
