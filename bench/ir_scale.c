@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "gilt/ir.h"
@@ -74,6 +75,15 @@ static void generate(Buffer *b, long n)
   append(b, line, (size_t)len);
 }
 
+/* Minor page faults so far: on virtual machines, first-touch faults of
+** fresh memory can cost more than the work itself. */
+static long page_faults(void)
+{
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_minflt;
+}
+
 /* Returns the total seconds for parse + verify + print. */
 static double run(long n)
 {
@@ -82,9 +92,11 @@ static double run(long n)
   generate(&text, n);
   GiltContext *ctx = gilt_context_create();
   gilt_context_set_allow_unregistered_dialects(ctx, true);
+  long f0 = page_faults();
   double t0 = now();
   GiltOp *module = gilt_parse_source(ctx, text.data, text.len, "chain.gilt");
   double t1 = now();
+  long f1 = page_faults();
   if (!module || gilt_op_verify(module) != GILT_SUCCESS) {
     fprintf(stderr, "ir_scale: the generated IR did not parse or verify\n");
     exit(1);
@@ -93,8 +105,9 @@ static double run(long n)
   gilt_op_print(module, NULL, count_cb, &printed);
   double t3 = now();
   printf("%10ld ops: parse %.3f s, verify %.3f s, print %.3f s, total %.3f "
-         "s (%zu MB of text in, %zu MB out)\n",
-         n, t1 - t0, t2 - t1, t3 - t2, t3 - t0, text.len >> 20, printed >> 20);
+         "s (%zu MB of text in, %zu MB out, %ld page faults while parsing)\n",
+         n, t1 - t0, t2 - t1, t3 - t2, t3 - t0, text.len >> 20, printed >> 20,
+         f1 - f0);
   gilt_op_destroy(module);
   gilt_context_destroy(ctx);
   free(text.data);

@@ -191,6 +191,8 @@ void gilt_context_add_source_buffer(GiltContext *ctx, const char *filename,
   for (size_t i = 0; i < ctx->sources.len; i++) {
     GiltSourceBuffer *sb = &ctx->sources.data[i];
     if (sb->file == file) { /* the newest text of a file wins */
+      if (sb->len == len && !memcmp(sb->data, buf, len))
+        return; /* gopt registers what it then parses: copy once */
       gilt_free(ctx, sb->data);
       sb->data = gilt_strndup(ctx, buf, len);
       sb->len = len;
