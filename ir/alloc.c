@@ -8,11 +8,14 @@
 ** allocation would bury the code. This file is deliberately the only place
 ** that knows that policy.
 */
+/* madvise and MADV_HUGEPAGE are not POSIX; ask for them explicitly. */
+#define _DEFAULT_SOURCE
 #include "ir/alloc.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "ir/context.h"
 
@@ -137,56 +140,84 @@ struct GiltArenaChunk {
   max_align_t data[];
 };
 
-enum { ARENA_CHUNK = 64 * 1024, ARENA_ALIGN = _Alignof(max_align_t) };
+enum {
+  ARENA_FIRST_CHUNK = 64 * 1024,
+  ARENA_MAX_CHUNK = 4 * 1024 * 1024,
+  ARENA_ALIGN = _Alignof(max_align_t),
+  HUGE_PAGE = 2 * 1024 * 1024
+};
 
 void gilt_arena_init(GiltArena *a, GiltContext *ctx)
 {
   a->ctx = ctx;
   a->chunks = NULL;
   a->cur = a->end = NULL;
+  a->chunk_size = ARENA_FIRST_CHUNK;
 }
 
-static GiltArenaChunk *new_chunk(GiltArena *a, size_t size)
+/* First touches of fresh memory dominate the cost of building large IR on
+** virtual machines; transparent huge pages make them 512 times rarer.
+** Advice only: failure (or a kernel without THP) changes nothing. */
+static void advise_huge_pages(void *p, size_t size)
+{
+#ifdef MADV_HUGEPAGE
+  uintptr_t start = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+  uintptr_t end = ((uintptr_t)p + size) & ~(uintptr_t)(HUGE_PAGE - 1);
+  if (end > start)
+    madvise((void *)start, end - start, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)size;
+#endif
+}
+
+/* A chunk holding `size` bytes, linked after the current chunk when
+** `behind` (so the current one keeps serving small requests). */
+static GiltArenaChunk *new_chunk(GiltArena *a, size_t size, bool behind)
 {
   GiltArenaChunk *c = gilt_malloc(a->ctx, sizeof *c + size);
-  c->next = a->chunks;
-  a->chunks = c;
+  if (size >= HUGE_PAGE)
+    advise_huge_pages(c->data, size);
+  if (behind && a->chunks) {
+    c->next = a->chunks->next;
+    a->chunks->next = c;
+  } else {
+    c->next = a->chunks;
+    a->chunks = c;
+  }
   return c;
 }
 
-void *gilt_arena_alloc(GiltArena *a, size_t size)
+/* Uninitialized, aligned memory. */
+static void *arena_bump(GiltArena *a, size_t size)
 {
   size = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
   if (size == 0)
     size = ARENA_ALIGN;
-  if (size > ARENA_CHUNK / 4) {
-    /* Large objects (weights) get a chunk of their own so the current
-    ** chunk keeps serving small ones. */
-    GiltArenaChunk *c = gilt_malloc(a->ctx, sizeof *c + size);
-    if (a->chunks) {
-      c->next = a->chunks->next;
-      a->chunks->next = c;
-    } else {
-      c->next = NULL;
-      a->chunks = c;
-    }
-    memset(c->data, 0, size);
-    return c->data;
-  }
+  if (size > a->chunk_size / 4) /* large objects: weights, big tables */
+    return new_chunk(a, size, true)->data;
   if ((size_t)(a->end - a->cur) < size) {
-    GiltArenaChunk *c = new_chunk(a, ARENA_CHUNK);
+    GiltArenaChunk *c = new_chunk(a, a->chunk_size, false);
     a->cur = (char *)c->data;
-    a->end = a->cur + ARENA_CHUNK;
+    a->end = a->cur + a->chunk_size;
+    if (a->chunk_size < ARENA_MAX_CHUNK)
+      a->chunk_size *= 2;
   }
   void *p = a->cur;
   a->cur += size;
+  return p;
+}
+
+void *gilt_arena_alloc(GiltArena *a, size_t size)
+{
+  void *p = arena_bump(a, size);
   memset(p, 0, size);
   return p;
 }
 
 void *gilt_arena_dup(GiltArena *a, const void *src, size_t size)
 {
-  void *p = gilt_arena_alloc(a, size);
+  void *p = arena_bump(a, size);
   if (size)
     memcpy(p, src, size);
   return p;

@@ -58,6 +58,7 @@ typedef struct GiltArena {
   GiltContext *ctx;
   GiltArenaChunk *chunks;
   char *cur, *end;
+  size_t chunk_size; /* of the next chunk: grows from 64 KiB to 4 MiB */
 } GiltArena;
 GILT_INTERNAL void gilt_arena_init(GiltArena *a, GiltContext *ctx);
 /* Zero-filled, aligned for any object. Large requests get their own chunk. */
