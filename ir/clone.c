@@ -5,7 +5,10 @@
 ** operands defined outside the cloned IR map to themselves. The inliner
 ** seeds the mapping (callee arguments -> call operands) before cloning.
 ** Successors may refer to blocks cloned later in the same region, so
-** regions are cloned in two steps: blocks first, then their ops.
+** regions are cloned in two steps: blocks first, then their ops. Likewise
+** a use may precede its definition (graph regions, blocks listed before
+** their dominator), so operands are remapped once more after the whole
+** copy exists, as MLIR's Region::cloneInto does.
 */
 #include "ir/core.h"
 
@@ -43,7 +46,12 @@ void *gilt_ir_mapping_lookup(GiltIRMapping *m, const void *from)
                                               : (void *)(uintptr_t)from;
 }
 
-GiltOp *gilt_op_clone_with_mapping(GiltOp *op, GiltIRMapping *m)
+static void clone_region_into(GiltRegion *src, GiltRegion *dst,
+                              GiltIRMapping *m);
+
+/* Copies op; operands defined later in the cloned IR are fixed up by
+** remap_operands afterwards. */
+static GiltOp *clone_op(GiltOp *op, GiltIRMapping *m)
 {
   GiltContext *ctx = op->loc->ctx;
   GiltOpBuild b;
@@ -65,12 +73,12 @@ GiltOp *gilt_op_clone_with_mapping(GiltOp *op, GiltIRMapping *m)
   for (size_t i = 0; i < op->num_results; i++)
     gilt_ir_mapping_map(m, &op->results[i], &copy->results[i]);
   for (size_t i = 0; i < op->num_regions; i++)
-    gilt_region_clone_into(&op->regions[i], &copy->regions[i], m);
+    clone_region_into(&op->regions[i], &copy->regions[i], m);
   return copy;
 }
 
-void gilt_region_clone_into(GiltRegion *src, GiltRegion *dst,
-                            GiltIRMapping *m)
+static void clone_region_into(GiltRegion *src, GiltRegion *dst,
+                              GiltIRMapping *m)
 {
   GiltContext *ctx = src->ctx;
   for (GiltBlock *b = src->first; b; b = b->next) {
@@ -85,8 +93,37 @@ void gilt_region_clone_into(GiltRegion *src, GiltRegion *dst,
   for (GiltBlock *b = src->first; b; b = b->next) {
     GiltBlock *nb = gilt_ir_mapping_lookup(m, b);
     for (GiltOp *o = b->first; o; o = o->next)
-      gilt_block_append_op(nb, gilt_op_clone_with_mapping(o, m));
+      gilt_block_append_op(nb, clone_op(o, m));
   }
+}
+
+static GiltWalkResult remap_operands(GiltOp *op, void *user)
+{
+  for (size_t i = 0; i < op->num_operands; i++) {
+    GiltValue *v = op->operands[i].value;
+    GiltValue *image = gilt_ir_mapping_lookup(user, v);
+    if (image != v)
+      gilt_op_set_operand(op, i, image);
+  }
+  return GILT_WALK_ADVANCE;
+}
+
+GiltOp *gilt_op_clone_with_mapping(GiltOp *op, GiltIRMapping *m)
+{
+  GiltOp *copy = clone_op(op, m);
+  gilt_op_walk(copy, GILT_WALK_PRE_ORDER, remap_operands, m);
+  return copy;
+}
+
+void gilt_region_clone_into(GiltRegion *src, GiltRegion *dst,
+                            GiltIRMapping *m)
+{
+  GiltBlock *last_before = dst->last;
+  clone_region_into(src, dst, m);
+  GiltBlock *b = last_before ? last_before->next : dst->first;
+  for (; b; b = b->next)
+    for (GiltOp *o = b->first; o; o = o->next)
+      gilt_op_walk(o, GILT_WALK_PRE_ORDER, remap_operands, m);
 }
 
 GiltOp *gilt_op_clone(GiltOp *op)

@@ -346,28 +346,10 @@ static void finish_casts(Conversion *c)
   }
 }
 
-/* gilt_op_clone_with_mapping maps each operand when it meets it, so a
-** use that comes before its definition (in a graph region, or in a block
-** listed before the block that dominates it) still names the original
-** value. Pointing those at the copy keeps the copy self-contained; it is
-** a no-op once the clone remaps operands after the fact, as MLIR's
-** Region::cloneInto does. */
-static GiltWalkResult remap_operands(GiltOp *op, void *user)
-{
-  for (size_t i = 0; i < op->num_operands; i++) {
-    GiltValue *v = op->operands[i].value;
-    GiltValue *copy = gilt_ir_mapping_lookup(user, v);
-    if (copy != v)
-      gilt_op_set_operand(op, i, copy);
-  }
-  return GILT_WALK_ADVANCE;
-}
-
 static GiltOp *clone_root(GiltOp *root)
 {
   GiltIRMapping *m = gilt_ir_mapping_create(root->loc->ctx);
   GiltOp *copy = gilt_op_clone_with_mapping(root, m);
-  gilt_op_walk(copy, GILT_WALK_PRE_ORDER, remap_operands, m);
   gilt_ir_mapping_destroy(m);
   return copy;
 }

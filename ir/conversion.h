@@ -163,7 +163,8 @@ GILT_INTERNAL GiltStatus gilt_conversion_convert_region_types(
 ** argument types of the blocks of their regions, in place. The type
 ** pattern rebuilds an op with its converted operands and converted result
 ** types, moving its regions over (func.return, func.call, and any op whose
-** only illegality is its types). */
+** only illegality is its types). `op_name` is borrowed for the set's
+** lifetime (a string literal). */
 GILT_INTERNAL void gilt_conversion_add_signature_pattern(
     GiltPatternSet *set, const char *op_name);
 GILT_INTERNAL void gilt_conversion_add_type_pattern(GiltPatternSet *set,

@@ -177,6 +177,27 @@ static void test_pipeline(GiltContext *ctx)
   gilt_op_destroy(module);
 }
 
+/* A module body is a graph region: a use may come before its definition.
+** The clone's use must refer to the clone's definition, not the
+** original's (a bug once: operands were mapped in one pass). */
+static void test_clone_use_before_def(GiltContext *ctx)
+{
+  const char *src = "%0 = \"unreg.use\"(%1) : (i32) -> i32\n"
+                    "%1 = \"unreg.def\"() : () -> i32\n";
+  GiltOp *module = gilt_parse_source(ctx, src, strlen(src), "c.gilt");
+  CHECK(module != NULL);
+  if (!module)
+    return;
+  GiltOp *copy = gilt_op_clone(module);
+  GiltBlock *body = gilt_module_get_body(copy);
+  GiltOp *use = gilt_block_get_first_op(body);
+  GiltOp *def = gilt_op_get_next(use);
+  CHECK(gilt_op_get_operand(use, 0) == gilt_op_get_result(def, 0));
+  gilt_op_destroy(module); /* the copy must not refer to it */
+  CHECK(gilt_op_verify(copy) == GILT_SUCCESS);
+  gilt_op_destroy(copy);
+}
+
 /* IR the caller forgets is freed with the context (LeakSanitizer checks). */
 static void test_forgotten_ir(void)
 {
@@ -195,6 +216,7 @@ int main(void)
   test_uniquing(ctx);
   test_build_and_mutate(ctx);
   test_pipeline(ctx);
+  test_clone_use_before_def(ctx);
   gilt_context_destroy(ctx);
   test_forgotten_ir();
   if (failures)
