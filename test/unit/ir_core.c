@@ -7,19 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test/unit/check.h"
 #include "gilt/ir.h"
 #include "gilt/pass.h"
 
-static int failures;
-
-#define CHECK(cond)                                                          \
-  do {                                                                       \
-    if (!(cond)) {                                                           \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,       \
-              #cond);                                                        \
-      failures++;                                                            \
-    }                                                                        \
-  } while (0)
 
 static size_t errors_seen;
 static char last_error[512];
@@ -219,8 +210,8 @@ int main(void)
   test_clone_use_before_def(ctx);
   gilt_context_destroy(ctx);
   test_forgotten_ir();
-  if (failures)
-    fprintf(stderr, "%d checks failed (last error: %s)\n", failures,
+  if (check_failures)
+    fprintf(stderr, "%d checks failed (last error: %s)\n", check_failures,
             last_error);
-  return failures != 0;
+  return check_failures != 0;
 }

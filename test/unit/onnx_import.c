@@ -14,6 +14,7 @@
 ** importer supports for exactly this. Like onnx_reader.c, it includes an
 ** internal header, for the generated structures and the op-name rule.
 */
+#include "test/unit/check.h"
 #include "frontends/onnx/importer.h"
 
 #include <stdio.h>
@@ -21,16 +22,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static int failures;
-
-#define CHECK(cond)                                                          \
-  do {                                                                       \
-    if (!(cond)) {                                                           \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,       \
-              #cond);                                                        \
-      failures++;                                                            \
-    }                                                                        \
-  } while (0)
 
 /* ---- diagnostics: every error message, joined by newlines ------------------ */
 
@@ -314,7 +305,7 @@ static void test_op_names(void)
     if (strcmp(buf, cases[i][1])) {
       fprintf(stderr, "op name of %s: got %s, want %s\n", cases[i][0], buf,
               cases[i][1]);
-      failures++;
+      check_failures++;
     }
   }
   char tiny[8];
@@ -524,7 +515,7 @@ int main(void)
   test_upgrades();
   test_subgraphs();
   free_all();
-  if (failures)
-    fprintf(stderr, "%d checks failed\n", failures);
-  return failures != 0;
+  if (check_failures)
+    fprintf(stderr, "%d checks failed\n", check_failures);
+  return check_failures != 0;
 }

@@ -15,6 +15,7 @@
 ** past the depth limit, and external data escaping the model's directory
 ** (written to a fresh temporary folder, removed at the end).
 */
+#include "test/unit/check.h"
 #include "frontends/onnx/model_reader.h"
 
 #include <stdio.h>
@@ -23,16 +24,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int failures;
-
-#define CHECK(cond)                                                          \
-  do {                                                                       \
-    if (!(cond)) {                                                           \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,       \
-              #cond);                                                        \
-      failures++;                                                            \
-    }                                                                        \
-  } while (0)
 
 /* ---- diagnostics --------------------------------------------------------- */
 
@@ -61,7 +52,7 @@ static bool expect_error_at(const char *text, const char *file, int line)
   fprintf(stderr,
           "%s:%d: expected one error containing \"%s\", got %zu%s%s\n", file,
           line, text, n, n ? ", the last: " : "", n ? last_error : "");
-  failures++;
+  check_failures++;
   return false;
 }
 #define EXPECT_ERROR(text) expect_error_at((text), __FILE__, __LINE__)
@@ -1074,7 +1065,7 @@ int main(void)
     remove(created[--num_created]);
   rmdir(tmpdir);
   gilt_context_destroy(ctx);
-  if (failures)
-    fprintf(stderr, "%d check(s) failed\n", failures);
-  return failures ? 1 : 0;
+  if (check_failures)
+    fprintf(stderr, "%d check(s) failed\n", check_failures);
+  return check_failures ? 1 : 0;
 }

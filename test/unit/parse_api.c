@@ -6,18 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "test/unit/check.h"
 #include "gilt/ir.h"
 
-static int failures;
-
-#define CHECK(cond)                                                          \
-  do {                                                                       \
-    if (!(cond)) {                                                           \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,       \
-              #cond);                                                        \
-      failures++;                                                            \
-    }                                                                        \
-  } while (0)
 
 static size_t errors_seen;
 static char last_error[512];
@@ -149,7 +140,7 @@ int main(void)
   test_types_and_attrs(ctx);
   test_errors(ctx);
   gilt_context_destroy(ctx);
-  if (failures)
-    fprintf(stderr, "parse_api: %d checks failed\n", failures);
-  return failures != 0;
+  if (check_failures)
+    fprintf(stderr, "parse_api: %d checks failed\n", check_failures);
+  return check_failures != 0;
 }

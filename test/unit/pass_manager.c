@@ -10,19 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "test/unit/check.h"
 #include "gilt/ir.h"
 #include "gilt/pass.h"
 
-static int failures;
-
-#define CHECK(cond)                                                          \
-  do {                                                                       \
-    if (!(cond)) {                                                           \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,       \
-              #cond);                                                        \
-      failures++;                                                            \
-    }                                                                        \
-  } while (0)
 
 /* Text collected from callbacks. */
 typedef struct Text {
@@ -137,7 +128,7 @@ static void check_print(GiltContext *ctx, const char *in, const char *want)
   if (strcmp(got.data, want) != 0) {
     fprintf(stderr, "pipeline '%s' printed as '%s', want '%s'\n", in,
             got.data, want);
-    failures++;
+    check_failures++;
   }
   pm = gilt_pass_manager_create(ctx);
   CHECK(gilt_pass_manager_add_pipeline(pm, got.data) == GILT_SUCCESS);
@@ -187,7 +178,7 @@ static void check_error(GiltContext *ctx, const char *pipeline,
       strcmp(last_error_loc.data, loc) != 0) {
     fprintf(stderr, "pipeline '%s': got %s '%s', want %s '%s'\n", pipeline,
             last_error_loc.data, last_error.data, loc, message);
-    failures++;
+    check_failures++;
   }
 }
 
@@ -383,7 +374,7 @@ int main(void)
   test_failure(ctx);
   test_reproducer_line();
   gilt_context_destroy(ctx);
-  if (failures)
-    fprintf(stderr, "%d checks failed\n", failures);
-  return failures ? 1 : 0;
+  if (check_failures)
+    fprintf(stderr, "%d checks failed\n", check_failures);
+  return check_failures ? 1 : 0;
 }

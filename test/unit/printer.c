@@ -9,9 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test/unit/check.h"
 #include "gilt/ir.h"
-
-static int failures;
 
 typedef struct Text {
   char data[4096];
@@ -35,7 +34,7 @@ static void expect(const char *what, const char *got, const char *want,
     return;
   fprintf(stderr, "%s:%d: %s printed\n%s\nexpected\n%s\n", __FILE__, line,
           what, got, want);
-  failures++;
+  check_failures++;
 }
 
 #define EXPECT_OP(op, flags, want)                                           \
@@ -175,8 +174,8 @@ int main(void)
   test_attributes(ctx);
   test_types_and_locations(ctx);
   gilt_context_destroy(ctx);
-  if (failures) {
-    fprintf(stderr, "printer: %d failures\n", failures);
+  if (check_failures) {
+    fprintf(stderr, "printer: %d check_failures\n", check_failures);
     return 1;
   }
   return 0;

@@ -13,17 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test/unit/check.h"
 #include "gilt/ir.h"
 
-static int failures;
-
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      failures++;                                                              \
-    }                                                                          \
-  } while (0)
 
 /* The errors the handler saw since the last reset, each with its first
 ** note and where both were reported. */
@@ -290,7 +282,7 @@ int main(void)
 
   gilt_builder_destroy(b);
   gilt_context_destroy(ctx);
-  if (failures)
-    fprintf(stderr, "verify_api: %d check(s) failed\n", failures);
-  return failures ? EXIT_FAILURE : EXIT_SUCCESS;
+  if (check_failures)
+    fprintf(stderr, "verify_api: %d check(s) failed\n", check_failures);
+  return check_failures ? EXIT_FAILURE : EXIT_SUCCESS;
 }
