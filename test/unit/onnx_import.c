@@ -484,7 +484,10 @@ static void test_subgraphs(void)
   add_output(else_g, value("e", 2, dims_2x3));
   Graph *g = graph("g");
   add_input(g, value("x", 2, dims_2x3));
-  add_input(g, value("c", 0, NULL));
+  Gilt__Onnx__ValueInfoProto *c = value("c", 0, NULL);
+  /* If's condition is a bool; graph.if's verifier insists. */
+  c->type->tensor_type->elem_type = GILT__ONNX__TENSOR_PROTO__DATA_TYPE__BOOL;
+  add_input(g, c);
   Gilt__Onnx__NodeProto *n = node("If", "if", "c", "y");
   /* Listed in the other order on purpose: regions follow the op's order. */
   add_attr(n, "else_branch", AT(GRAPH))->g = &else_g->g;

@@ -1,0 +1,313 @@
+/*
+** conv.c - type inference of the windowed graph ops: Conv, ConvTranspose,
+** MaxPool, AveragePool and LpPool, over 1 to 3 (or more) spatial
+** dimensions, following the shape formulas of the ONNX operator docs:
+**
+**   NOTSET      out = floor_or_ceil((in + pad_b + pad_e - ek) / s) + 1
+**   SAME_*      out = ceil(in / s)
+**   VALID       out = floor_or_ceil((in - ek) / s) + 1
+**   transposed  out = s * (in - 1) + output_padding + ek - pad_b - pad_e
+**               (in * s under SAME_*, or output_shape when given)
+**
+** with ek = (k - 1) * dilation + 1; pools round up under ceil_mode and
+** drop a last window that would start in the end padding. Every per-axis
+** attribute must have one entry per spatial dimension (pads two), and the
+** messages name the attribute. Not here: the padding amounts SAME_* implies
+** (the lowering computes them), nor the layout packing passes.
+*/
+#include "dialects/graph/graph.h"
+
+#include <string.h>
+
+typedef enum AutoPad { PAD_NOTSET, PAD_SAME_UPPER, PAD_SAME_LOWER, PAD_VALID } AutoPad;
+
+/* The window attributes of one op, defaults filled in. */
+typedef struct Window {
+  size_t n; /* spatial dimensions */
+  int64_t kernel[GRAPH_MAX_RANK], strides[GRAPH_MAX_RANK];
+  int64_t dilations[GRAPH_MAX_RANK], pads[2 * GRAPH_MAX_RANK];
+  AutoPad auto_pad;
+  bool ceil_mode;
+} Window;
+
+static bool dyn(int64_t d)
+{
+  return d == GILT_DYNAMIC;
+}
+
+/* Reads attribute `name` with `want` entries into out, or fills `def`. */
+static GiltStatus read_list(const GraphOpView *v, const char *name,
+                            size_t want, int64_t def, int64_t *out,
+                            size_t spatial, bool positive)
+{
+  size_t n = 0;
+  if (!graph_dict_ints(v->attrs, name, out, 2 * GRAPH_MAX_RANK, &n)) {
+    for (size_t i = 0; i < want; i++)
+      out[i] = def;
+    return GILT_SUCCESS;
+  }
+  if (n != want && want == spatial)
+    return graph_error(v, "attribute '%s' has %zu entries but the input has "
+                       "%zu spatial dimensions", name, n, spatial);
+  if (n != want)
+    return graph_error(v, "attribute '%s' has %zu entries but the input has "
+                       "%zu spatial dimensions (expected %zu)", name, n,
+                       spatial, want);
+  for (size_t i = 0; i < n; i++)
+    if (positive ? out[i] < 1 : out[i] < 0)
+      return graph_error(v, "attribute '%s' entry %zu (%lld) must be %s",
+                         name, i, (long long)out[i],
+                         positive ? "positive" : "non-negative");
+  return GILT_SUCCESS;
+}
+
+static GiltStatus read_auto_pad(const GraphOpView *v, AutoPad *out)
+{
+  static const char *const names[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER",
+                                      "VALID"};
+  const char *s = graph_dict_string(v->attrs, "auto_pad", "NOTSET");
+  for (size_t i = 0; i < 4; i++)
+    if (!strcmp(s, names[i])) {
+      *out = (AutoPad)i;
+      return GILT_SUCCESS;
+    }
+  return graph_error(v, "attribute 'auto_pad' is '%s', expected NOTSET, "
+                     "SAME_UPPER, SAME_LOWER or VALID", s);
+}
+
+/* Reads the window of an op whose input has n spatial dimensions; the
+** kernel defaults to `kernel` (Conv: W's trailing dims) when given. */
+static GiltStatus read_window(const GraphOpView *v, size_t n,
+                              const int64_t *kernel, Window *w)
+{
+  memset(w, 0, sizeof *w);
+  w->n = n;
+  if (read_auto_pad(v, &w->auto_pad))
+    return GILT_FAILURE;
+  w->ceil_mode = graph_dict_int(v->attrs, "ceil_mode", 0) != 0;
+  size_t k;
+  if (graph_dict_ints(v->attrs, "kernel_shape", w->kernel, GRAPH_MAX_RANK,
+                      &k)) {
+    if (read_list(v, "kernel_shape", n, 1, w->kernel, n, true))
+      return GILT_FAILURE;
+    for (size_t i = 0; kernel && i < n; i++)
+      if (!dyn(kernel[i]) && kernel[i] != w->kernel[i])
+        return graph_error(v, "attribute 'kernel_shape' entry %zu (%lld) "
+                           "differs from the weight's %lld", i,
+                           (long long)w->kernel[i], (long long)kernel[i]);
+  } else if (kernel) {
+    memcpy(w->kernel, kernel, n * sizeof *kernel);
+  } else {
+    return graph_error(v, "requires attribute 'kernel_shape'");
+  }
+  return read_list(v, "strides", n, 1, w->strides, n, true) ||
+                 read_list(v, "dilations", n, 1, w->dilations, n, true) ||
+                 read_list(v, "pads", 2 * n, 0, w->pads, n, false)
+             ? GILT_FAILURE
+             : GILT_SUCCESS;
+}
+
+static int64_t div_round(int64_t a, int64_t b, bool up)
+{
+  int64_t q = a / b, r = a % b;
+  if (r && ((r < 0) != (b < 0)))
+    q--; /* floor */
+  return up && r ? q + 1 : q;
+}
+
+/* The output size of spatial axis i for an input of size in. */
+static int64_t window_out(const Window *w, size_t i, int64_t in)
+{
+  int64_t k = w->kernel[i];
+  if (dyn(in) || dyn(k))
+    return GILT_DYNAMIC;
+  int64_t s = w->strides[i], ek = (k - 1) * w->dilations[i] + 1;
+  switch (w->auto_pad) {
+  case PAD_SAME_UPPER:
+  case PAD_SAME_LOWER:
+    return div_round(in, s, true);
+  case PAD_VALID:
+    return div_round(in - ek, s, w->ceil_mode) + 1;
+  case PAD_NOTSET:
+    break;
+  }
+  int64_t pb = w->pads[i], pe = w->pads[w->n + i];
+  int64_t out = div_round(in + pb + pe - ek, s, w->ceil_mode) + 1;
+  /* A last window starting inside the end padding is dropped. */
+  if (w->ceil_mode && (out - 1) * s >= in + pb)
+    out--;
+  return out;
+}
+
+/* Checks X's rank (N x C x spatial...) and returns the spatial count. */
+static GiltStatus spatial_dims(const GraphOpView *v, const GraphShape *x,
+                               size_t *n)
+{
+  if (x->rank < 3)
+    return graph_error(v, "operand '%s' must have rank >= 3 (N x C x "
+                       "spatial...), got rank %zu",
+                       graph_operand_name(v, 0), x->rank);
+  *n = x->rank - 2;
+  return GILT_SUCCESS;
+}
+
+static GiltStatus check_windows(const GraphOpView *v, const GraphShape *out,
+                                size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (!dyn(out->dims[2 + i]) && out->dims[2 + i] < 1)
+      return graph_error(v, "the window does not fit spatial dimension %zu "
+                         "of operand '%s'", i, graph_operand_name(v, 0));
+  return GILT_SUCCESS;
+}
+
+/* Conv: X (N x C x D...), W (M x C/group x k...), B? (M). */
+GiltStatus graph_infer_conv(const GraphOpView *v, GiltType **types)
+{
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
+  GraphShape x, wt;
+  graph_operand_shape(v, 0, &x);
+  graph_operand_shape(v, 1, &wt);
+  GiltType *elem = graph_operand_elem(v, 0);
+  if (!x.ranked) {
+    types[0] = gilt_unranked_tensor_type_get(v->ctx, elem);
+    return GILT_SUCCESS;
+  }
+  size_t n = 0;
+  if (spatial_dims(v, &x, &n))
+    return GILT_FAILURE;
+  if (wt.ranked && wt.rank != x.rank)
+    return graph_error(v, "operand 'W' has rank %zu but operand 'X' has "
+                       "rank %zu", wt.rank, x.rank);
+  int64_t group = graph_dict_int(v->attrs, "group", 1);
+  if (group < 1)
+    return graph_error(v, "attribute 'group' (%lld) must be positive",
+                       (long long)group);
+  int64_t m = wt.ranked ? wt.dims[0] : GILT_DYNAMIC;
+  if (wt.ranked && !dyn(x.dims[1]) && !dyn(wt.dims[1]) &&
+      x.dims[1] != wt.dims[1] * group)
+    return graph_error(v, "operand 'X' has %lld channels but operand 'W' "
+                       "expects %lld (%lld per group x %lld groups)",
+                       (long long)x.dims[1],
+                       (long long)(wt.dims[1] * group),
+                       (long long)wt.dims[1], (long long)group);
+  if (!dyn(m) && m % group)
+    return graph_error(v, "operand 'W' has %lld output channels, not a "
+                       "multiple of attribute 'group' (%lld)",
+                       (long long)m, (long long)group);
+  Window w;
+  int64_t kernel[GRAPH_MAX_RANK];
+  for (size_t i = 0; i < n; i++)
+    kernel[i] = wt.ranked ? wt.dims[2 + i] : GILT_DYNAMIC;
+  if (read_window(v, n, kernel, &w))
+    return GILT_FAILURE;
+  if (graph_has_operand(v, 2)) {
+    GraphShape b;
+    graph_operand_shape(v, 2, &b);
+    if (b.ranked && (b.rank != 1 || (!dyn(m) && !dyn(b.dims[0]) &&
+                                     b.dims[0] != m)))
+      return graph_error(v, "operand 'B' must be 1-D with one entry per "
+                         "output channel (%lld)", (long long)m);
+  }
+  GraphShape out = x;
+  out.dims[1] = m;
+  for (size_t i = 0; i < n; i++)
+    out.dims[2 + i] = window_out(&w, i, x.dims[2 + i]);
+  if (check_windows(v, &out, n))
+    return GILT_FAILURE;
+  types[0] = graph_tensor_type(v->ctx, &out, elem);
+  return GILT_SUCCESS;
+}
+
+/* ConvTranspose: X (N x C x D...), W (C x M/group x k...), B? (M). */
+GiltStatus graph_infer_conv_transpose(const GraphOpView *v, GiltType **types)
+{
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
+  GraphShape x, wt;
+  graph_operand_shape(v, 0, &x);
+  graph_operand_shape(v, 1, &wt);
+  GiltType *elem = graph_operand_elem(v, 0);
+  if (!x.ranked) {
+    types[0] = gilt_unranked_tensor_type_get(v->ctx, elem);
+    return GILT_SUCCESS;
+  }
+  size_t n = 0;
+  if (spatial_dims(v, &x, &n))
+    return GILT_FAILURE;
+  if (wt.ranked && wt.rank != x.rank)
+    return graph_error(v, "operand 'W' has rank %zu but operand 'X' has "
+                       "rank %zu", wt.rank, x.rank);
+  int64_t group = graph_dict_int(v->attrs, "group", 1);
+  if (group < 1)
+    return graph_error(v, "attribute 'group' (%lld) must be positive",
+                       (long long)group);
+  if (wt.ranked && !dyn(x.dims[1]) && !dyn(wt.dims[0]) &&
+      x.dims[1] != wt.dims[0])
+    return graph_error(v, "operand 'X' has %lld channels but operand 'W' "
+                       "expects %lld", (long long)x.dims[1],
+                       (long long)wt.dims[0]);
+  Window w;
+  int64_t kernel[GRAPH_MAX_RANK], outpad[GRAPH_MAX_RANK];
+  int64_t shape[2 * GRAPH_MAX_RANK];
+  for (size_t i = 0; i < n; i++)
+    kernel[i] = wt.ranked ? wt.dims[2 + i] : GILT_DYNAMIC;
+  if (read_window(v, n, kernel, &w) ||
+      read_list(v, "output_padding", n, 0, outpad, n, false))
+    return GILT_FAILURE;
+  size_t ns = 0;
+  bool has_shape = graph_dict_ints(v->attrs, "output_shape", shape,
+                                   2 * GRAPH_MAX_RANK, &ns);
+  if (has_shape && ns != n && ns != n + 2)
+    return graph_error(v, "attribute 'output_shape' has %zu entries but the "
+                       "input has %zu spatial dimensions", ns, n);
+  GraphShape out = x;
+  out.dims[1] = wt.ranked && !dyn(wt.dims[1]) ? wt.dims[1] * group
+                                              : GILT_DYNAMIC;
+  for (size_t i = 0; i < n; i++) {
+    int64_t in = x.dims[2 + i], k = w.kernel[i], s = w.strides[i];
+    if (has_shape)
+      out.dims[2 + i] = shape[ns - n + i];
+    else if (dyn(in) || dyn(k))
+      out.dims[2 + i] = GILT_DYNAMIC;
+    else if (w.auto_pad == PAD_SAME_UPPER || w.auto_pad == PAD_SAME_LOWER)
+      out.dims[2 + i] = in * s;
+    else
+      out.dims[2 + i] = s * (in - 1) + outpad[i] +
+                        (k - 1) * w.dilations[i] + 1 -
+                        (w.auto_pad == PAD_VALID
+                             ? 0
+                             : w.pads[i] + w.pads[n + i]);
+  }
+  if (check_windows(v, &out, n))
+    return GILT_FAILURE;
+  types[0] = graph_tensor_type(v->ctx, &out, elem);
+  return GILT_SUCCESS;
+}
+
+/* MaxPool (Y, Indices?), AveragePool, LpPool. */
+GiltStatus graph_infer_pool(const GraphOpView *v, GiltType **types)
+{
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
+  GraphShape x;
+  graph_operand_shape(v, 0, &x);
+  GiltType *elem = graph_operand_elem(v, 0);
+  GraphShape out = x;
+  if (x.ranked) {
+    size_t n = 0;
+    Window w;
+    if (spatial_dims(v, &x, &n) || read_window(v, n, NULL, &w))
+      return GILT_FAILURE;
+    for (size_t i = 0; i < n; i++)
+      out.dims[2 + i] = window_out(&w, i, x.dims[2 + i]);
+    if (check_windows(v, &out, n))
+      return GILT_FAILURE;
+  }
+  types[0] = graph_tensor_type(v->ctx, &out, elem);
+  if (v->num_results > 1)
+    types[1] = graph_tensor_type(
+        v->ctx, &out, gilt_integer_type_get(v->ctx, 64, GILT_SIGNLESS));
+  return GILT_SUCCESS;
+}

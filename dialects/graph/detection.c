@@ -1,0 +1,124 @@
+/*
+** detection.c - type inference of the detection and sampling graph ops:
+** NonMaxSuppression, RoiAlign, MaxRoiPool, GridSample and MaxUnpool.
+**
+** Per-region outputs are [num_rois, C, height, width]; NonMaxSuppression
+** gives [?, 3] i64 (batch, class, box) triples; MaxUnpool's size comes
+** from its output_shape operand (when constant) or the inverse of the
+** pooling formula. Not here: the pools themselves (conv.c).
+*/
+#include "dialects/graph/graph.h"
+
+GiltStatus graph_infer_non_max_suppression(const GraphOpView *v,
+                                           GiltType **types)
+{
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
+  GraphShape out = {.ranked = true, .rank = 2, .dims = {GILT_DYNAMIC, 3}};
+  types[0] = graph_tensor_type(
+      v->ctx, &out, gilt_integer_type_get(v->ctx, 64, GILT_SIGNLESS));
+  return GILT_SUCCESS;
+}
+
+/* RoiAlign (output_height/width) and MaxRoiPool (pooled_shape). */
+GiltStatus graph_infer_roi(const GraphOpView *v, GiltType **types)
+{
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
+  GraphShape x, rois;
+  graph_operand_shape(v, 0, &x);
+  graph_operand_shape(v, 1, &rois);
+  if (x.ranked && x.rank != 4)
+    return graph_error(v, "operand 'X' must be N x C x H x W, got rank %zu",
+                       x.rank);
+  if (rois.ranked && (rois.rank != 2 || (rois.dims[1] != GILT_DYNAMIC &&
+                                         rois.dims[1] != 4 &&
+                                         rois.dims[1] != 5)))
+    return graph_error(v, "operand 'rois' must be [num_rois, 4] (or 5 with "
+                       "the batch index)");
+  int64_t hw[2] = {graph_dict_int(v->attrs, "output_height", 1),
+                   graph_dict_int(v->attrs, "output_width", 1)};
+  size_t n;
+  if (graph_dict_ints(v->attrs, "pooled_shape", hw, 2, &n) && n != 2)
+    return graph_error(v, "attribute 'pooled_shape' has %zu entries, "
+                       "expected 2", n);
+  GraphShape out = {.ranked = true, .rank = 4,
+                    .dims = {rois.ranked ? rois.dims[0] : GILT_DYNAMIC,
+                             x.ranked ? x.dims[1] : GILT_DYNAMIC, hw[0],
+                             hw[1]}};
+  types[0] = graph_tensor_type(v->ctx, &out, graph_operand_elem(v, 0));
+  return GILT_SUCCESS;
+}
+
+/* GridSample: N x C from X, the spatial size from grid [N, H, W, 2]. */
+GiltStatus graph_infer_grid_sample(const GraphOpView *v, GiltType **types)
+{
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
+  GraphShape x, grid;
+  graph_operand_shape(v, 0, &x);
+  graph_operand_shape(v, 1, &grid);
+  GiltType *elem = graph_operand_elem(v, 0);
+  if (!x.ranked || !grid.ranked) {
+    types[0] = gilt_unranked_tensor_type_get(v->ctx, elem);
+    return GILT_SUCCESS;
+  }
+  if (x.rank < 3 || grid.rank != x.rank)
+    return graph_error(v, "operand 'grid' must have the rank of operand 'X' "
+                       "(%zu), got %zu", x.rank, grid.rank);
+  for (size_t d = 2; d < x.rank; d++)
+    x.dims[d] = grid.dims[d - 1];
+  types[0] = graph_tensor_type(v->ctx, &x, elem);
+  return GILT_SUCCESS;
+}
+
+/* MaxUnpool: out = (in - 1) * stride + kernel - pad_begin - pad_end, or
+** the output_shape operand. */
+GiltStatus graph_infer_max_unpool(const GraphOpView *v, GiltType **types)
+{
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
+  GraphShape x;
+  graph_operand_shape(v, 0, &x);
+  GiltType *elem = graph_operand_elem(v, 0);
+  if (!x.ranked) {
+    types[0] = gilt_unranked_tensor_type_get(v->ctx, elem);
+    return GILT_SUCCESS;
+  }
+  if (x.rank < 3)
+    return graph_error(v, "operand 'X' must have rank >= 3, got %zu",
+                       x.rank);
+  size_t n = x.rank - 2, nk, ns, np;
+  int64_t shape[GRAPH_MAX_RANK];
+  size_t len;
+  if (graph_operand_ints(v, 2, shape, GRAPH_MAX_RANK, &len)) {
+    if (len != x.rank)
+      return graph_error(v, "operand 'output_shape' has %zu entries but "
+                         "operand 'X' has rank %zu", len, x.rank);
+    for (size_t d = 0; d < len; d++)
+      x.dims[d] = shape[d];
+  } else if (graph_has_operand(v, 2)) {
+    for (size_t d = 2; d < x.rank; d++)
+      x.dims[d] = GILT_DYNAMIC;
+  } else {
+    int64_t k[GRAPH_MAX_RANK], s[GRAPH_MAX_RANK], p[2 * GRAPH_MAX_RANK];
+    graph_dict_ints(v->attrs, "kernel_shape", k, GRAPH_MAX_RANK, &nk);
+    if (nk != n)
+      return graph_error(v, "attribute 'kernel_shape' has %zu entries but "
+                         "the input has %zu spatial dimensions", nk, n);
+    if (!graph_dict_ints(v->attrs, "strides", s, GRAPH_MAX_RANK, &ns))
+      for (ns = 0; ns < n; ns++)
+        s[ns] = 1;
+    if (!graph_dict_ints(v->attrs, "pads", p, 2 * GRAPH_MAX_RANK, &np))
+      for (np = 0; np < 2 * n; np++)
+        p[np] = 0;
+    if (ns != n || np != 2 * n)
+      return graph_error(v, "attributes 'strides' and 'pads' need %zu and "
+                         "%zu entries", n, 2 * n);
+    for (size_t d = 0; d < n; d++)
+      if (x.dims[2 + d] != GILT_DYNAMIC)
+        x.dims[2 + d] = (x.dims[2 + d] - 1) * s[d] + k[d] - p[d] - p[n + d];
+  }
+  types[0] = graph_tensor_type(v->ctx, &x, elem);
+  return GILT_SUCCESS;
+}

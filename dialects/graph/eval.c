@@ -1,0 +1,71 @@
+/*
+** eval.c - scalar semantics of the elementwise graph ops, for constant
+** folding: one function per op kind, all with the same signature, so the
+** folder (fold.c) is a single loop over any of them.
+**
+** Values travel as doubles; `integer` says the operands are integers,
+** where division truncates toward zero (as ONNX Runtime does) and a
+** division by zero yields NAN, which the folder takes as "do not fold".
+** Booleans are 0 and 1. Not here: ops whose semantics need attributes
+** (LeakyRelu's alpha, ...), which do not fold.
+*/
+#include "dialects/graph/graph.h"
+
+#include <math.h>
+
+#define EVAL(name, expr)                                                      \
+  double graph_eval_##name(double a, double b, bool integer)                  \
+  {                                                                           \
+    (void)a;                                                                  \
+    (void)b;                                                                  \
+    (void)integer;                                                            \
+    return (expr);                                                            \
+  }
+
+EVAL(add, a + b)
+EVAL(sub, a - b)
+EVAL(mul, a * b)
+EVAL(div, integer ? (b == 0 ? NAN : trunc(a / b)) : a / b)
+EVAL(pow, pow(a, b))
+EVAL(min, a < b || isnan(a) ? a : b)
+EVAL(max, a > b || isnan(a) ? a : b)
+EVAL(and, (a != 0) && (b != 0))
+EVAL(or, (a != 0) || (b != 0))
+EVAL(xor, (a != 0) != (b != 0))
+EVAL(equal, a == b)
+EVAL(less, a < b)
+EVAL(greater, a > b)
+EVAL(less_or_equal, a <= b)
+EVAL(greater_or_equal, a >= b)
+EVAL(not, a == 0)
+EVAL(abs, fabs(a))
+EVAL(neg, -a)
+EVAL(sign, a > 0 ? 1.0 : a < 0 ? -1.0 : a)
+EVAL(exp, exp(a))
+EVAL(log, log(a))
+EVAL(sqrt, sqrt(a))
+EVAL(reciprocal, 1.0 / a)
+EVAL(floor, floor(a))
+EVAL(ceil, ceil(a))
+EVAL(round, nearbyint(a)) /* half to even in the default rounding mode */
+EVAL(erf, erf(a))
+EVAL(sin, sin(a))
+EVAL(cos, cos(a))
+EVAL(tan, tan(a))
+EVAL(asin, asin(a))
+EVAL(acos, acos(a))
+EVAL(atan, atan(a))
+EVAL(sinh, sinh(a))
+EVAL(cosh, cosh(a))
+EVAL(asinh, asinh(a))
+EVAL(acosh, acosh(a))
+EVAL(atanh, atanh(a))
+EVAL(is_nan, isnan(a) != 0)
+EVAL(relu, a > 0 ? a : 0.0)
+EVAL(sigmoid, 1.0 / (1.0 + exp(-a)))
+EVAL(hard_swish, a * fmax(0.0, fmin(1.0, a / 6.0 + 0.5)))
+EVAL(softplus, log1p(exp(a)))
+EVAL(softsign, a / (1.0 + fabs(a)))
+EVAL(tanh, tanh(a))
+EVAL(mish, a * tanh(log1p(exp(a))))
+EVAL(identity, a)

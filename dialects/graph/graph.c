@@ -1,0 +1,232 @@
+/*
+** graph.c - the graph dialect's op table and the hooks every row shares.
+**
+** The table is the concatenation of the family .def files (graph.def for
+** graph.constant, graph.none and graph.yield, then elementwise.def, ...).
+** Each GRAPH_OP row expands twice: once into the GiltOpDef array the
+** context registers, once into a parallel GraphOpDesc array, so a hook
+** finds its op's descriptor from the definition pointer alone. Every row
+** gets the same verify, infer_result_types, fold, print and parse hooks;
+** what differs per op is data in its descriptor.
+**
+** Verification is inference: the family's inference function checks
+** operands and attributes (naming the one at fault) and computes result
+** types, which must agree with the written ones wherever both are known.
+** Not here: the families' inference (elementwise.c, ...), folding
+** (fold.c), the custom form (assembly.c).
+*/
+#include "dialects/graph/graph.h"
+
+#include <string.h>
+
+#include "ir/rewrite.h"
+
+/* ---- the table ---------------------------------------------------------------- */
+
+static const GiltOpDef graph_ops[] = {
+#define GRAPH_OP(name, traits, operands, results, attrs, fusion, infer, cats, \
+                 result, eval, flags, canon)                                  \
+  GILT_OP_ROW(name, traits, operands, results, attrs,                        \
+              (flags) & GRAPH_TWO_REGIONS  ? 2                               \
+              : (flags) & GRAPH_ONE_REGION ? 1                               \
+                                           : 0,                              \
+              0,                                                             \
+              .fusion_kind = (fusion), .verify = graph_verify,               \
+              .infer_result_types = graph_infer_result_types,                \
+              .fold = graph_fold, .canonicalization_patterns = (canon),      \
+              .print = graph_print, .parse = graph_parse)
+#include "dialects/graph/ops.def"
+#undef GRAPH_OP
+};
+
+static const GraphOpDesc graph_descs[] = {
+#define GRAPH_OP(name, traits, operands, results, attrs, fusion, infer, cats, \
+                 result, eval, flags, canon)                                  \
+  {(infer), (cats), (result), (eval), (flags)},
+#include "dialects/graph/ops.def"
+#undef GRAPH_OP
+};
+
+#define NUM_OPS (sizeof graph_ops / sizeof *graph_ops)
+_Static_assert(sizeof graph_descs / sizeof *graph_descs == NUM_OPS,
+               "one descriptor per op");
+
+const GraphOpDesc *graph_op_desc(const GiltOpDef *def)
+{
+  GILT_ASSERT(def >= graph_ops && def < graph_ops + NUM_OPS);
+  return &graph_descs[def - graph_ops];
+}
+
+/* ---- verification and inference --------------------------------------------- */
+
+/* The results a build without types gets: every result the op can have,
+** optional ones included (a builder keeps the leading ones it needs, as
+** the ONNX importer does), and for a variadic list (Split) as many as
+** attribute `num_outputs` says. */
+static size_t num_inferred_results(const GiltOpInfo *info, GiltAttr *attrs)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < info->num_result_specs; i++) {
+    if (info->result_specs[i].variadic) {
+      int64_t k = graph_dict_int(attrs, "num_outputs", 0);
+      n += k > 0 && k <= 4096 ? (size_t)k : 0;
+    } else {
+      n++;
+    }
+  }
+  return n;
+}
+
+/* Whether two types can describe the same value: equal, or tensors of the
+** same element type whose ranks and known dims agree. */
+static bool types_compatible(GiltType *a, GiltType *b)
+{
+  if (a == b)
+    return true;
+  if (a->kind != GILT_TYPE_TENSOR || b->kind != GILT_TYPE_TENSOR ||
+      a->shaped.elem != b->shaped.elem)
+    return false;
+  if (!a->shaped.ranked || !b->shaped.ranked)
+    return true;
+  if (a->shaped.rank != b->shaped.rank)
+    return false;
+  for (size_t i = 0; i < a->shaped.rank; i++) {
+    int64_t x = a->shaped.shape[i], y = b->shaped.shape[i];
+    if (x != GILT_DYNAMIC && y != GILT_DYNAMIC && x != y)
+      return false;
+  }
+  return true;
+}
+
+static GiltStatus report_mismatch(const GraphOpView *v, GiltType *inferred,
+                                  GiltType *written)
+{
+  GiltStrBuf a, b;
+  gilt_strbuf_init(&a, v->ctx);
+  gilt_strbuf_init(&b, v->ctx);
+  gilt_type_print(inferred, gilt_strbuf_callback, &a);
+  gilt_type_print(written, gilt_strbuf_callback, &b);
+  graph_error(v, "inferred type '%s' does not match result type '%s'",
+              a.data ? a.data : "", b.data ? b.data : "");
+  gilt_strbuf_free(&a);
+  gilt_strbuf_free(&b);
+  return GILT_FAILURE;
+}
+
+GiltStatus graph_verify(GiltOp *op)
+{
+  GiltContext *ctx = op->loc->ctx;
+  size_t n = op->num_operands, r = op->num_results;
+  GiltValue **operands = gilt_calloc(ctx, n + 1, sizeof *operands);
+  GiltType **types = gilt_calloc(ctx, r + 1, sizeof *types);
+  GiltRegion **regions = gilt_calloc(ctx, op->num_regions + 1,
+                                     sizeof *regions);
+  for (size_t i = 0; i < n; i++)
+    operands[i] = op->operands[i].value;
+  for (size_t i = 0; i < op->num_regions; i++)
+    regions[i] = &op->regions[i];
+  GraphOpView v = {ctx, op->loc, op->info, graph_op_desc(op->info->def),
+                   n, operands, op->attrs, r, NULL, op->num_regions,
+                   regions};
+  GiltStatus st = v.desc->infer(&v, types);
+  /* A `none` result stands for an absent optional output. */
+  for (size_t i = 0; st == GILT_SUCCESS && i < r; i++)
+    if (types[i] && op->results[i].type->kind != GILT_TYPE_NONE &&
+        !types_compatible(types[i], op->results[i].type))
+      st = report_mismatch(&v, types[i], op->results[i].type);
+  gilt_free(ctx, operands);
+  gilt_free(ctx, types);
+  gilt_free(ctx, regions);
+  return st;
+}
+
+GiltStatus graph_infer_result_types(GiltOpBuild *b)
+{
+  GiltIdent *dup = NULL;
+  GiltAttr *dict = gilt_dictionary_attr_get_i(b->ctx, b->attrs.len,
+                                              b->attrs.data, &dup);
+  if (!dict)
+    return GILT_SUCCESS; /* gilt_op_build_finish reports the repeat */
+  /* The verifier checks the signature before inference; a builder has not
+  ** yet, and inference reads operands by position. */
+  size_t need = 0;
+  for (size_t i = 0; i < b->info->num_operand_specs; i++)
+    need += !b->info->operand_specs[i].optional &&
+            !b->info->operand_specs[i].variadic;
+  if (b->operands.len < need) {
+    gilt_emit_error(b->loc, "'%s' op requires %zu operands, got %zu",
+                    b->info->name->str, need, b->operands.len);
+    return GILT_FAILURE;
+  }
+  size_t r = num_inferred_results(b->info, dict);
+  GiltType **types = gilt_calloc(b->ctx, r + 1, sizeof *types);
+  GraphOpView v = {b->ctx, b->loc, b->info, graph_op_desc(b->info->def),
+                   b->operands.len, b->operands.data, dict, r, NULL,
+                   b->regions.len, b->regions.data};
+  GiltStatus st = v.desc->infer(&v, types);
+  for (size_t i = 0; st == GILT_SUCCESS && i < r; i++) {
+    if (!types[i]) {
+      st = graph_error(&v, "cannot infer the type of result %zu", i);
+      break;
+    }
+    gilt_vec_push(b->ctx, &b->result_types, types[i]);
+  }
+  gilt_free(b->ctx, types);
+  return st;
+}
+
+/* ---- graph.constant, graph.none, graph.yield -------------------------------- */
+
+GiltStatus graph_infer_constant(const GraphOpView *v, GiltType **types)
+{
+  GiltAttr *value = gilt_dictionary_attr_lookup(v->attrs, "value");
+  if (!value)
+    return graph_error(v, "requires attribute 'value'");
+  if ((value->kind != GILT_ATTR_DENSE_ELEMENTS &&
+       value->kind != GILT_ATTR_DENSE_RESOURCE) ||
+      value->type->kind != GILT_TYPE_TENSOR)
+    return graph_error(v, "attribute 'value' must be a dense tensor");
+  types[0] = value->type;
+  return GILT_SUCCESS;
+}
+
+GiltStatus graph_infer_none(const GraphOpView *v, GiltType **types)
+{
+  types[0] = gilt_none_type_get(v->ctx);
+  return GILT_SUCCESS;
+}
+
+GiltStatus graph_infer_nothing(const GraphOpView *v, GiltType **types)
+{
+  (void)v;
+  (void)types;
+  return GILT_SUCCESS;
+}
+
+/* Folding produces dense elements; scalars (integer or float attributes)
+** become splats of the requested tensor type. */
+static GiltOp *materialize_constant(GiltBuilder *b, GiltAttr *value,
+                                    GiltType *type, GiltLocation *loc)
+{
+  if (type->kind != GILT_TYPE_TENSOR)
+    return NULL;
+  if (value->kind != GILT_ATTR_DENSE_ELEMENTS &&
+      value->kind != GILT_ATTR_DENSE_RESOURCE)
+    return NULL;
+  if (value->type != type)
+    return NULL;
+  GiltNamedAttr attr = {"value", value};
+  GiltOpState st = gilt_op_state_get("graph.constant", loc);
+  st.num_results = 1;
+  st.result_types = &type;
+  st.num_attrs = 1;
+  st.attrs = &attr;
+  return gilt_builder_create_op(b, &st);
+}
+
+const GiltDialectDef gilt_graph_dialect = {
+    .name = "graph",
+    .ops = graph_ops,
+    .num_ops = NUM_OPS,
+    .materialize_constant = materialize_constant,
+};

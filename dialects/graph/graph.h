@@ -1,0 +1,366 @@
+/*
+** graph.h - the graph dialect: tensor operations with value semantics, one
+** op per default-domain ONNX operator (opset <= 17 semantics).
+**
+** Ops are named "graph." plus the ONNX op type in snake_case (Conv ->
+** graph.conv, MatMul -> graph.mat_mul); operands, results and attributes
+** are the ONNX ones, in ONNX order, under their ONNX names. Absent ONNX
+** attributes are absent here too: the readers below supply the defaults.
+**
+** The op table is built in graph.c from one .def file per family
+** (elementwise.def, reduce.def, ...). Each row carries, beside the usual
+** GiltOpDef fields, a GraphOpDesc: the family's inference function, the
+** element categories of the operands, the rule for the result element type
+** and (for elementwise ops) the scalar function constant folding uses. The
+** verifier, type inference and the folder are each one function driven by
+** that descriptor. This header is the contract between the files of the
+** dialect; the ONNX importer and the lowerings use the attribute readers.
+** Not here: the graph-level passes (fusion, layout), which have their own
+** files.
+*/
+#ifndef GILT_DIALECTS_GRAPH_GRAPH_H
+#define GILT_DIALECTS_GRAPH_GRAPH_H
+
+#include "ir/op_def.h"
+
+GILT_INTERNAL extern const GiltDialectDef gilt_graph_dialect;
+
+/* ---- shapes ---------------------------------------------------------------- */
+
+/* Ranks beyond this are rejected with a diagnostic; no ONNX model in the
+** backend suite comes near it. */
+#define GRAPH_MAX_RANK 32
+
+/* A tensor shape during inference: unranked, or rank dims with
+** GILT_DYNAMIC for `?`. */
+typedef struct GraphShape {
+  bool ranked;
+  size_t rank;
+  int64_t dims[GRAPH_MAX_RANK];
+} GraphShape;
+
+/* ---- what inference sees of an op ---------------------------------------- */
+
+/* An op or an op under construction, as inference and checks see it: the
+** verifier builds one from the op, the builder from its GiltOpBuild, so one
+** function serves both. */
+typedef struct GraphOpView {
+  GiltContext *ctx;
+  GiltLocation *loc;
+  const GiltOpInfo *info;
+  const struct GraphOpDesc *desc;
+  size_t num_operands;
+  GiltValue *const *operands;
+  GiltAttr *attrs;     /* sorted dictionary */
+  size_t num_results;  /* written results, or all it can have */
+  /* For a view of some of an op's operands (QLinearConv seen as a Conv):
+  ** operand i is the op's operand map[i], for naming it. NULL: itself. */
+  const size_t *map;
+  /* The op's regions (If's branches, Loop's and Scan's body). */
+  size_t num_regions;
+  GiltRegion *const *regions;
+} GraphOpView;
+
+/* Fills types[0..v->num_results) or reports at v->loc and fails. */
+typedef GiltStatus (*GraphInferFn)(const GraphOpView *v, GiltType **types);
+/* A scalar evaluator for constant folding: `b` is unused by unary ops;
+** `integer` says the element type is an integer (division truncates). */
+typedef double (*GraphEvalFn)(double a, double b, bool integer);
+
+/* Result element type rules (GraphOpDesc.result). A value >= 0 takes the
+** element type of that operand. */
+enum {
+  GRAPH_RES_BOOL = -1, /* i1 */
+  GRAPH_RES_TO = -2,   /* the ONNX data type in attribute `to` */
+  GRAPH_RES_I64 = -3   /* indices, shapes */
+};
+
+/* Per-op flags (GraphOpDesc.flags). */
+enum {
+  GRAPH_FOLD_IDENTITY = 1u << 0, /* folds to operand 0 (Identity, Dropout) */
+  GRAPH_CONSTANT = 1u << 1,      /* graph.constant */
+  /* A constant operand 0 folds to the same data in the result type
+  ** (Reshape, Squeeze, Unsqueeze). */
+  GRAPH_FOLD_RESHAPE = 1u << 2,
+  /* Folds to the input's static shape (Shape) or element count (Size). */
+  GRAPH_FOLD_SHAPE = 1u << 3,
+  /* Concat, Gather, Where of small constants fold (shape subgraphs). */
+  GRAPH_FOLD_CONCAT = 1u << 6,
+  GRAPH_FOLD_GATHER = 1u << 7,
+  GRAPH_FOLD_WHERE = 1u << 8,
+  /* Control flow: one region (Loop, Scan) or two (If). */
+  GRAPH_ONE_REGION = 1u << 4,
+  GRAPH_TWO_REGIONS = 1u << 5
+};
+
+typedef struct GraphOpDesc {
+  GraphInferFn infer;
+  /* One letter per operand, the last repeating: f float, i integer (not
+  ** i1), n numeric (float or integer, not i1), b bool (i1), a any. An
+  ** upper-case letter also requires the element type of the first
+  ** upper-case operand. */
+  const char *cats;
+  int result;
+  GraphEvalFn eval;
+  unsigned flags;
+} GraphOpDesc;
+
+GILT_INTERNAL const GraphOpDesc *graph_op_desc(const GiltOpDef *def);
+
+/* ---- checks and helpers shared by the families --------------------------- */
+
+/* Reports "'graph.x' op <message>" at v->loc; always GILT_FAILURE. */
+GILT_INTERNAL GiltStatus graph_error(const GraphOpView *v, const char *fmt,
+                                     ...)
+    __attribute__((format(printf, 2, 3)));
+/* The operand's name in the op's signature ('X', 'B', ...). */
+GILT_INTERNAL const char *graph_operand_name(const GraphOpView *v, size_t i);
+/* Checks every operand against desc->cats (`none` operands are skipped). */
+GILT_INTERNAL GiltStatus graph_check_operands(const GraphOpView *v);
+/* Whether operand i is present (exists and is not `none`). */
+GILT_INTERNAL bool graph_has_operand(const GraphOpView *v, size_t i);
+/* The shape of operand i (unranked for a non-tensor). */
+GILT_INTERNAL void graph_operand_shape(const GraphOpView *v, size_t i,
+                                       GraphShape *s);
+GILT_INTERNAL GiltType *graph_operand_elem(const GraphOpView *v, size_t i);
+/* The element type desc->result asks for, NULL after an error. */
+GILT_INTERNAL GiltType *graph_result_elem(const GraphOpView *v);
+/* tensor<shape x elem> (tensor<*x elem> when unranked); NULL when elem is
+** NULL (an operand that is not a tensor). */
+GILT_INTERNAL GiltType *graph_tensor_type(GiltContext *ctx,
+                                          const GraphShape *s,
+                                          GiltType *elem);
+/* The value of operand i when a graph.constant defines it, else NULL. */
+GILT_INTERNAL GiltAttr *graph_operand_constant(const GraphOpView *v,
+                                               size_t i);
+/* Reads an integer constant operand (any integer element type) into
+** out[0..*n); false when it is not a constant or has > max elements. */
+GILT_INTERNAL bool graph_operand_ints(const GraphOpView *v, size_t i,
+                                      int64_t *out, size_t max, size_t *n);
+/* The element type for an ONNX TensorProto.DataType, NULL if unknown. */
+GILT_INTERNAL GiltType *graph_onnx_elem_type(GiltContext *ctx, int64_t dt);
+/* Normalizes an axis in [-rank, rank) into *out; false when out of range. */
+GILT_INTERNAL bool graph_normalize_axis(int64_t axis, size_t rank,
+                                        int64_t *out);
+
+/* broadcast.c: numpy multidirectional broadcasting of operands [first,
+** first+n) into *out; reports naming both operands when two disagree. */
+GILT_INTERNAL GiltStatus graph_broadcast_operands(const GraphOpView *v,
+                                                  size_t first, size_t n,
+                                                  GraphShape *out);
+/* Broadcasts b into a (in place); false when incompatible. */
+GILT_INTERNAL bool graph_broadcast_shapes(GraphShape *a,
+                                          const GraphShape *b);
+
+/* ---- attribute readers (attrs.c) ------------------------------------------ */
+
+/* Read from a sorted attribute dictionary; absent attributes give `def`.
+** Attributes of the wrong kind also give `def`: the verifier has already
+** reported them. */
+GILT_INTERNAL int64_t graph_dict_int(GiltAttr *dict, const char *name,
+                                     int64_t def);
+GILT_INTERNAL double graph_dict_float(GiltAttr *dict, const char *name,
+                                      double def);
+/* The string, or `def` when absent. */
+GILT_INTERNAL const char *graph_dict_string(GiltAttr *dict, const char *name,
+                                            const char *def);
+/* An INTS attribute into out[0..min(*n, max)); *n is the attribute's
+** length, which may exceed max. False when absent. Reports nothing:
+** callers check the count against what they need. */
+GILT_INTERNAL bool graph_dict_ints(GiltAttr *dict, const char *name,
+                                   int64_t *out, size_t max, size_t *n);
+/* The same, from an op (for passes and lowerings). */
+GILT_INTERNAL int64_t graph_attr_int(GiltOp *op, const char *name,
+                                     int64_t def);
+GILT_INTERNAL double graph_attr_float(GiltOp *op, const char *name,
+                                      double def);
+GILT_INTERNAL const char *graph_attr_string(GiltOp *op, const char *name,
+                                            const char *def);
+GILT_INTERNAL bool graph_attr_ints(GiltOp *op, const char *name,
+                                   int64_t *out, size_t max, size_t *n);
+
+/* ---- the hooks every row shares ------------------------------------------ */
+
+GILT_INTERNAL GiltStatus graph_verify(GiltOp *op);
+GILT_INTERNAL GiltStatus graph_infer_result_types(GiltOpBuild *b);
+GILT_INTERNAL GiltStatus graph_fold(GiltOp *op, GiltAttr *const *consts,
+                                    GiltFoldResult *out);
+GILT_INTERNAL void graph_print(GiltOp *op, GiltAsmPrinter *p);
+GILT_INTERNAL GiltStatus graph_parse(GiltAsmParser *p, GiltOpBuild *b);
+/* x + 0, x - 0, x * 1, x / 1 (and 0 + x, 1 * x) -> x. */
+GILT_INTERNAL void graph_identity_patterns(GiltPatternSet *set);
+
+/* ---- scalar evaluators for constant folding (eval.c) ----------------------- */
+
+#define GRAPH_EVALS(X)                                                        \
+  X(add) X(sub) X(mul) X(div) X(pow) X(min) X(max) X(and) X(or) X(xor)       \
+  X(equal) X(less) X(greater) X(less_or_equal) X(greater_or_equal) X(not)    \
+  X(abs) X(neg) X(sign) X(exp) X(log) X(sqrt) X(reciprocal) X(floor)         \
+  X(ceil) X(round) X(erf) X(sin) X(cos) X(tan) X(asin) X(acos) X(atan)       \
+  X(sinh) X(cosh) X(asinh) X(acosh) X(atanh) X(is_nan) X(relu) X(sigmoid)    \
+  X(hard_swish) X(softplus) X(softsign) X(tanh) X(mish) X(identity)
+#define GRAPH_DECLARE_EVAL(name)                                              \
+  GILT_INTERNAL double graph_eval_##name(double a, double b, bool integer);
+GRAPH_EVALS(GRAPH_DECLARE_EVAL)
+#undef GRAPH_DECLARE_EVAL
+
+/* ---- the families' inference functions ------------------------------------ */
+
+/* graph.c */
+GILT_INTERNAL GiltStatus graph_infer_constant(const GraphOpView *v,
+                                              GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_none(const GraphOpView *v,
+                                          GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_nothing(const GraphOpView *v,
+                                             GiltType **types);
+/* elementwise.c */
+GILT_INTERNAL GiltStatus graph_infer_unary(const GraphOpView *v,
+                                           GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_broadcast(const GraphOpView *v,
+                                               GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_dropout(const GraphOpView *v,
+                                             GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_same(const GraphOpView *v,
+                                          GiltType **types);
+/* reduce.c */
+GILT_INTERNAL GiltStatus graph_infer_reduce(const GraphOpView *v,
+                                            GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_arg_reduce(const GraphOpView *v,
+                                                GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_global_pool(const GraphOpView *v,
+                                                 GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_axis_unary(const GraphOpView *v,
+                                                GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_flatten(const GraphOpView *v,
+                                             GiltType **types);
+/* linalg.c */
+GILT_INTERNAL GiltStatus graph_infer_matmul(const GraphOpView *v,
+                                            GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_gemm(const GraphOpView *v,
+                                          GiltType **types);
+/* conv.c */
+GILT_INTERNAL GiltStatus graph_infer_conv(const GraphOpView *v,
+                                          GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_conv_transpose(const GraphOpView *v,
+                                                    GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_pool(const GraphOpView *v,
+                                          GiltType **types);
+/* shape.c */
+GILT_INTERNAL GiltStatus graph_infer_reshape(const GraphOpView *v,
+                                             GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_transpose(const GraphOpView *v,
+                                               GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_squeeze(const GraphOpView *v,
+                                             GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_unsqueeze(const GraphOpView *v,
+                                               GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_expand(const GraphOpView *v,
+                                            GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_tile(const GraphOpView *v,
+                                          GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_depth_to_space(const GraphOpView *v,
+                                                    GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_space_to_depth(const GraphOpView *v,
+                                                    GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_shape(const GraphOpView *v,
+                                           GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_size(const GraphOpView *v,
+                                          GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_constant_of_shape(const GraphOpView *v,
+                                                       GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_range(const GraphOpView *v,
+                                           GiltType **types);
+/* slice.c */
+GILT_INTERNAL GiltStatus graph_infer_concat(const GraphOpView *v,
+                                            GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_split(const GraphOpView *v,
+                                           GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_slice(const GraphOpView *v,
+                                           GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_pad(const GraphOpView *v,
+                                         GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_resize(const GraphOpView *v,
+                                            GiltType **types);
+/* gather.c */
+GILT_INTERNAL GiltStatus graph_infer_gather(const GraphOpView *v,
+                                            GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_gather_elements(const GraphOpView *v,
+                                                     GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_gather_nd(const GraphOpView *v,
+                                               GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_scatter(const GraphOpView *v,
+                                             GiltType **types);
+/* select.c */
+GILT_INTERNAL GiltStatus graph_infer_top_k(const GraphOpView *v,
+                                           GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_one_hot(const GraphOpView *v,
+                                             GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_eye_like(const GraphOpView *v,
+                                              GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_non_zero(const GraphOpView *v,
+                                              GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_unique(const GraphOpView *v,
+                                            GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_compress(const GraphOpView *v,
+                                              GiltType **types);
+/* quant.c */
+GILT_INTERNAL GiltStatus graph_infer_matmul_integer(const GraphOpView *v,
+                                                    GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_conv_integer(const GraphOpView *v,
+                                                  GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_q_linear_mat_mul(const GraphOpView *v,
+                                                      GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_q_linear_conv(const GraphOpView *v,
+                                                   GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_quantize_linear(const GraphOpView *v,
+                                                     GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_dequantize_linear(const GraphOpView *v,
+                                                       GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_dynamic_quantize_linear(const GraphOpView *v,
+                                                             GiltType **types);
+/* loss.c */
+GILT_INTERNAL GiltStatus graph_infer_loss(const GraphOpView *v,
+                                          GiltType **types);
+/* einsum.c */
+GILT_INTERNAL GiltStatus graph_infer_einsum(const GraphOpView *v,
+                                            GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_det(const GraphOpView *v,
+                                         GiltType **types);
+/* rnn.c */
+GILT_INTERNAL GiltStatus graph_infer_rnn(const GraphOpView *v,
+                                         GiltType **types);
+/* control.c */
+GILT_INTERNAL GiltStatus graph_infer_if(const GraphOpView *v,
+                                        GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_loop(const GraphOpView *v,
+                                          GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_scan(const GraphOpView *v,
+                                          GiltType **types);
+/* signal.c */
+GILT_INTERNAL GiltStatus graph_infer_dft(const GraphOpView *v,
+                                         GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_stft(const GraphOpView *v,
+                                          GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_window(const GraphOpView *v,
+                                            GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_mel_weight_matrix(const GraphOpView *v,
+                                                       GiltType **types);
+/* random.c */
+GILT_INTERNAL GiltStatus graph_infer_random(const GraphOpView *v,
+                                            GiltType **types);
+/* detection.c */
+GILT_INTERNAL GiltStatus graph_infer_non_max_suppression(const GraphOpView *v,
+                                                         GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_roi(const GraphOpView *v,
+                                         GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_grid_sample(const GraphOpView *v,
+                                                 GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_max_unpool(const GraphOpView *v,
+                                                GiltType **types);
+/* normalization.c */
+GILT_INTERNAL GiltStatus graph_infer_channel_norm(const GraphOpView *v,
+                                                  GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_layer_norm(const GraphOpView *v,
+                                                GiltType **types);
+
+#endif /* GILT_DIALECTS_GRAPH_GRAPH_H */

@@ -1,0 +1,268 @@
+/*
+** operands.c - what inference functions ask of an op: its operands' shapes
+** and element types, the category checks of GraphOpDesc.cats, the result
+** element rule, constant operands, and diagnostics in the op's name.
+**
+** Everything works on a GraphOpView, so it serves the verifier and the
+** builder alike. Not here: broadcasting (broadcast.c) and attribute
+** reading (attrs.c).
+*/
+#include "dialects/graph/graph.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+GiltStatus graph_error(const GraphOpView *v, const char *fmt, ...)
+{
+  va_list ap, aq;
+  va_start(ap, fmt);
+  va_copy(aq, ap);
+  int len = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *msg = gilt_malloc(v->ctx, (size_t)(len > 0 ? len : 0) + 1);
+  vsnprintf(msg, (size_t)(len > 0 ? len : 0) + 1, fmt, aq);
+  va_end(aq);
+  gilt_emit_error(v->loc, "'%s' op %s", v->info->name->str, msg);
+  gilt_free(v->ctx, msg);
+  return GILT_FAILURE;
+}
+
+const char *graph_operand_name(const GraphOpView *v, size_t i)
+{
+  const GiltOpInfo *info = v->info;
+  size_t nspec = info->num_operand_specs, var = nspec;
+  if (v->map) /* the ops that take sub-views have no variadic operands */
+    return v->map[i] < nspec ? info->operand_specs[v->map[i]].name->str
+                             : "?";
+  for (size_t k = 0; k < nspec; k++)
+    if (info->operand_specs[k].variadic)
+      var = k;
+  if (!nspec)
+    return "?";
+  if (var == nspec || i < var)
+    return info->operand_specs[i < nspec ? i : nspec - 1].name->str;
+  size_t extra = v->num_operands + 1 - nspec; /* operands the `*` takes */
+  if (i < var + extra)
+    return info->operand_specs[var].name->str;
+  return info->operand_specs[i - extra + 1].name->str;
+}
+
+bool graph_has_operand(const GraphOpView *v, size_t i)
+{
+  return i < v->num_operands && v->operands[i] &&
+         v->operands[i]->type->kind != GILT_TYPE_NONE;
+}
+
+void graph_operand_shape(const GraphOpView *v, size_t i, GraphShape *s)
+{
+  GiltType *t = i < v->num_operands ? v->operands[i]->type : NULL;
+  s->ranked = t && t->kind == GILT_TYPE_TENSOR && t->shaped.ranked &&
+              t->shaped.rank <= GRAPH_MAX_RANK;
+  s->rank = s->ranked ? t->shaped.rank : 0;
+  for (size_t k = 0; k < s->rank; k++)
+    s->dims[k] = t->shaped.shape[k];
+}
+
+GiltType *graph_operand_elem(const GraphOpView *v, size_t i)
+{
+  GiltType *t = i < v->num_operands ? v->operands[i]->type : NULL;
+  return t && t->kind == GILT_TYPE_TENSOR ? t->shaped.elem : NULL;
+}
+
+GiltType *graph_tensor_type(GiltContext *ctx, const GraphShape *s,
+                            GiltType *elem)
+{
+  if (!elem) /* a non-tensor operand: nothing to infer from */
+    return NULL;
+  if (!s->ranked)
+    return gilt_unranked_tensor_type_get(ctx, elem);
+  return gilt_tensor_type_get(ctx, s->rank, s->dims, elem, NULL);
+}
+
+/* ---- element categories ------------------------------------------------------ */
+
+static bool is_bool(GiltType *t)
+{
+  return t->kind == GILT_TYPE_INTEGER && t->integer.width == 1;
+}
+
+static bool is_int(GiltType *t)
+{
+  return (t->kind == GILT_TYPE_INTEGER && t->integer.width > 1) ||
+         t->kind == GILT_TYPE_INDEX;
+}
+
+/* Whether elem fits category letter c, and the words for the message. */
+static bool fits(char c, GiltType *elem, const char **what)
+{
+  switch (c) {
+  case 'f':
+    *what = "a float tensor";
+    return elem->kind == GILT_TYPE_FLOAT;
+  case 'i':
+    *what = "an integer tensor";
+    return is_int(elem);
+  case 'n':
+    *what = "a numeric tensor";
+    return elem->kind == GILT_TYPE_FLOAT || is_int(elem);
+  case 'b':
+    *what = "a bool (i1) tensor";
+    return is_bool(elem);
+  default:
+    *what = "a tensor";
+    return true;
+  }
+}
+
+/* `tensor<4xi32>` into a fresh string the caller frees. */
+static char *type_string(GiltContext *ctx, GiltType *t)
+{
+  GiltStrBuf sb;
+  gilt_strbuf_init(&sb, ctx);
+  gilt_type_print(t, gilt_strbuf_callback, &sb);
+  if (!sb.data)
+    return gilt_strndup(ctx, "", 0);
+  return sb.data;
+}
+
+static GiltStatus type_error(const GraphOpView *v, size_t i,
+                             const char *what)
+{
+  char *ts = type_string(v->ctx, v->operands[i]->type);
+  graph_error(v, "operand '%s' must be %s, got %s",
+              graph_operand_name(v, i), what, ts);
+  gilt_free(v->ctx, ts);
+  return GILT_FAILURE;
+}
+
+GiltStatus graph_check_operands(const GraphOpView *v)
+{
+  const char *cats = v->desc->cats;
+  size_t ncats = strlen(cats);
+  size_t same = SIZE_MAX; /* first upper-case operand */
+  for (size_t i = 0; i < v->num_operands; i++) {
+    char c = ncats ? cats[i < ncats ? i : ncats - 1] : 'a';
+    GiltType *t = v->operands[i]->type;
+    if (t->kind == GILT_TYPE_NONE)
+      continue;
+    const char *what;
+    bool upper = c >= 'A' && c <= 'Z';
+    if (upper)
+      c = (char)(c - 'A' + 'a');
+    if (t->kind != GILT_TYPE_TENSOR) {
+      fits(c, t, &what);
+      return type_error(v, i, what);
+    }
+    if (!fits(c, t->shaped.elem, &what))
+      return type_error(v, i, what);
+    if (!upper)
+      continue;
+    if (same == SIZE_MAX) {
+      same = i;
+    } else if (graph_operand_elem(v, same) != t->shaped.elem) {
+      char *a = type_string(v->ctx, v->operands[same]->type);
+      char *b = type_string(v->ctx, t);
+      graph_error(v, "operands '%s' (%s) and '%s' (%s) must have the same "
+                  "element type",
+                  graph_operand_name(v, same), a, graph_operand_name(v, i),
+                  b);
+      gilt_free(v->ctx, a);
+      gilt_free(v->ctx, b);
+      return GILT_FAILURE;
+    }
+  }
+  return GILT_SUCCESS;
+}
+
+GiltType *graph_onnx_elem_type(GiltContext *ctx, int64_t dt)
+{
+  /* TensorProto.DataType; signed integers are signless, as in MLIR. A
+  ** width of 0 marks a float type. */
+  static const struct {
+    int64_t dt;
+    unsigned width;
+    GiltSignedness sign;
+    GiltFloatKind fkind;
+  } table[] = {
+      {1, 0, GILT_SIGNLESS, GILT_F32},   {2, 8, GILT_UNSIGNED, GILT_F32},
+      {3, 8, GILT_SIGNLESS, GILT_F32},   {4, 16, GILT_UNSIGNED, GILT_F32},
+      {5, 16, GILT_SIGNLESS, GILT_F32},  {6, 32, GILT_SIGNLESS, GILT_F32},
+      {7, 64, GILT_SIGNLESS, GILT_F32},  {9, 1, GILT_SIGNLESS, GILT_F32},
+      {10, 0, GILT_SIGNLESS, GILT_F16},  {11, 0, GILT_SIGNLESS, GILT_F64},
+      {12, 32, GILT_UNSIGNED, GILT_F32}, {13, 64, GILT_UNSIGNED, GILT_F32},
+      {16, 0, GILT_SIGNLESS, GILT_BF16}};
+  for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
+    if (table[i].dt != dt)
+      continue;
+    if (!table[i].width)
+      return gilt_float_type_get(ctx, table[i].fkind);
+    return gilt_integer_type_get(ctx, table[i].width, table[i].sign);
+  }
+  return NULL;
+}
+
+GiltType *graph_result_elem(const GraphOpView *v)
+{
+  int rule = v->desc->result;
+  if (rule >= 0) {
+    GiltType *t = graph_operand_elem(v, (size_t)rule);
+    if (!t)
+      graph_error(v, "operand %d must be a tensor", rule);
+    return t;
+  }
+  if (rule == GRAPH_RES_BOOL)
+    return gilt_integer_type_get(v->ctx, 1, GILT_SIGNLESS);
+  if (rule == GRAPH_RES_I64)
+    return gilt_integer_type_get(v->ctx, 64, GILT_SIGNLESS);
+  int64_t to = graph_dict_int(v->attrs, "to", 0);
+  GiltType *t = graph_onnx_elem_type(v->ctx, to);
+  if (!t)
+    graph_error(v, "attribute 'to' (%lld) is not a supported ONNX data "
+                "type", (long long)to);
+  return t;
+}
+
+bool graph_normalize_axis(int64_t axis, size_t rank, int64_t *out)
+{
+  int64_t r = (int64_t)rank;
+  if (axis < -r || axis >= r)
+    return false;
+  *out = axis < 0 ? axis + r : axis;
+  return true;
+}
+
+/* ---- constant operands ---------------------------------------------------------- */
+
+GiltAttr *graph_operand_constant(const GraphOpView *v, size_t i)
+{
+  if (!graph_has_operand(v, i))
+    return NULL;
+  GiltOp *def = gilt_value_get_defining_op(v->operands[i]);
+  if (!def || !def->info->def ||
+      strcmp(def->info->name->str, "graph.constant"))
+    return NULL;
+  GiltAttr *value = gilt_op_get_attr(def, "value");
+  if (!value || (value->kind != GILT_ATTR_DENSE_ELEMENTS &&
+                 value->kind != GILT_ATTR_DENSE_RESOURCE))
+    return NULL;
+  size_t nbytes;
+  if (!gilt_dense_attr_get_data(value, &nbytes))
+    return NULL; /* an elided resource */
+  return value;
+}
+
+bool graph_operand_ints(const GraphOpView *v, size_t i, int64_t *out,
+                        size_t max, size_t *n)
+{
+  GiltAttr *c = graph_operand_constant(v, i);
+  if (!c || !is_int(c->type->shaped.elem))
+    return false;
+  int64_t count = gilt_dense_attr_get_num_elements(c);
+  if (count < 0 || (size_t)count > max)
+    return false;
+  for (int64_t k = 0; k < count; k++)
+    out[k] = gilt_dense_attr_get_int(c, k);
+  *n = (size_t)count;
+  return true;
+}

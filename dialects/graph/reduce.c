@@ -1,0 +1,171 @@
+/*
+** reduce.c - type inference of the graph ops that reduce along axes:
+** ReduceSum and its siblings, ArgMax/ArgMin, the global pools, and the
+** ops that only name an axis (Softmax, LogSoftmax, Hardmax, Flatten).
+**
+** Axes come from the `axes` attribute, or for ReduceSum (opset 13) from
+** its `axes` operand when a graph.constant defines it; with a non-constant
+** axes operand the result keeps the rank only under keepdims, with every
+** dimension unknown. Not here: the reductions' lowering, and the
+** normalization ops (normalization.c).
+*/
+#include "dialects/graph/graph.h"
+
+#include <string.h>
+
+/* Applies the reduction of `axes` (already read, n of them, named by
+** `what`) to operand 0's shape. */
+static GiltStatus reduce_axes(const GraphOpView *v, const int64_t *axes,
+                              size_t n, const char *what, bool keepdims,
+                              GiltType **types)
+{
+  GraphShape in, out = {.ranked = true};
+  graph_operand_shape(v, 0, &in);
+  GiltType *elem = graph_result_elem(v);
+  if (!elem)
+    return GILT_FAILURE;
+  if (!in.ranked) {
+    types[0] = graph_tensor_type(v->ctx, &in, elem);
+    return GILT_SUCCESS;
+  }
+  bool reduced[GRAPH_MAX_RANK] = {0};
+  for (size_t i = 0; i < n; i++) {
+    int64_t a;
+    if (!graph_normalize_axis(axes[i], in.rank, &a))
+      return graph_error(v, "%s entry %lld is out of range for an input of "
+                         "rank %zu", what, (long long)axes[i], in.rank);
+    if (reduced[a])
+      return graph_error(v, "%s names axis %lld more than once", what,
+                         (long long)a);
+    reduced[a] = true;
+  }
+  for (size_t d = 0; d < in.rank; d++) {
+    if (!n || reduced[d]) {
+      if (keepdims)
+        out.dims[out.rank++] = 1;
+    } else {
+      out.dims[out.rank++] = in.dims[d];
+    }
+  }
+  types[0] = graph_tensor_type(v->ctx, &out, elem);
+  return GILT_SUCCESS;
+}
+
+/* ReduceSum, ReduceMean, ...: axes attribute or operand. */
+GiltStatus graph_infer_reduce(const GraphOpView *v, GiltType **types)
+{
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
+  int64_t axes[GRAPH_MAX_RANK];
+  size_t n = 0;
+  bool keepdims = graph_dict_int(v->attrs, "keepdims", 1) != 0;
+  const char *what = "attribute 'axes'";
+  if (graph_dict_ints(v->attrs, "axes", axes, GRAPH_MAX_RANK, &n)) {
+    if (n > GRAPH_MAX_RANK)
+      return graph_error(v, "attribute 'axes' has %zu entries", n);
+  } else if (graph_has_operand(v, 1)) {
+    GraphShape s;
+    graph_operand_shape(v, 1, &s);
+    if (s.ranked && s.rank != 1)
+      return graph_error(v, "operand 'axes' must be 1-D, got rank %zu",
+                         s.rank);
+    what = "operand 'axes'";
+    if (!graph_operand_ints(v, 1, axes, GRAPH_MAX_RANK, &n)) {
+      /* Which axes go is unknown: only the rank may be. */
+      GraphShape in;
+      graph_operand_shape(v, 0, &in);
+      GiltType *elem = graph_result_elem(v);
+      if (!elem)
+        return GILT_FAILURE;
+      if (!keepdims)
+        in.ranked = false;
+      for (size_t d = 0; d < in.rank; d++)
+        in.dims[d] = GILT_DYNAMIC;
+      types[0] = graph_tensor_type(v->ctx, &in, elem);
+      return GILT_SUCCESS;
+    }
+  }
+  if (!n && graph_dict_int(v->attrs, "noop_with_empty_axes", 0)) {
+    GraphShape in;
+    graph_operand_shape(v, 0, &in);
+    types[0] = graph_tensor_type(v->ctx, &in, graph_operand_elem(v, 0));
+    return GILT_SUCCESS;
+  }
+  return reduce_axes(v, axes, n, what, keepdims, types);
+}
+
+/* ArgMax, ArgMin: one axis (default 0), i64 indices. */
+GiltStatus graph_infer_arg_reduce(const GraphOpView *v, GiltType **types)
+{
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
+  int64_t axis = graph_dict_int(v->attrs, "axis", 0);
+  bool keepdims = graph_dict_int(v->attrs, "keepdims", 1) != 0;
+  return reduce_axes(v, &axis, 1, "attribute 'axis'", keepdims, types);
+}
+
+/* GlobalAveragePool, GlobalMaxPool, GlobalLpPool: N x C x 1 x ... x 1. */
+GiltStatus graph_infer_global_pool(const GraphOpView *v, GiltType **types)
+{
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
+  GraphShape s;
+  graph_operand_shape(v, 0, &s);
+  if (s.ranked && s.rank < 2)
+    return graph_error(v, "operand 'X' must have rank >= 2 (N x C x ...), "
+                       "got rank %zu", s.rank);
+  for (size_t d = 2; d < s.rank; d++)
+    s.dims[d] = 1;
+  types[0] = graph_tensor_type(v->ctx, &s, graph_operand_elem(v, 0));
+  return GILT_SUCCESS;
+}
+
+/* Softmax, LogSoftmax, Hardmax, LpNormalization: same type; `axis`
+** (default -1) must name a dimension. */
+GiltStatus graph_infer_axis_unary(const GraphOpView *v, GiltType **types)
+{
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
+  GraphShape s;
+  graph_operand_shape(v, 0, &s);
+  int64_t axis = graph_dict_int(v->attrs, "axis", -1), a;
+  if (s.ranked && !graph_normalize_axis(axis, s.rank, &a))
+    return graph_error(v, "attribute 'axis' (%lld) is out of range for an "
+                       "input of rank %zu", (long long)axis, s.rank);
+  types[0] = graph_tensor_type(v->ctx, &s, graph_operand_elem(v, 0));
+  return GILT_SUCCESS;
+}
+
+/* Flatten: 2-D, the dims before `axis` (default 1, in [-r, r]) times
+** those from it on. */
+GiltStatus graph_infer_flatten(const GraphOpView *v, GiltType **types)
+{
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
+  GraphShape s, out = {.ranked = true, .rank = 2, .dims = {1, 1}};
+  graph_operand_shape(v, 0, &s);
+  GiltType *elem = graph_operand_elem(v, 0);
+  if (!s.ranked) {
+    types[0] = gilt_tensor_type_get(v->ctx, 2,
+                                    (int64_t[]){GILT_DYNAMIC, GILT_DYNAMIC},
+                                    elem, NULL);
+    return GILT_SUCCESS;
+  }
+  int64_t r = (int64_t)s.rank, axis = graph_dict_int(v->attrs, "axis", 1);
+  if (axis < -r || axis > r)
+    return graph_error(v, "attribute 'axis' (%lld) is out of range for an "
+                       "input of rank %zu", (long long)axis, s.rank);
+  if (axis < 0)
+    axis += r;
+  for (int64_t d = 0; d < r; d++) {
+    int64_t *p = &out.dims[d < axis ? 0 : 1];
+    if (*p == 0 || s.dims[d] == 0)
+      *p = 0;
+    else if (*p == GILT_DYNAMIC || s.dims[d] == GILT_DYNAMIC)
+      *p = GILT_DYNAMIC;
+    else
+      *p *= s.dims[d];
+  }
+  types[0] = graph_tensor_type(v->ctx, &out, elem);
+  return GILT_SUCCESS;
+}

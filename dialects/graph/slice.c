@@ -1,0 +1,303 @@
+/*
+** slice.c - type inference of the graph ops that cut or join tensors
+** along axes: Concat, Split, Slice, Pad and Resize.
+**
+** Sizes that come from tensor operands (split, starts/ends, pads, scales,
+** sizes) are exact when graph.constant ops define them and `?` otherwise;
+** the rank is always the input's. Slice clamps its bounds as ONNX says.
+** Not here: the reshaping ops (shape.c).
+*/
+#include "dialects/graph/graph.h"
+
+#include <math.h>
+#include <string.h>
+
+static GiltType *all_dynamic(const GraphOpView *v, GraphShape s,
+                             GiltType *elem)
+{
+  for (size_t d = 0; d < s.rank; d++)
+    s.dims[d] = GILT_DYNAMIC;
+  return graph_tensor_type(v->ctx, &s, elem);
+}
+
+GiltStatus graph_infer_concat(const GraphOpView *v, GiltType **types)
+{
+  if (!v->num_operands)
+    return graph_error(v, "needs at least one operand");
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
+  GiltType *elem = graph_operand_elem(v, 0);
+  GraphShape out, s;
+  size_t first = SIZE_MAX;
+  int64_t axis = graph_dict_int(v->attrs, "axis", 0), a = 0;
+  for (size_t i = 0; i < v->num_operands; i++) {
+    graph_operand_shape(v, i, &s);
+    if (!s.ranked)
+      continue;
+    if (first == SIZE_MAX) {
+      if (!graph_normalize_axis(axis, s.rank, &a))
+        return graph_error(v, "attribute 'axis' (%lld) is out of range for "
+                           "inputs of rank %zu", (long long)axis, s.rank);
+      out = s;
+      first = i;
+      continue;
+    }
+    if (s.rank != out.rank)
+      return graph_error(v, "operand %zu has rank %zu but operand %zu has "
+                         "rank %zu", i, s.rank, first, out.rank);
+    for (size_t d = 0; d < s.rank; d++) {
+      int64_t *o = &out.dims[d], x = s.dims[d];
+      if ((int64_t)d == a) {
+        *o = *o == GILT_DYNAMIC || x == GILT_DYNAMIC ? GILT_DYNAMIC : *o + x;
+      } else if (*o == GILT_DYNAMIC) {
+        *o = x;
+      } else if (x != GILT_DYNAMIC && x != *o) {
+        return graph_error(v, "operand %zu has size %lld in dimension %zu "
+                           "but operand %zu has %lld", i, (long long)x, d,
+                           first, (long long)*o);
+      }
+    }
+  }
+  if (first == SIZE_MAX) {
+    types[0] = gilt_unranked_tensor_type_get(v->ctx, elem);
+    return GILT_SUCCESS;
+  }
+  /* An unranked operand leaves the concatenated size unknown. */
+  for (size_t i = 0; i < v->num_operands; i++) {
+    graph_operand_shape(v, i, &s);
+    if (!s.ranked)
+      out.dims[a] = GILT_DYNAMIC;
+  }
+  types[0] = graph_tensor_type(v->ctx, &out, elem);
+  return GILT_SUCCESS;
+}
+
+/* Split: one result per part; sizes from the `split` operand, else equal. */
+GiltStatus graph_infer_split(const GraphOpView *v, GiltType **types)
+{
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
+  GraphShape in;
+  graph_operand_shape(v, 0, &in);
+  GiltType *elem = graph_operand_elem(v, 0);
+  size_t r = v->num_results;
+  if (!r)
+    return graph_error(v, "needs at least one result (a builder that "
+                       "infers types says how many in 'num_outputs')");
+  int64_t num = graph_dict_int(v->attrs, "num_outputs", (int64_t)r);
+  if (num != (int64_t)r)
+    return graph_error(v, "attribute 'num_outputs' (%lld) differs from the "
+                       "%zu results", (long long)num, r);
+  if (!in.ranked) {
+    for (size_t i = 0; i < r; i++)
+      types[i] = gilt_unranked_tensor_type_get(v->ctx, elem);
+    return GILT_SUCCESS;
+  }
+  int64_t axis = graph_dict_int(v->attrs, "axis", 0), a;
+  if (!graph_normalize_axis(axis, in.rank, &a))
+    return graph_error(v, "attribute 'axis' (%lld) is out of range for an "
+                       "input of rank %zu", (long long)axis, in.rank);
+  int64_t dim = in.dims[a];
+  int64_t *sizes = gilt_calloc(v->ctx, r + 1, sizeof *sizes);
+  size_t n = 0;
+  GiltStatus st = GILT_SUCCESS;
+  GiltAttr *c = graph_operand_constant(v, 1);
+  if (c) {
+    int64_t count = gilt_dense_attr_get_num_elements(c), sum = 0;
+    if (count != (int64_t)r)
+      st = graph_error(v, "operand 'split' has %lld entries but the op has "
+                       "%zu results", (long long)count, r);
+    for (size_t i = 0; !st && i < r; i++) {
+      sizes[i] = gilt_dense_attr_get_int(c, (int64_t)i);
+      sum += sizes[i];
+    }
+    if (!st && dim != GILT_DYNAMIC && sum != dim)
+      st = graph_error(v, "operand 'split' sums to %lld but dimension %lld "
+                       "of the input has %lld", (long long)sum,
+                       (long long)a, (long long)dim);
+    n = r;
+  } else if (!graph_has_operand(v, 1) && dim != GILT_DYNAMIC) {
+    /* Equal parts, the last one smaller when it does not divide (as
+    ** opset 18 allows and ONNX Runtime does). */
+    int64_t part = (dim + (int64_t)r - 1) / (int64_t)r;
+    for (size_t i = 0; i < r; i++) {
+      int64_t left = dim - part * (int64_t)i;
+      sizes[i] = left < part ? (left > 0 ? left : 0) : part;
+    }
+    n = r;
+  }
+  for (size_t i = 0; !st && i < r; i++) {
+    GraphShape o = in;
+    o.dims[a] = n ? sizes[i] : GILT_DYNAMIC;
+    types[i] = graph_tensor_type(v->ctx, &o, elem);
+  }
+  gilt_free(v->ctx, sizes);
+  return st;
+}
+
+/* Reads up to max ints of operand i into out; -1 when absent, 0 when not
+** constant, else the count. */
+static int64_t const_ints(const GraphOpView *v, size_t i, int64_t *out,
+                          size_t max)
+{
+  size_t n;
+  if (!graph_has_operand(v, i))
+    return -1;
+  return graph_operand_ints(v, i, out, max, &n) ? (int64_t)n : 0;
+}
+
+static int64_t clamp(int64_t x, int64_t lo, int64_t hi)
+{
+  return x < lo ? lo : x > hi ? hi : x;
+}
+
+/* The size of one sliced axis of size dim (ONNX Slice-13 semantics). */
+static int64_t slice_size(int64_t dim, int64_t start, int64_t end,
+                          int64_t step)
+{
+  if (dim == GILT_DYNAMIC)
+    return GILT_DYNAMIC;
+  start = start < 0 ? start + dim : start;
+  end = end < 0 ? end + dim : end;
+  if (step > 0) {
+    start = clamp(start, 0, dim);
+    end = clamp(end, 0, dim);
+    return end > start ? (end - start + step - 1) / step : 0;
+  }
+  start = clamp(start, 0, dim - 1);
+  end = clamp(end, -1, dim - 1);
+  return start > end ? (start - end - step - 1) / -step : 0;
+}
+
+GiltStatus graph_infer_slice(const GraphOpView *v, GiltType **types)
+{
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
+  GraphShape in;
+  graph_operand_shape(v, 0, &in);
+  GiltType *elem = graph_operand_elem(v, 0);
+  if (!in.ranked) {
+    types[0] = gilt_unranked_tensor_type_get(v->ctx, elem);
+    return GILT_SUCCESS;
+  }
+  int64_t starts[GRAPH_MAX_RANK], ends[GRAPH_MAX_RANK];
+  int64_t axes[GRAPH_MAX_RANK], steps[GRAPH_MAX_RANK];
+  int64_t ns = const_ints(v, 1, starts, GRAPH_MAX_RANK);
+  int64_t ne = const_ints(v, 2, ends, GRAPH_MAX_RANK);
+  int64_t na = const_ints(v, 3, axes, GRAPH_MAX_RANK);
+  int64_t nt = const_ints(v, 4, steps, GRAPH_MAX_RANK);
+  if (ns <= 0 || ne <= 0 || na == 0 || nt == 0) {
+    types[0] = all_dynamic(v, in, elem);
+    return GILT_SUCCESS;
+  }
+  if (ns != ne || (na > 0 && na != ns) || (nt > 0 && nt != ns))
+    return graph_error(v, "operands 'starts', 'ends', 'axes' and 'steps' "
+                       "must have the same length");
+  bool seen[GRAPH_MAX_RANK] = {0};
+  GraphShape out = in;
+  for (int64_t i = 0; i < ns; i++) {
+    int64_t a = na > 0 ? axes[i] : i, step = nt > 0 ? steps[i] : 1;
+    if (!graph_normalize_axis(a, in.rank, &a))
+      return graph_error(v, "operand 'axes' entry %lld is out of range for "
+                         "rank %zu", (long long)(na > 0 ? axes[i] : i),
+                         in.rank);
+    if (seen[a])
+      return graph_error(v, "operand 'axes' names axis %lld more than once",
+                         (long long)a);
+    seen[a] = true;
+    if (step == 0)
+      return graph_error(v, "operand 'steps' entry %lld is zero",
+                         (long long)i);
+    out.dims[a] = slice_size(in.dims[a], starts[i], ends[i], step);
+  }
+  types[0] = graph_tensor_type(v->ctx, &out, elem);
+  return GILT_SUCCESS;
+}
+
+GiltStatus graph_infer_pad(const GraphOpView *v, GiltType **types)
+{
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
+  GraphShape in;
+  graph_operand_shape(v, 0, &in);
+  GiltType *elem = graph_operand_elem(v, 0);
+  const char *mode = graph_dict_string(v->attrs, "mode", "constant");
+  if (strcmp(mode, "constant") && strcmp(mode, "reflect") &&
+      strcmp(mode, "edge") && strcmp(mode, "wrap"))
+    return graph_error(v, "attribute 'mode' is '%s', expected constant, "
+                       "reflect, edge or wrap", mode);
+  if (!in.ranked) {
+    types[0] = gilt_unranked_tensor_type_get(v->ctx, elem);
+    return GILT_SUCCESS;
+  }
+  int64_t pads[2 * GRAPH_MAX_RANK], axes[GRAPH_MAX_RANK];
+  int64_t np = const_ints(v, 1, pads, 2 * GRAPH_MAX_RANK);
+  int64_t na = const_ints(v, 3, axes, GRAPH_MAX_RANK);
+  if (np <= 0 || na == 0) {
+    types[0] = all_dynamic(v, in, elem);
+    return GILT_SUCCESS;
+  }
+  int64_t n = na > 0 ? na : (int64_t)in.rank;
+  if (np != 2 * n)
+    return graph_error(v, "operand 'pads' has %lld entries, expected %lld",
+                       (long long)np, (long long)(2 * n));
+  for (int64_t i = 0; i < n; i++) {
+    int64_t a = na > 0 ? axes[i] : i;
+    if (!graph_normalize_axis(a, in.rank, &a))
+      return graph_error(v, "operand 'axes' entry %lld is out of range for "
+                         "rank %zu", (long long)axes[i], in.rank);
+    if (in.dims[a] != GILT_DYNAMIC)
+      in.dims[a] += pads[i] + pads[n + i];
+    if (in.dims[a] != GILT_DYNAMIC && in.dims[a] < 0)
+      return graph_error(v, "operand 'pads' removes more than dimension "
+                         "%lld holds", (long long)a);
+  }
+  types[0] = graph_tensor_type(v->ctx, &in, elem);
+  return GILT_SUCCESS;
+}
+
+/* Resize: X, roi?, scales?, sizes?. Output from `sizes`, else
+** floor(in * scale). */
+GiltStatus graph_infer_resize(const GraphOpView *v, GiltType **types)
+{
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
+  GraphShape in;
+  graph_operand_shape(v, 0, &in);
+  GiltType *elem = graph_operand_elem(v, 0);
+  if (!in.ranked) {
+    types[0] = gilt_unranked_tensor_type_get(v->ctx, elem);
+    return GILT_SUCCESS;
+  }
+  /* Opset 11 models pass an empty `scales` next to `sizes`. */
+  bool has_scales = graph_has_operand(v, 2) &&
+                    gilt_shaped_type_get_num_elements(v->operands[2]->type) != 0;
+  if (has_scales && graph_has_operand(v, 3))
+    return graph_error(v, "takes operand 'scales' or operand 'sizes', not "
+                       "both");
+  int64_t sizes[GRAPH_MAX_RANK];
+  int64_t nz = const_ints(v, 3, sizes, GRAPH_MAX_RANK);
+  GiltAttr *scales = graph_operand_constant(v, 2);
+  if (nz > 0) {
+    if (nz != (int64_t)in.rank)
+      return graph_error(v, "operand 'sizes' has %lld entries but operand "
+                         "'X' has rank %zu", (long long)nz, in.rank);
+    memcpy(in.dims, sizes, in.rank * sizeof *sizes);
+  } else if (scales && gilt_dense_attr_get_num_elements(scales) > 0) {
+    if (gilt_dense_attr_get_num_elements(scales) != (int64_t)in.rank)
+      return graph_error(v, "operand 'scales' has %lld entries but operand "
+                         "'X' has rank %zu",
+                         (long long)gilt_dense_attr_get_num_elements(scales),
+                         in.rank);
+    for (size_t d = 0; d < in.rank; d++)
+      if (in.dims[d] != GILT_DYNAMIC)
+        in.dims[d] = (int64_t)floor((double)in.dims[d] *
+                                    gilt_dense_attr_get_float(scales,
+                                                              (int64_t)d));
+  } else {
+    types[0] = all_dynamic(v, in, elem);
+    return GILT_SUCCESS;
+  }
+  types[0] = graph_tensor_type(v->ctx, &in, elem);
+  return GILT_SUCCESS;
+}
