@@ -7,12 +7,12 @@
 ** (GraphOpDesc.eval, eval.c): operands broadcast to the result shape,
 ** folded left to right (variadic Sum, Min, Max), written in the result
 ** element type. It handles results of at most FOLD_LIMIT elements of f32,
-** f64 and integer types; bigger constants are left to the constant-folding
-** pass, which interprets lowered loops. Reshapes, Concat, Gather, Where of
-** small constants and Shape/Size of statically shaped tensors fold too, so
-** the shape subgraphs of exported models (Shape -> Gather -> Unsqueeze ->
-** Concat -> Reshape) become constants. Not here: folds that
-** need attributes, and f16/bf16 results.
+** f64 and integer types; bigger constants are left to graph-fold-constants
+** (fold_constants.c), which calls the same code with a larger bound.
+** Reshapes, Concat, Gather, Where of small constants and Shape/Size of
+** statically shaped tensors fold too, so the shape subgraphs of exported
+** models (Shape -> Gather -> Unsqueeze -> Concat -> Reshape) become
+** constants. Not here: folds that need attributes, and f16/bf16 results.
 */
 #include "dialects/graph/graph.h"
 
@@ -33,8 +33,7 @@ static bool foldable_elem(GiltType *t)
          t->kind == GILT_TYPE_INTEGER;
 }
 
-/* Stores x as one element of type t at dst; false when it does not fit. */
-static bool store(GiltType *t, double x, uint8_t *dst)
+bool graph_store_element(GiltType *t, double x, uint8_t *dst)
 {
   if (t->kind == GILT_TYPE_FLOAT) {
     if (t->fkind == GILT_F32) {
@@ -76,7 +75,8 @@ static int64_t broadcast_index(GiltType *in, GiltType *out,
 }
 
 static GiltStatus fold_constant(GiltOp *op, const GraphOpDesc *desc,
-                                GiltAttr *const *consts, GiltFoldResult *out)
+                                GiltAttr *const *consts, int64_t limit,
+                                GiltFoldResult *out)
 {
   GiltType *rt = op->results[0].type;
   if (op->num_results != 1 || !op->num_operands ||
@@ -85,7 +85,7 @@ static GiltStatus fold_constant(GiltOp *op, const GraphOpDesc *desc,
       rt->shaped.rank > GRAPH_MAX_RANK || !foldable_elem(rt->shaped.elem))
     return GILT_FAILURE;
   int64_t n = gilt_shaped_type_get_num_elements(rt);
-  if (n > FOLD_LIMIT)
+  if (n > limit)
     return GILT_FAILURE;
   for (uint32_t i = 0; i < op->num_operands; i++) {
     size_t nbytes;
@@ -114,8 +114,8 @@ static GiltStatus fold_constant(GiltOp *op, const GraphOpDesc *desc,
                            consts[i], broadcast_index(consts[i]->type, rt,
                                                       idx)),
                        integer);
-    if ((integer && isnan(acc)) || !store(rt->shaped.elem, acc,
-                                          buf + (size_t)k * esize))
+    if ((integer && isnan(acc)) ||
+        !graph_store_element(rt->shaped.elem, acc, buf + (size_t)k * esize))
       st = GILT_FAILURE;
     /* Next coordinates, last dimension fastest. */
     for (size_t d = rt->shaped.rank; d-- > 0;) {
@@ -146,13 +146,14 @@ static GiltStatus fold_identity(GiltOp *op, GiltFoldResult *out)
 /* Reshape, Squeeze, Unsqueeze of a small constant: the same bytes under
 ** the result type. */
 static GiltStatus fold_reshape(GiltOp *op, GiltAttr *const *consts,
-                               GiltFoldResult *out)
+                               int64_t limit, GiltFoldResult *out)
 {
   GiltAttr *c = consts[0];
   GiltType *rt = op->results[0].type;
-  if (!c || c->kind != GILT_ATTR_DENSE_ELEMENTS ||
+  if (!c || (c->kind != GILT_ATTR_DENSE_ELEMENTS &&
+             c->kind != GILT_ATTR_DENSE_RESOURCE) ||
       !gilt_shaped_type_has_static_shape(rt) ||
-      gilt_shaped_type_get_num_elements(rt) > FOLD_LIMIT ||
+      gilt_shaped_type_get_num_elements(rt) > limit ||
       gilt_shaped_type_get_num_elements(rt) !=
           gilt_dense_attr_get_num_elements(c))
     return GILT_FAILURE;
@@ -197,12 +198,12 @@ static GiltStatus fold_shape(GiltOp *op, GiltFoldResult *out)
 /* Whether every operand is a readable dense constant and the result a
 ** small static tensor; *esize is the result's element size. */
 static bool small_constants(GiltOp *op, GiltAttr *const *consts,
-                            size_t *esize)
+                            int64_t limit, size_t *esize)
 {
   GiltType *rt = op->results[0].type;
   if (op->num_results != 1 || rt->kind != GILT_TYPE_TENSOR ||
       !gilt_shaped_type_has_static_shape(rt) ||
-      gilt_shaped_type_get_num_elements(rt) > FOLD_LIMIT)
+      gilt_shaped_type_get_num_elements(rt) > limit)
     return false;
   for (uint32_t i = 0; i < op->num_operands; i++) {
     size_t nbytes;
@@ -242,11 +243,11 @@ static GiltStatus finish(GiltOp *op, uint8_t *buf, size_t nbytes,
 
 /* Concat: for each outer index, each operand's block along the axis. */
 static GiltStatus fold_concat(GiltOp *op, GiltAttr *const *consts,
-                              GiltFoldResult *out)
+                              int64_t limit, GiltFoldResult *out)
 {
   size_t esize;
   GiltType *rt = op->results[0].type;
-  if (!small_constants(op, consts, &esize))
+  if (!small_constants(op, consts, limit, &esize))
     return GILT_FAILURE;
   int64_t axis = graph_attr_int(op, "axis", 0), a;
   if (!graph_normalize_axis(axis, rt->shaped.rank, &a))
@@ -267,10 +268,10 @@ static GiltStatus fold_concat(GiltOp *op, GiltAttr *const *consts,
 
 /* Gather: out[o, j, in] = data[o, indices[j], in]. */
 static GiltStatus fold_gather(GiltOp *op, GiltAttr *const *consts,
-                              GiltFoldResult *out)
+                              int64_t limit, GiltFoldResult *out)
 {
   size_t esize;
-  if (!small_constants(op, consts, &esize))
+  if (!small_constants(op, consts, limit, &esize))
     return GILT_FAILURE;
   GiltType *dt = consts[0]->type;
   int64_t axis = graph_attr_int(op, "axis", 0), a;
@@ -302,11 +303,12 @@ static GiltStatus fold_gather(GiltOp *op, GiltAttr *const *consts,
 
 /* Where: condition ? X : Y, all three broadcast to the result. */
 static GiltStatus fold_where(GiltOp *op, GiltAttr *const *consts,
-                             GiltFoldResult *out)
+                             int64_t limit, GiltFoldResult *out)
 {
   size_t esize;
   GiltType *rt = op->results[0].type;
-  if (!small_constants(op, consts, &esize) || rt->shaped.rank > GRAPH_MAX_RANK)
+  if (!small_constants(op, consts, limit, &esize) ||
+      rt->shaped.rank > GRAPH_MAX_RANK)
     return GILT_FAILURE;
   for (uint32_t i = 0; i < 3; i++)
     if (consts[i]->type->shaped.rank > rt->shaped.rank)
@@ -329,25 +331,31 @@ static GiltStatus fold_where(GiltOp *op, GiltAttr *const *consts,
   return finish(op, buf, (size_t)n * esize, out);
 }
 
-GiltStatus graph_fold(GiltOp *op, GiltAttr *const *consts,
-                      GiltFoldResult *out)
+GiltStatus graph_fold_limited(GiltOp *op, GiltAttr *const *consts,
+                              int64_t limit, GiltFoldResult *out)
 {
   const GraphOpDesc *desc = graph_op_desc(op->info->def);
   if (desc->flags & GRAPH_FOLD_IDENTITY)
     return fold_identity(op, out);
   if (desc->flags & GRAPH_FOLD_RESHAPE)
-    return fold_reshape(op, consts, out);
+    return fold_reshape(op, consts, limit, out);
   if (desc->flags & GRAPH_FOLD_SHAPE)
     return fold_shape(op, out);
   if (desc->flags & GRAPH_FOLD_CONCAT)
-    return fold_concat(op, consts, out);
+    return fold_concat(op, consts, limit, out);
   if (desc->flags & GRAPH_FOLD_GATHER)
-    return fold_gather(op, consts, out);
+    return fold_gather(op, consts, limit, out);
   if (desc->flags & GRAPH_FOLD_WHERE)
-    return fold_where(op, consts, out);
+    return fold_where(op, consts, limit, out);
   if (desc->eval)
-    return fold_constant(op, desc, consts, out);
+    return fold_constant(op, desc, consts, limit, out);
   return GILT_FAILURE;
+}
+
+GiltStatus graph_fold(GiltOp *op, GiltAttr *const *consts,
+                      GiltFoldResult *out)
+{
+  return graph_fold_limited(op, consts, FOLD_LIMIT, out);
 }
 
 /* ---- identity patterns ----------------------------------------------------- */

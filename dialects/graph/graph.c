@@ -62,13 +62,20 @@ const GraphOpDesc *graph_op_desc(const GiltOpDef *def)
 /* The results a build without types gets: every result the op can have,
 ** optional ones included (a builder keeps the leading ones it needs, as
 ** the ONNX importer does), and for a variadic list (Split) as many as
-** attribute `num_outputs` says. */
-static size_t num_inferred_results(const GiltOpInfo *info, GiltAttr *attrs)
+** attribute `num_outputs` says or, without it (opset 13), as a constant
+** `split` operand has entries. */
+static size_t num_inferred_results(const GiltOpBuild *b, GiltAttr *attrs)
 {
+  const GiltOpInfo *info = b->info;
   size_t n = 0;
   for (size_t i = 0; i < info->num_result_specs; i++) {
     if (info->result_specs[i].variadic) {
-      int64_t k = graph_dict_int(attrs, "num_outputs", 0);
+      GiltAttr *split =
+          b->operands.len > 1 ? graph_value_constant(b->operands.data[1])
+                              : NULL;
+      int64_t k = graph_dict_int(
+          attrs, "num_outputs",
+          split ? gilt_dense_attr_get_num_elements(split) : 0);
       n += k > 0 && k <= 4096 ? (size_t)k : 0;
     } else {
       n++;
@@ -158,7 +165,7 @@ GiltStatus graph_infer_result_types(GiltOpBuild *b)
                     b->info->name->str, need, b->operands.len);
     return GILT_FAILURE;
   }
-  size_t r = num_inferred_results(b->info, dict);
+  size_t r = num_inferred_results(b, dict);
   GiltType **types = gilt_calloc(b->ctx, r + 1, sizeof *types);
   GraphOpView v = {b->ctx, b->loc, b->info, graph_op_desc(b->info->def),
                    b->operands.len, b->operands.data, dict, r, NULL,

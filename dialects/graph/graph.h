@@ -133,6 +133,9 @@ GILT_INTERNAL GiltType *graph_tensor_type(GiltContext *ctx,
 /* The value of operand i when a graph.constant defines it, else NULL. */
 GILT_INTERNAL GiltAttr *graph_operand_constant(const GraphOpView *v,
                                                size_t i);
+/* The readable dense value of a graph.constant defining v, else NULL
+** (a block argument, another op, an elided resource, `none`). */
+GILT_INTERNAL GiltAttr *graph_value_constant(GiltValue *v);
 /* Reads an integer constant operand (any integer element type) into
 ** out[0..*n); false when it is not a constant or has > max elements. */
 GILT_INTERNAL bool graph_operand_ints(const GraphOpView *v, size_t i,
@@ -185,10 +188,22 @@ GILT_INTERNAL GiltStatus graph_verify(GiltOp *op);
 GILT_INTERNAL GiltStatus graph_infer_result_types(GiltOpBuild *b);
 GILT_INTERNAL GiltStatus graph_fold(GiltOp *op, GiltAttr *const *consts,
                                     GiltFoldResult *out);
+/* Stores x as one element of type t (f32, f64 or an integer) at dst;
+** false when it does not fit (NaN or out of range for an integer). */
+GILT_INTERNAL bool graph_store_element(GiltType *t, double x, uint8_t *dst);
+/* graph_fold with results of up to `limit` elements (graph_fold's own
+** bound is 1024); graph-fold-constants raises it. */
+GILT_INTERNAL GiltStatus graph_fold_limited(GiltOp *op,
+                                            GiltAttr *const *consts,
+                                            int64_t limit,
+                                            GiltFoldResult *out);
 GILT_INTERNAL void graph_print(GiltOp *op, GiltAsmPrinter *p);
 GILT_INTERNAL GiltStatus graph_parse(GiltAsmParser *p, GiltOpBuild *b);
 /* x + 0, x - 0, x * 1, x / 1 (and 0 + x, 1 * x) -> x. */
 GILT_INTERNAL void graph_identity_patterns(GiltPatternSet *set);
+/* patterns.c: reshape/transpose chains, squeeze/unsqueeze pairs, casts to
+** the same type, slices keeping everything. */
+GILT_INTERNAL void graph_movement_patterns(GiltPatternSet *set);
 
 /* ---- scalar evaluators for constant folding (eval.c) ----------------------- */
 

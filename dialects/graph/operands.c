@@ -234,11 +234,11 @@ bool graph_normalize_axis(int64_t axis, size_t rank, int64_t *out)
 
 /* ---- constant operands ---------------------------------------------------------- */
 
-GiltAttr *graph_operand_constant(const GraphOpView *v, size_t i)
+GiltAttr *graph_value_constant(GiltValue *v)
 {
-  if (!graph_has_operand(v, i))
+  if (!v || v->type->kind == GILT_TYPE_NONE)
     return NULL;
-  GiltOp *def = gilt_value_get_defining_op(v->operands[i]);
+  GiltOp *def = gilt_value_get_defining_op(v);
   if (!def || !def->info->def ||
       strcmp(def->info->name->str, "graph.constant"))
     return NULL;
@@ -250,6 +250,12 @@ GiltAttr *graph_operand_constant(const GraphOpView *v, size_t i)
   if (!gilt_dense_attr_get_data(value, &nbytes))
     return NULL; /* an elided resource */
   return value;
+}
+
+GiltAttr *graph_operand_constant(const GraphOpView *v, size_t i)
+{
+  return graph_has_operand(v, i) ? graph_value_constant(v->operands[i])
+                                 : NULL;
 }
 
 bool graph_operand_ints(const GraphOpView *v, size_t i, int64_t *out,
