@@ -159,7 +159,8 @@ void gilt_context_destroy(GiltContext *ctx)
     return;
   gilt_pool_destroy(&ctx->ir_pool);
   for (size_t i = 0; i < ctx->sources.len; i++)
-    gilt_free(ctx, ctx->sources.data[i].data);
+    if (ctx->sources.data[i].owned)
+      gilt_free(ctx, (char *)ctx->sources.data[i].data);
   gilt_vec_free(ctx, &ctx->sources);
   gilt_vec_free(ctx, &ctx->passes);
   for (GiltResourceBlob *b = ctx->blobs; b; b = b->next)
@@ -184,23 +185,42 @@ bool gilt_context_get_allow_unregistered_dialects(GiltContext *ctx)
   return ctx->allow_unregistered;
 }
 
+/* Registers `buf` (copied when `copy`); the newest text of a file wins,
+** and registering the text a file already has keeps what is there, so
+** gopt's borrowed buffer serves the parser too. */
+static void add_source(GiltContext *ctx, const char *filename,
+                       const char *buf, size_t len, bool copy)
+{
+  GiltIdent *file = gilt_ident_get_cstr(ctx, filename);
+  GiltSourceBuffer *sb = NULL;
+  for (size_t i = 0; i < ctx->sources.len && !sb; i++)
+    if (ctx->sources.data[i].file == file)
+      sb = &ctx->sources.data[i];
+  if (sb && sb->len == len && !memcmp(sb->data, buf, len))
+    return;
+  if (!sb) {
+    GiltSourceBuffer fresh = {file, NULL, 0, false};
+    gilt_vec_push(ctx, &ctx->sources, fresh);
+    sb = &ctx->sources.data[ctx->sources.len - 1];
+  } else if (sb->owned) {
+    gilt_free(ctx, (char *)sb->data);
+  }
+  sb->data = copy ? gilt_strndup(ctx, buf, len) : buf;
+  sb->len = len;
+  sb->owned = copy;
+}
+
 void gilt_context_add_source_buffer(GiltContext *ctx, const char *filename,
                                     const char *buf, size_t len)
 {
-  GiltIdent *file = gilt_ident_get_cstr(ctx, filename);
-  for (size_t i = 0; i < ctx->sources.len; i++) {
-    GiltSourceBuffer *sb = &ctx->sources.data[i];
-    if (sb->file == file) { /* the newest text of a file wins */
-      if (sb->len == len && !memcmp(sb->data, buf, len))
-        return; /* gopt registers what it then parses: copy once */
-      gilt_free(ctx, sb->data);
-      sb->data = gilt_strndup(ctx, buf, len);
-      sb->len = len;
-      return;
-    }
-  }
-  GiltSourceBuffer sb = {file, gilt_strndup(ctx, buf, len), len};
-  gilt_vec_push(ctx, &ctx->sources, sb);
+  add_source(ctx, filename, buf, len, true);
+}
+
+void gilt_context_add_source_buffer_borrowed(GiltContext *ctx,
+                                             const char *filename,
+                                             const char *buf, size_t len)
+{
+  add_source(ctx, filename, buf, len, false);
 }
 
 const char *gilt_context_get_source(GiltContext *ctx, GiltIdent *file,

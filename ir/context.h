@@ -32,8 +32,9 @@ GILT_INTERNAL void gilt_hashset_free(GiltContext *ctx, GiltHashSet *s);
 
 typedef struct GiltSourceBuffer {
   GiltIdent *file;
-  char *data;
+  const char *data;
   size_t len;
+  bool owned; /* a copy the context frees, or the caller's text */
 } GiltSourceBuffer;
 
 struct GiltContext {

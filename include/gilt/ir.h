@@ -140,6 +140,13 @@ GILT_API void gilt_emit_error(GiltLocation *loc, const char *fmt, ...)
 GILT_API void gilt_context_add_source_buffer(GiltContext *ctx,
                                              const char *filename,
                                              const char *buf, size_t len);
+/* As above without the copy: the caller keeps `buf` alive and unchanged
+** until the context is destroyed. Parsing the same text afterwards reuses
+** it, which saves a copy of a large input. */
+GILT_API void gilt_context_add_source_buffer_borrowed(GiltContext *ctx,
+                                                      const char *filename,
+                                                      const char *buf,
+                                                      size_t len);
 
 /* ------------------------------------------------------------------------ */
 /* Types                                                                    */

@@ -144,7 +144,7 @@ static GiltStatus process_chunk(const char *text, size_t len, size_t index,
                                                d->opts->allow_unregistered);
   /* A model's bytes are no source to quote in diagnostics. */
   if (!d->onnx)
-    gilt_context_add_source_buffer(ctx, d->filename, text, len);
+    gilt_context_add_source_buffer_borrowed(ctx, d->filename, text, len);
   GiltStatus status;
   if (d->opts->verify_diagnostics) {
     GoptVerifier *v = gopt_verifier_create(ctx, d->filename, text, len);
