@@ -174,7 +174,23 @@ GiltAttr *gilt_float_attr_get(GiltType *type, double value)
 {
   GILT_ASSERT(type->kind == GILT_TYPE_FLOAT);
   GiltAttr key = {.kind = GILT_ATTR_FLOAT, .type = type};
-  key.f = type->fkind == GILT_F64 ? value : (double)(float)value;
+  /* Round once, straight to the type: through float first, a value just
+  ** past a tie between two halves would round to the tie in f32 and then
+  ** to even in f16, one ulp from the nearest half. */
+  switch (type->fkind) {
+  case GILT_F16:
+    key.f = gilt_float_from_f16(gilt_f16_from_double(value));
+    break;
+  case GILT_BF16:
+    key.f = gilt_float_from_bf16(gilt_bf16_from_double(value));
+    break;
+  case GILT_F32:
+    key.f = (float)value;
+    break;
+  case GILT_F64:
+    key.f = value;
+    break;
+  }
   return unique_attr(type->ctx, &key);
 }
 

@@ -69,6 +69,9 @@ GILT_INTERNAL GiltType *gilt_opaque_type_get(GiltContext *ctx,
                                              const char *dialect,
                                              const char *body,
                                              size_t body_len);
+/* Keeps the low `width` bits of v, sign-extended when `sign` (zero-extended
+** otherwise): how gilt stores an iN value in 64 bits. i0 holds only 0. */
+GILT_INTERNAL int64_t gilt_int_extend(uint64_t v, unsigned width, bool sign);
 /* Size in bytes of one element of this integer/index/float type as stored
 ** in dense attributes and buffers (i1 takes one byte, index eight). */
 GILT_INTERNAL size_t gilt_type_get_storage_size(GiltType *t);

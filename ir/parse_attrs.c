@@ -16,18 +16,6 @@
 
 #include "ir/float16.h"
 
-/* Keeps the low `width` bits of v, sign- or zero-extended. */
-static int64_t extend(uint64_t v, unsigned width, bool sign)
-{
-  if (width >= 64)
-    return (int64_t)v;
-  uint64_t mask = (UINT64_C(1) << width) - 1;
-  v &= mask;
-  if (sign && width > 0 && (v >> (width - 1)) & 1)
-    v |= ~mask;
-  return (int64_t)v;
-}
-
 GiltStatus gilt_parser_int_value(GiltAsmParser *p, const GiltToken *tok,
                                  bool negative, GiltType *type,
                                  const char *range_msg, int64_t *out)
@@ -52,7 +40,7 @@ GiltStatus gilt_parser_int_value(GiltAsmParser *p, const GiltToken *tok,
     return gilt_parser_error_at(p, tok->pos, "%s", range_msg);
   uint64_t v = negative ? 0 - mag : mag;
   /* i1 keeps 0/1; other signless and signed types are sign-extended. */
-  *out = extend(v, w, sign != GILT_UNSIGNED && w > 1);
+  *out = gilt_int_extend(v, w, sign != GILT_UNSIGNED && w > 1);
   return GILT_SUCCESS;
 }
 
@@ -74,21 +62,6 @@ static double bits_to_double(GiltFloatKind k, uint64_t bits)
     memcpy(&d, &bits, sizeof d);
     return d;
   }
-  }
-}
-
-/* Rounds to the precision of the float type, once. */
-static double round_to(GiltFloatKind k, double d)
-{
-  switch (k) {
-  case GILT_F16:
-    return gilt_float_from_f16(gilt_f16_from_double(d));
-  case GILT_BF16:
-    return gilt_float_from_bf16(gilt_bf16_from_double(d));
-  case GILT_F32:
-    return (float)d;
-  default:
-    return d;
   }
 }
 
@@ -138,7 +111,7 @@ GiltStatus gilt_parser_float_value(GiltAsmParser *p, const GiltToken *tok,
   double d = strtod(s, NULL);
   if (s != small)
     gilt_free(p->ctx, s);
-  *out = round_to(gilt_float_type_get_kind(type), negative ? -d : d);
+  *out = negative ? -d : d; /* the attribute or element rounds it, once */
   return GILT_SUCCESS;
 }
 

@@ -4,7 +4,8 @@
 **   operation ::= (result (`,` result)* `=`)? (generic | custom) trailing-loc?
 **   result    ::= `%`name (`:` count)?
 **   generic   ::= string `(` uses `)` (`[` successors `]`)?
-**                 (`(` region (`,` region)* `)`)? attr-dict? `:` function-type
+**                 (`<` attr-dict `>`)? (`(` region (`,` region)* `)`)?
+**                 attr-dict? `:` function-type
 **   custom    ::= bare-id, then whatever the op's parse hook reads
 **   region    ::= `{` block* `}`   block ::= (`^`name (`(` args `)`)? `:`)? op*
 **
@@ -208,6 +209,24 @@ static GiltStatus parse_successors(GiltAsmParser *p, GiltOpBuild *b)
   return gilt_parser_expect(p, GILT_TOK_RSQUARE, "expected ',' or ']'");
 }
 
+/* MLIR's `<{...}>` properties. gilt keeps everything in the attribute
+** dictionary, so the entries join the attributes, and a name given in both
+** is the duplicate gilt_op_build_finish reports. The printer never writes
+** properties: this is for reading mlir-opt's generic output. (MLIR lets
+** an unregistered op's properties be any attribute; gilt has nowhere to
+** keep one that is not a dictionary.) */
+static GiltStatus parse_properties(GiltAsmParser *p, GiltOpBuild *b)
+{
+  gilt_parser_advance(p);
+  if (p->tok.kind != GILT_TOK_LBRACE)
+    return gilt_parser_wrong_token(p, "expected a dictionary of properties: "
+                                      "gilt keeps them as attributes");
+  if (gilt_parser_parse_attr_dict(p, GILT_VEC_FIELDS(&b->attrs)))
+    return GILT_FAILURE;
+  return gilt_parser_expect(p, GILT_TOK_GREATER,
+                            "expected '>' to close properties");
+}
+
 static GiltStatus parse_regions(GiltAsmParser *p, GiltOpBuild *b)
 {
   do {
@@ -259,6 +278,8 @@ static GiltStatus parse_generic_body(GiltAsmParser *p, GiltOpBuild *b)
   if (parse_uses(p))
     goto done;
   if (p->tok.kind == GILT_TOK_LSQUARE && parse_successors(p, b))
+    goto done;
+  if (p->tok.kind == GILT_TOK_LESS && parse_properties(p, b))
     goto done;
   if (gilt_parser_consume_if(p, GILT_TOK_LPAREN) && parse_regions(p, b))
     goto done;

@@ -233,7 +233,9 @@ GILT_INTERNAL GiltStatus gilt_parser_int_value(GiltAsmParser *p,
                                                const char *range_msg,
                                                int64_t *out);
 /* A float literal, or an integer literal read as the bit pattern of the
-** float type (`0x7FC00000 : f32`), converted to double. */
+** float type (`0x7FC00000 : f32`), converted to double. A decimal literal
+** is not yet rounded to the type: gilt_float_attr_get and
+** gilt_parser_store_float do that, once. */
 GILT_INTERNAL GiltStatus gilt_parser_float_value(GiltAsmParser *p,
                                                  const GiltToken *tok,
                                                  bool negative, GiltType *type,

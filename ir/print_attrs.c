@@ -67,12 +67,7 @@ void gilt_printer_print_integer(GiltAsmPrinter *p, uint64_t bits, GiltType *t)
     gilt_printer_puts(p, (bits & 1) ? "true" : "false");
     return;
   }
-  if (width < 64) {
-    uint64_t mask = ((uint64_t)1 << width) - 1;
-    bits &= mask;
-    if (!is_unsigned && (bits >> (width - 1)) & 1)
-      bits |= ~mask;
-  }
+  bits = (uint64_t)gilt_int_extend(bits, width, !is_unsigned);
   if (is_unsigned)
     gilt_printer_print_uint(p, bits);
   else

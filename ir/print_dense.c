@@ -7,7 +7,8 @@
 ** little-endian bytes (`dense<"0x0000803F...">`), which the parser reads
 ** back exactly. i1 elements never print as hex: gilt stores them a byte
 ** each, where MLIR's hex form packs bits, so hex would not mean the same
-** thing to both. `dense_resource<name>` prints the blob's name and notes
+** thing to both. `dense_resource<name>` prints the blob's name (quoted
+** unless it is a bare identifier, as MLIR's printKeywordOrString) and notes
 ** the blob for the resource section at the end of the output.
 **
 ** With GiltPrintFlags.elide_elements_larger_than, any non-splat elements
@@ -119,7 +120,7 @@ void gilt_printer_print_dense_resource(GiltAsmPrinter *p, GiltAttr *a)
     return;
   }
   gilt_printer_puts(p, "dense_resource<");
-  gilt_printer_write(p, blob->name->str, blob->name->len);
+  gilt_printer_print_keyword_or_string(p, blob->name->str, blob->name->len);
   gilt_printer_putc(p, '>');
   gilt_printer_note_blob(p, blob, blob_alignment(a->type));
 }

@@ -13,6 +13,8 @@
 
 #include <ctype.h>
 
+#include "ir/lexer.h"
+
 static void print_float_type(GiltAsmPrinter *p, GiltFloatKind k)
 {
   static const char *const names[] = {"f16", "bf16", "f32", "f64"};
@@ -96,8 +98,21 @@ static void print_function_type(GiltAsmPrinter *p, GiltType *t)
   gilt_printer_putc(p, ')');
 }
 
+/* Whether s[0..n) is exactly one `<...>` group as the parser's lexer
+** skips it (nested brackets, strings, `->`): asking the lexer itself keeps
+** the printer and the parser in agreement. */
+static bool is_one_group(const char *s, size_t n)
+{
+  GiltLexer lx;
+  gilt_lexer_init(&lx, s, n);
+  return n > 0 && s[0] == '<' && gilt_lexer_skip_dialect_body(&lx, s) &&
+         lx.cur == s + n;
+}
+
 /* MLIR's isDialectSymbolSimpleEnoughForPrettyForm: an identifier,
-** optionally followed by a `<...>` body. */
+** optionally followed by a `<...>` body. MLIR only checks that the rest
+** starts with `<` and ends with `>`; `a<b>c<d>` passes that and would not
+** read back, so the rest must be a single group. */
 static bool is_pretty_body(const char *s, size_t n)
 {
   if (n == 0 || !isalpha((unsigned char)s[0]))
@@ -105,20 +120,63 @@ static bool is_pretty_body(const char *s, size_t n)
   size_t i = 1;
   while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '.' || s[i] == '_'))
     i++;
-  return i == n || (s[i] == '<' && s[n - 1] == '>');
+  return i == n || is_one_group(s + i, n - i);
 }
 
+/* Whether `<body>` reads back as body. */
+static bool is_bracketed_body(GiltContext *ctx, const char *s, size_t n)
+{
+  GiltStrBuf sb;
+  gilt_strbuf_init(&sb, ctx);
+  gilt_strbuf_append(&sb, "<", 1);
+  gilt_strbuf_append(&sb, s, n);
+  gilt_strbuf_append(&sb, ">", 1);
+  bool ok = is_one_group(sb.data, sb.len);
+  gilt_strbuf_free(&sb);
+  return ok;
+}
+
+/* Whether `!dialect.body` lexes as one token: the characters the lexer
+** takes after a `!` or `#` identifier's first, `-` included. */
+static bool is_token_body(const char *s, size_t n)
+{
+  if (n == 0)
+    return false;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (!isalnum(c) && c != '_' && c != '$' && c != '.' && c != '-')
+      return false;
+  }
+  return true;
+}
+
+/* MLIR's printDialectSymbol picks between the first two spellings and
+** prints `!foo<barb-->` for the body of `!foo.barb--`, which its own
+** lexer reads as `-` `>`: so a body that only a token can hold keeps the
+** dotted spelling. The parser makes every body one of the three, and a
+** body that is none of them (no parse produces one) is written as a
+** string, which reads back, quotes included, as a body that prints the
+** same way again. */
 void gilt_printer_print_dialect_symbol(GiltAsmPrinter *p, char sigil,
                                       GiltIdent *dialect, GiltIdent *body)
 {
+  const char *s = body->str;
+  size_t n = body->len;
   gilt_printer_putc(p, sigil);
   gilt_printer_write(p, dialect->str, dialect->len);
-  if (is_pretty_body(body->str, body->len)) {
+  if (is_pretty_body(s, n)) {
     gilt_printer_putc(p, '.');
-    gilt_printer_write(p, body->str, body->len);
+    gilt_printer_write(p, s, n);
+  } else if (is_bracketed_body(p->ctx, s, n)) {
+    gilt_printer_putc(p, '<');
+    gilt_printer_write(p, s, n);
+    gilt_printer_putc(p, '>');
+  } else if (is_token_body(s, n)) {
+    gilt_printer_putc(p, '.');
+    gilt_printer_write(p, s, n);
   } else {
     gilt_printer_putc(p, '<');
-    gilt_printer_write(p, body->str, body->len);
+    gilt_printer_print_string(p, s, n);
     gilt_printer_putc(p, '>');
   }
 }

@@ -143,7 +143,7 @@ static void print_blob(GiltAsmPrinter *p, const GiltPrintedBlob *pb)
   uint8_t align[4] = {(uint8_t)pb->align, (uint8_t)(pb->align >> 8),
                       (uint8_t)(pb->align >> 16), (uint8_t)(pb->align >> 24)};
   gilt_printer_write(p, "      ", 6);
-  gilt_printer_write(p, b->name->str, b->name->len);
+  gilt_printer_print_keyword_or_string(p, b->name->str, b->name->len);
   gilt_printer_puts(p, ": \"0x");
   gilt_printer_print_hex_bytes(p, align, sizeof align);
   gilt_printer_print_hex_bytes(p, b->data, b->nbytes);

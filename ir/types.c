@@ -270,6 +270,17 @@ unsigned gilt_type_get_bit_width(GiltType *t)
   return 0;
 }
 
+int64_t gilt_int_extend(uint64_t v, unsigned width, bool sign)
+{
+  if (width >= 64)
+    return (int64_t)v;
+  uint64_t mask = (UINT64_C(1) << width) - 1;
+  v &= mask;
+  if (sign && width > 0 && (v >> (width - 1)) & 1)
+    v |= ~mask;
+  return (int64_t)v;
+}
+
 size_t gilt_type_get_storage_size(GiltType *t)
 {
   unsigned bits = gilt_type_get_bit_width(t);

@@ -41,13 +41,7 @@ static GiltAttr *int_result(GiltOp *op, uint64_t v)
   if (!is_integer_like(t))
     return NULL;
   unsigned width = t->kind == GILT_TYPE_INTEGER ? t->integer.width : 64;
-  if (width < 64) {
-    uint64_t mask = (UINT64_C(1) << width) - 1;
-    v &= mask;
-    if (v >> (width - 1))
-      v |= ~mask;
-  }
-  return gilt_integer_attr_get(t, (int64_t)v);
+  return gilt_integer_attr_get(t, gilt_int_extend(v, width, true));
 }
 
 static GiltStatus fold_to_attr(GiltOp *op, uint64_t v, GiltFoldResult *out)
