@@ -110,8 +110,8 @@ GILT_INTERNAL bool gilt_ssa_names_lookup_block(GiltSsaNames *n,
 /* ---- types, attributes, floats, locations ------------------------------- */
 
 GILT_INTERNAL void gilt_printer_print_type(GiltAsmPrinter *p, GiltType *t);
-/* `!dialect.body` or `!dialect<body>` (sigil `#` for attributes), the
-** short form when the body is an identifier with an optional `<...>`. */
+/* `!dialect.body` or `!dialect<body>` (sigil `#` for attributes), always
+** in a spelling the parser reads back as the same body (print_types.c). */
 GILT_INTERNAL void gilt_printer_print_dialect_symbol(GiltAsmPrinter *p,
                                                      char sigil,
                                                      GiltIdent *dialect,
