@@ -28,8 +28,10 @@ static int64_t operand_length(const GraphOpView *v, size_t i)
 static GiltType *unknown_dims(const GraphOpView *v, int64_t rank,
                               GiltType *elem)
 {
-  GraphShape s = {.ranked = rank >= 0 && rank <= GRAPH_MAX_RANK,
-                  .rank = rank > 0 ? (size_t)rank : 0};
+  /* A rank beyond GRAPH_MAX_RANK (a ConstantOfShape whose shape operand
+  ** has a huge static size) is unranked, with no dims to fill. */
+  bool ranked = rank >= 0 && rank <= GRAPH_MAX_RANK;
+  GraphShape s = {.ranked = ranked, .rank = ranked ? (size_t)rank : 0};
   for (size_t d = 0; d < s.rank; d++)
     s.dims[d] = GILT_DYNAMIC;
   return graph_tensor_type(v->ctx, &s, elem);
@@ -352,7 +354,7 @@ GiltStatus graph_infer_constant_of_shape(const GraphOpView *v,
   GiltAttr *value = gilt_dictionary_attr_lookup(v->attrs, "value");
   GiltType *elem = gilt_float_type_get(v->ctx, GILT_F32);
   if (value) {
-    if (value->type->kind != GILT_TYPE_TENSOR ||
+    if (!value->type || value->type->kind != GILT_TYPE_TENSOR ||
         gilt_shaped_type_get_num_elements(value->type) != 1)
       return graph_error(v, "attribute 'value' must hold one element");
     elem = value->type->shaped.elem;

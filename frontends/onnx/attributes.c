@@ -286,6 +286,21 @@ static GiltStatus collect_graphs(GiltOnnxImporter *imp, GiltOnnxNode *n)
 
 /* ---- Constant's shorthand forms ------------------------------------------------- */
 
+/* Whether `a` has the form's kind: a float or integer, or an array of
+** them. The attribute's ONNX type, not its name, decided how it was
+** converted, so a `value_int` of type FLOATS reaches here as an array. */
+static bool has_form(GiltAttr *a, GiltAttrKind kind, bool is_list)
+{
+  if (!is_list)
+    return gilt_attr_get_kind(a) == kind;
+  if (gilt_attr_get_kind(a) != GILT_ATTR_ARRAY)
+    return false;
+  for (size_t i = 0; i < gilt_array_attr_get_size(a); i++)
+    if (gilt_attr_get_kind(gilt_array_attr_get_element(a, i)) != kind)
+      return false;
+  return true;
+}
+
 static GiltStatus convert_constant_shorthand(GiltOnnxImporter *imp,
                                              GiltOnnxNode *n)
 {
@@ -297,6 +312,15 @@ static GiltStatus convert_constant_shorthand(GiltOnnxImporter *imp,
     if (!a)
       continue;
     bool is_float = k < 2, is_list = k % 2 == 1;
+    static const char *const wanted[] = {"FLOAT", "FLOATS", "INT", "INTS"};
+    if (!has_form(a, is_float ? GILT_ATTR_FLOAT : GILT_ATTR_INTEGER,
+                  is_list)) {
+      gilt_emit_error(n->loc,
+                      "attribute '%s' of node '%s' (Constant) must have type "
+                      "%s",
+                      forms[k], n->display_name, wanted[k]);
+      return GILT_FAILURE;
+    }
     GiltType *elem = is_float ? gilt_float_type_get(ctx, GILT_F32)
                               : gilt_integer_type_get(ctx, 64, GILT_SIGNLESS);
     size_t count = is_list ? gilt_array_attr_get_size(a) : 1;

@@ -32,6 +32,7 @@ def tool(name, path):
 
 tool("gopt", os.path.join(config.gilt_tools_dir, "gopt"))
 tool("gjit", os.path.join(config.gilt_tools_dir, "gjit"))
+tool("onnx-info", os.path.join(config.gilt_tools_dir, "onnx-info"))
 tool("FileCheck", config.filecheck)
 tool("not", config.not_tool)
 config.substitutions.append(("%gilt_src", config.gilt_src_root))

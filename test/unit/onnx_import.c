@@ -507,6 +507,74 @@ static void test_subgraphs(void)
   gilt_context_destroy(ctx);
 }
 
+/* Found by onnx_import_fuzzer: a Constant's value_int with type FLOAT
+** (or value_floats with type INTS) reached the shorthand conversion,
+** which asserted on the attribute's kind. */
+static void test_constant_shorthand_types(void)
+{
+  GiltContext *ctx = context(false);
+  Graph *g = graph("g");
+  Gilt__Onnx__NodeProto *c = node("Constant", "c", "", "y");
+  attr_float(c, "value_int", 1.5f);
+  add_node(g, c);
+  add_output(g, value("y", 0, NULL));
+  CHECK(!import(ctx, g, 13));
+  CHECK(num_errors == 1 &&
+        strstr(errors, "attribute 'value_int' of node 'c' (Constant) must "
+                       "have type INT"));
+
+  static const int64_t ints[] = {1, 2};
+  g = graph("g");
+  c = node("Constant", "c", "", "y");
+  attr_ints(c, "value_floats", 2, ints);
+  add_node(g, c);
+  add_output(g, value("y", 1, dims_3));
+  CHECK(!import(ctx, g, 13));
+  CHECK(num_errors == 1 &&
+        strstr(errors, "attribute 'value_floats' of node 'c' (Constant) "
+                       "must have type FLOATS"));
+  gilt_context_destroy(ctx);
+}
+
+/* Found by onnx_import_fuzzer: ConstantOfShape of a shape operand with
+** more elements than the graph dialect's largest rank wrote that many
+** dims into a fixed array. The result is now unranked. */
+static void test_constant_of_shape_huge_rank(void)
+{
+  GiltContext *ctx = context(false);
+  static const int64_t dims_40[] = {40};
+  Graph *g = graph("g");
+  Gilt__Onnx__ValueInfoProto *shape = value("s", 1, dims_40);
+  shape->type->tensor_type->elem_type =
+      GILT__ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+  add_input(g, shape);
+  add_node(g, node("ConstantOfShape", "c", "s", "y"));
+  add_output(g, value("y", 0, NULL));
+  g->outputs[0]->type->tensor_type->shape = NULL;
+  GiltOp *module = import(ctx, g, 13);
+  CHECK(module);
+  if (module) {
+    CHECK(strstr(print(module, false), "-> tensor<*xf32>"));
+    gilt_op_destroy(module);
+  }
+  /* Also found: a 'value' attribute of type INT, not TENSOR, was read as
+  ** a tensor attribute. */
+  g = graph("g");
+  add_input(g, value("s", 1, dims_3));
+  g->inputs[0]->type->tensor_type->elem_type =
+      GILT__ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+  Gilt__Onnx__NodeProto *c = node("ConstantOfShape", "c", "s", "y");
+  Gilt__Onnx__AttributeProto *a = add_attr(c, "value", AT(INT));
+  a->has_i = true;
+  a->i = 1;
+  add_node(g, c);
+  add_output(g, value("y", 0, NULL));
+  g->outputs[0]->type->tensor_type->shape = NULL;
+  CHECK(!import(ctx, g, 13));
+  CHECK(strstr(errors, "attribute 'value' must hold one element"));
+  gilt_context_destroy(ctx);
+}
+
 int main(void)
 {
   test_op_names();
@@ -517,6 +585,8 @@ int main(void)
   test_absent_inputs();
   test_upgrades();
   test_subgraphs();
+  test_constant_shorthand_types();
+  test_constant_of_shape_huge_rank();
   free_all();
   if (check_failures)
     fprintf(stderr, "%d checks failed\n", check_failures);
