@@ -161,29 +161,47 @@ static GiltStatus check_windows(const GraphOpView *v, const GraphShape *out,
   return GILT_SUCCESS;
 }
 
+/* What Conv and ConvTranspose check alike: the operands, the ranks of X
+** and W, the spatial dimensions and `group`. Sets *done (with types[0]
+** unranked) when X has no rank and nothing more can be said. */
+static GiltStatus conv_common(const GraphOpView *v, GraphShape *x,
+                              GraphShape *wt, size_t *n, int64_t *group,
+                              GiltType **types, bool *done)
+{
+  *done = false;
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
+  graph_operand_shape(v, 0, x);
+  graph_operand_shape(v, 1, wt);
+  if (!x->ranked) {
+    types[0] = gilt_unranked_tensor_type_get(v->ctx, graph_operand_elem(v, 0));
+    *done = true;
+    return GILT_SUCCESS;
+  }
+  if (spatial_dims(v, x, n))
+    return GILT_FAILURE;
+  if (wt->ranked && wt->rank != x->rank)
+    return graph_error(v, "operand 'W' has rank %zu but operand 'X' has "
+                       "rank %zu", wt->rank, x->rank);
+  *group = graph_dict_int(v->attrs, "group", 1);
+  if (*group < 1)
+    return graph_error(v, "attribute 'group' (%lld) must be positive",
+                       (long long)*group);
+  return GILT_SUCCESS;
+}
+
 /* Conv: X (N x C x D...), W (M x C/group x k...), B? (M). */
 GiltStatus graph_infer_conv(const GraphOpView *v, GiltType **types)
 {
-  if (graph_check_operands(v))
-    return GILT_FAILURE;
   GraphShape x, wt;
-  graph_operand_shape(v, 0, &x);
-  graph_operand_shape(v, 1, &wt);
-  GiltType *elem = graph_operand_elem(v, 0);
-  if (!x.ranked) {
-    types[0] = gilt_unranked_tensor_type_get(v->ctx, elem);
-    return GILT_SUCCESS;
-  }
   size_t n = 0;
-  if (spatial_dims(v, &x, &n))
+  int64_t group = 1;
+  bool done;
+  if (conv_common(v, &x, &wt, &n, &group, types, &done))
     return GILT_FAILURE;
-  if (wt.ranked && wt.rank != x.rank)
-    return graph_error(v, "operand 'W' has rank %zu but operand 'X' has "
-                       "rank %zu", wt.rank, x.rank);
-  int64_t group = graph_dict_int(v->attrs, "group", 1);
-  if (group < 1)
-    return graph_error(v, "attribute 'group' (%lld) must be positive",
-                       (long long)group);
+  if (done)
+    return GILT_SUCCESS;
+  GiltType *elem = graph_operand_elem(v, 0);
   int64_t m = wt.ranked ? wt.dims[0] : GILT_DYNAMIC;
   if (wt.ranked && !dyn(x.dims[1]) && !dyn(wt.dims[1]) &&
       x.dims[1] != wt.dims[1] * group)
@@ -223,26 +241,15 @@ GiltStatus graph_infer_conv(const GraphOpView *v, GiltType **types)
 /* ConvTranspose: X (N x C x D...), W (C x M/group x k...), B? (M). */
 GiltStatus graph_infer_conv_transpose(const GraphOpView *v, GiltType **types)
 {
-  if (graph_check_operands(v))
-    return GILT_FAILURE;
   GraphShape x, wt;
-  graph_operand_shape(v, 0, &x);
-  graph_operand_shape(v, 1, &wt);
-  GiltType *elem = graph_operand_elem(v, 0);
-  if (!x.ranked) {
-    types[0] = gilt_unranked_tensor_type_get(v->ctx, elem);
-    return GILT_SUCCESS;
-  }
   size_t n = 0;
-  if (spatial_dims(v, &x, &n))
+  int64_t group = 1;
+  bool done;
+  if (conv_common(v, &x, &wt, &n, &group, types, &done))
     return GILT_FAILURE;
-  if (wt.ranked && wt.rank != x.rank)
-    return graph_error(v, "operand 'W' has rank %zu but operand 'X' has "
-                       "rank %zu", wt.rank, x.rank);
-  int64_t group = graph_dict_int(v->attrs, "group", 1);
-  if (group < 1)
-    return graph_error(v, "attribute 'group' (%lld) must be positive",
-                       (long long)group);
+  if (done)
+    return GILT_SUCCESS;
+  GiltType *elem = graph_operand_elem(v, 0);
   if (wt.ranked && !dyn(x.dims[1]) && !dyn(wt.dims[0]) &&
       x.dims[1] != wt.dims[0])
     return graph_error(v, "operand 'X' has %lld channels but operand 'W' "
