@@ -376,26 +376,6 @@ done:
   return a;
 }
 
-/* `#alias`, `#dialect.body`, `#dialect<body>` */
-static GiltAttr *parse_extended_attr(GiltAsmParser *p)
-{
-  GiltSrcPos pos = p->tok.pos;
-  void *alias;
-  GiltToken dialect, body;
-  if (gilt_parser_parse_dialect_symbol(p, GILT_SYM_ATTR_ALIAS, &alias,
-                                       &dialect, &body))
-    return NULL;
-  if (alias)
-    return alias;
-  GiltStrBuf name;
-  gilt_strbuf_init(&name, p->ctx);
-  GiltAttr *a = NULL;
-  if (!gilt_parser_check_dialect(p, pos, &dialect, "attribute", &name))
-    a = gilt_opaque_attr_get(p->ctx, name.data, body.ptr, body.len);
-  gilt_strbuf_free(&name);
-  return a;
-}
-
 static GiltAttr *parse_string_attr(GiltAsmParser *p)
 {
   GiltStrBuf sb;
@@ -441,7 +421,7 @@ static GiltAttr *parse_attr(GiltAsmParser *p)
   case GILT_TOK_LBRACE:
     return parse_dictionary(p);
   case GILT_TOK_HASH_ID:
-    return parse_extended_attr(p);
+    return gilt_parser_parse_extended(p, false);
   case GILT_TOK_INTEGER:
   case GILT_TOK_FLOAT:
     return parse_number(p, false);

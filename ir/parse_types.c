@@ -344,31 +344,11 @@ done:
   return t;
 }
 
-/* `!alias`, `!dialect.body` or `!dialect<body>`. */
-static GiltType *parse_extended_type(GiltAsmParser *p)
-{
-  GiltSrcPos pos = p->tok.pos;
-  void *alias;
-  GiltToken dialect, body;
-  if (gilt_parser_parse_dialect_symbol(p, GILT_SYM_TYPE_ALIAS, &alias,
-                                       &dialect, &body))
-    return NULL;
-  if (alias)
-    return alias;
-  GiltStrBuf name;
-  gilt_strbuf_init(&name, p->ctx);
-  GiltType *t = NULL;
-  if (!gilt_parser_check_dialect(p, pos, &dialect, "type", &name))
-    t = gilt_opaque_type_get(p->ctx, name.data, body.ptr, body.len);
-  gilt_strbuf_free(&name);
-  return t;
-}
-
 static GiltType *parse_non_function_type(GiltAsmParser *p)
 {
   GiltContext *ctx = p->ctx;
   if (p->tok.kind == GILT_TOK_BANG_ID)
-    return parse_extended_type(p);
+    return gilt_parser_parse_extended(p, true);
   if (p->tok.kind != GILT_TOK_BARE_ID) {
     gilt_parser_wrong_token(p, "expected type");
     return NULL;

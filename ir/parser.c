@@ -447,9 +447,9 @@ GiltAttr *gilt_attr_parse(GiltContext *ctx, const char *str)
   return parse_string(ctx, str, false);
 }
 
-GiltStatus gilt_parser_check_dialect(GiltAsmParser *p, GiltSrcPos pos,
-                                     const GiltToken *dialect,
-                                     const char *what, GiltStrBuf *name)
+static GiltStatus check_dialect(GiltAsmParser *p, GiltSrcPos pos,
+                                const GiltToken *dialect, const char *what,
+                                GiltStrBuf *name)
 {
   gilt_strbuf_append(name, dialect->ptr, dialect->len);
   gilt_strbuf_append(name, "", 0);
@@ -472,4 +472,28 @@ GiltStatus gilt_parser_check_dialect(GiltAsmParser *p, GiltSrcPos pos,
                                 "--allow-unregistered-dialect to accept it",
                                 what, name->data);
   return GILT_SUCCESS;
+}
+
+void *gilt_parser_parse_extended(GiltAsmParser *p, bool is_type)
+{
+  GiltSrcPos pos = p->tok.pos;
+  void *alias;
+  GiltToken dialect, body;
+  if (gilt_parser_parse_dialect_symbol(
+          p, is_type ? GILT_SYM_TYPE_ALIAS : GILT_SYM_ATTR_ALIAS, &alias,
+          &dialect, &body))
+    return NULL;
+  if (alias)
+    return alias;
+  GiltStrBuf name;
+  gilt_strbuf_init(&name, p->ctx);
+  void *result = NULL;
+  if (!check_dialect(p, pos, &dialect, is_type ? "type" : "attribute", &name))
+    result = is_type
+                 ? (void *)gilt_opaque_type_get(p->ctx, name.data, body.ptr,
+                                                body.len)
+                 : (void *)gilt_opaque_attr_get(p->ctx, name.data, body.ptr,
+                                                body.len);
+  gilt_strbuf_free(&name);
+  return result;
 }

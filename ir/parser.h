@@ -188,15 +188,13 @@ GILT_INTERNAL void gilt_parser_define_symbol(GiltAsmParser *p,
 GILT_INTERNAL GiltStatus gilt_parser_parse_dialect_symbol(
     GiltAsmParser *p, unsigned alias_kind, void **alias,
     GiltToken *dialect, GiltToken *body);
-/* Checks the dialect of an opaque `what` ("type", "attribute"): a valid
-** namespace, not registered (registered dialects have no hooks for their
-** own types yet) and unregistered dialects allowed. Its name goes to
-** `name` (NUL-terminated). */
-GILT_INTERNAL GiltStatus gilt_parser_check_dialect(GiltAsmParser *p,
-                                                   GiltSrcPos pos,
-                                                   const GiltToken *dialect,
-                                                   const char *what,
-                                                   GiltStrBuf *name);
+/* `!alias`, `!dialect.body`, `!dialect<body>` (`#` for attributes): the
+** aliased object, or an opaque type (is_type) or attribute of a dialect
+** that must be a valid namespace, not registered (registered dialects have
+** no hooks for their own types yet), with unregistered dialects allowed.
+** NULL after reporting. */
+GILT_INTERNAL void *gilt_parser_parse_extended(GiltAsmParser *p,
+                                               bool is_type);
 /* Appends a string token's value to a buffer (NUL-terminated). */
 GILT_INTERNAL void gilt_parser_string_value(const GiltToken *t,
                                             GiltStrBuf *out);
