@@ -15,6 +15,7 @@
 ** internal header, for the generated structures and the op-name rule.
 */
 #include "test/unit/check.h"
+#include "test/unit/text.h"
 #include "frontends/onnx/importer.h"
 
 #include <stdio.h>
@@ -47,24 +48,15 @@ static void reset_errors(void)
 
 /* ---- printing into a buffer ------------------------------------------------- */
 
-static char text[1 << 16];
-
-static void append(const char *data, size_t len, void *user)
-{
-  (void)user;
-  size_t have = strlen(text);
-  if (have + len >= sizeof text)
-    len = sizeof text - have - 1;
-  memcpy(text + have, data, len);
-  text[have + len] = '\0';
-}
+static Text text;
 
 static const char *print(GiltOp *module, bool debug_info)
 {
-  text[0] = '\0';
+  text.len = 0;
+  text.data[0] = '\0';
   GiltPrintFlags flags = {.debug_info = debug_info};
-  gilt_op_print(module, &flags, append, NULL);
-  return text;
+  gilt_op_print(module, &flags, text_append, &text);
+  return text.data;
 }
 
 /* ---- building models: everything allocated here is freed at the end --------- */

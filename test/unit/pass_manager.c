@@ -11,25 +11,11 @@
 #include <unistd.h>
 
 #include "test/unit/check.h"
+#include "test/unit/text.h"
 #include "gilt/ir.h"
 #include "gilt/pass.h"
 
 
-/* Text collected from callbacks. */
-typedef struct Text {
-  char data[8192];
-  size_t len;
-} Text;
-
-static void append(const char *data, size_t len, void *user)
-{
-  Text *t = user;
-  if (t->len + len >= sizeof t->data)
-    len = sizeof t->data - 1 - t->len;
-  memcpy(t->data + t->len, data, len);
-  t->len += len;
-  t->data[t->len] = '\0';
-}
 
 /* The last error and its location, as `loc(...)` text. */
 static Text last_error, last_error_loc;
@@ -43,8 +29,8 @@ static void on_diagnostic(const GiltDiagnostic *d, void *user)
   errors_seen++;
   last_error.len = last_error_loc.len = 0;
   const char *msg = gilt_diagnostic_get_message(d);
-  append(msg, strlen(msg), &last_error);
-  gilt_location_print(gilt_diagnostic_get_location(d), append,
+  text_append(msg, strlen(msg), &last_error);
+  gilt_location_print(gilt_diagnostic_get_location(d), text_append,
                       &last_error_loc);
 }
 
@@ -69,7 +55,7 @@ static GiltStatus count_run(GiltPass *pass, GiltOp *op)
            gilt_pass_get_option_string(pass, "label"),
            gilt_pass_get_option_bool(pass, "verbose") ? "v" : "q",
            gilt_pass_get_option_double(pass, "ratio"));
-  append(line, strlen(line), &trace);
+  text_append(line, strlen(line), &trace);
   gilt_pass_add_statistic(pass, "runs", "Number of runs", 1);
   CHECK(gilt_pass_get_context(pass) == gilt_op_get_context(op));
   gilt_pass_mark_unchanged(pass);
@@ -123,7 +109,7 @@ static void check_print(GiltContext *ctx, const char *in, const char *want)
   Text got = {0}, again = {0};
   GiltPassManager *pm = gilt_pass_manager_create(ctx);
   CHECK(gilt_pass_manager_add_pipeline(pm, in) == GILT_SUCCESS);
-  gilt_pass_manager_print_pipeline(pm, append, &got);
+  gilt_pass_manager_print_pipeline(pm, text_append, &got);
   gilt_pass_manager_destroy(pm);
   if (strcmp(got.data, want) != 0) {
     fprintf(stderr, "pipeline '%s' printed as '%s', want '%s'\n", in,
@@ -132,7 +118,7 @@ static void check_print(GiltContext *ctx, const char *in, const char *want)
   }
   pm = gilt_pass_manager_create(ctx);
   CHECK(gilt_pass_manager_add_pipeline(pm, got.data) == GILT_SUCCESS);
-  gilt_pass_manager_print_pipeline(pm, append, &again);
+  gilt_pass_manager_print_pipeline(pm, text_append, &again);
   gilt_pass_manager_destroy(pm);
   CHECK(strcmp(again.data, got.data) == 0);
 }
@@ -170,7 +156,7 @@ static void check_error(GiltContext *ctx, const char *pipeline,
   GiltPassManager *pm = gilt_pass_manager_create(ctx);
   CHECK(gilt_pass_manager_add_pipeline(pm, pipeline) == GILT_FAILURE);
   Text printed = {0};
-  gilt_pass_manager_print_pipeline(pm, append, &printed);
+  gilt_pass_manager_print_pipeline(pm, text_append, &printed);
   CHECK(printed.len == 0); /* nothing of a bad pipeline is kept */
   gilt_pass_manager_destroy(pm);
   CHECK(errors_seen == before + 1);
@@ -228,8 +214,8 @@ static void test_run(GiltContext *ctx)
     return;
   Text stats = {0}, timing = {0};
   GiltPassManager *pm = gilt_pass_manager_create(ctx);
-  gilt_pass_manager_enable_statistics(pm, append, &stats);
-  gilt_pass_manager_enable_timing(pm, append, &timing);
+  gilt_pass_manager_enable_statistics(pm, text_append, &stats);
+  gilt_pass_manager_enable_timing(pm, text_append, &timing);
   CHECK(gilt_pass_manager_add_pipeline(pm, "unit-count{limit=2},"
                                            "unit-count{label=y verbose}") ==
         GILT_SUCCESS);
@@ -274,7 +260,7 @@ static void test_ir_printing(GiltContext *ctx)
   GiltIRPrintingConfig config = {.before = "unit-count",
                                  .after_all = true,
                                  .after_change = true,
-                                 .cb = append,
+                                 .cb = text_append,
                                  .user = &out};
   GiltPassManager *pm = gilt_pass_manager_create(ctx);
   gilt_pass_manager_enable_ir_printing(pm, &config);
@@ -304,7 +290,7 @@ static void test_failure(GiltContext *ctx)
 
   Text out = {0};
   GiltIRPrintingConfig config = {.after_failure = true,
-                                 .cb = append,
+                                 .cb = text_append,
                                  .user = &out};
   GiltPassManager *pm = gilt_pass_manager_create(ctx);
   gilt_pass_manager_enable_ir_printing(pm, &config);

@@ -10,22 +10,9 @@
 #include <string.h>
 
 #include "test/unit/check.h"
+#include "test/unit/text.h"
 #include "gilt/ir.h"
 
-typedef struct Text {
-  char data[4096];
-  size_t len;
-} Text;
-
-static void append(const char *data, size_t len, void *user)
-{
-  Text *t = user;
-  if (t->len + len >= sizeof t->data)
-    len = sizeof t->data - 1 - t->len;
-  memcpy(t->data + t->len, data, len);
-  t->len += len;
-  t->data[t->len] = '\0';
-}
 
 static void expect(const char *what, const char *got, const char *want,
                    int line)
@@ -40,14 +27,14 @@ static void expect(const char *what, const char *got, const char *want,
 #define EXPECT_OP(op, flags, want)                                           \
   do {                                                                       \
     Text t_ = {{0}, 0};                                                      \
-    gilt_op_print((op), (flags), append, &t_);                               \
+    gilt_op_print((op), (flags), text_append, &t_);                          \
     expect("op", t_.data, (want), __LINE__);                                 \
   } while (0)
 
 #define EXPECT_ATTR(attr, want)                                              \
   do {                                                                       \
     Text t_ = {{0}, 0};                                                      \
-    gilt_attr_print((attr), append, &t_);                                    \
+    gilt_attr_print((attr), text_append, &t_);                               \
     expect("attribute", t_.data, (want), __LINE__);                          \
   } while (0)
 
@@ -155,13 +142,13 @@ static void test_types_and_locations(GiltContext *ctx)
   GiltType *t = gilt_tensor_type_get(ctx, 2, shape,
                                      f32, gilt_string_attr_get(ctx, "NC", 2));
   Text a = {{0}, 0};
-  gilt_type_print(t, append, &a);
+  gilt_type_print(t, text_append, &a);
   expect("type", a.data, "tensor<4x?xf32, \"NC\">", __LINE__);
   GiltLocation *file = gilt_location_file_line_col_get(ctx, "m.onnx", 1, 2);
   GiltLocation *locs[2] = {gilt_location_name_get(ctx, "conv", file),
                            gilt_location_unknown_get(ctx)};
   Text b = {{0}, 0};
-  gilt_location_print(gilt_location_fused_get(ctx, 2, locs, NULL), append,
+  gilt_location_print(gilt_location_fused_get(ctx, 2, locs, NULL), text_append,
                       &b);
   expect("location", b.data, "loc(fused[\"conv\"(\"m.onnx\":1:2), unknown])",
          __LINE__);
