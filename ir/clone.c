@@ -85,7 +85,7 @@ static void clone_region_into(GiltRegion *src, GiltRegion *dst,
     GiltBlock *nb = gilt_block_create(ctx, 0, NULL, NULL);
     for (size_t i = 0; i < b->num_args; i++) {
       GiltValue *a = b->args[i];
-      gilt_ir_mapping_map(m, a, gilt_block_add_argument(nb, a->type, a->loc));
+      gilt_ir_mapping_map(m, a, gilt_block_add_argument(nb, a->type, *gilt_block_arg_loc(a)));
     }
     gilt_ir_mapping_map(m, b, nb);
     gilt_region_append_block(dst, nb);

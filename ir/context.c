@@ -148,6 +148,7 @@ GiltContext *gilt_context_create_with_allocator(GiltReallocFn fn, void *user)
   ctx->realloc_user = user;
   gilt_arena_init(&ctx->arena, ctx);
   gilt_pool_init(&ctx->ir_pool, ctx);
+  gilt_ptr_map_init(&ctx->file_lines_index, ctx);
   gilt_register_builtin_dialects(ctx);
   gilt_register_builtin_passes(ctx);
   return ctx;
@@ -163,6 +164,10 @@ void gilt_context_destroy(GiltContext *ctx)
       gilt_free(ctx, (char *)ctx->sources.data[i].data);
   gilt_vec_free(ctx, &ctx->sources);
   gilt_vec_free(ctx, &ctx->passes);
+  for (size_t i = 0; i < ctx->file_lines.len; i++)
+    gilt_paged_array_free(&ctx->file_lines.data[i].lines);
+  gilt_vec_free(ctx, &ctx->file_lines);
+  gilt_ptr_map_free(&ctx->file_lines_index);
   for (GiltResourceBlob *b = ctx->blobs; b; b = b->next)
     gilt_free(ctx, b->data);
   GiltHashSet *sets[] = {&ctx->idents,   &ctx->types,    &ctx->attrs,

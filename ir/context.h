@@ -11,7 +11,9 @@
 
 #include "gilt/pass.h"
 #include "ir/op_def.h"
+#include "ir/paged_array.h"
 #include "ir/pool.h"
+#include "ir/ptr_map.h"
 
 /* An open-addressing hash set of pointers whose hash is stored with them;
 ** used for every uniquing table. */
@@ -29,6 +31,12 @@ GILT_INTERNAL void *gilt_hashset_find(GiltHashSet *s, uint32_t hash,
 GILT_INTERNAL void gilt_hashset_insert(GiltContext *ctx, GiltHashSet *s,
                                        uint32_t hash, void *elem);
 GILT_INTERNAL void gilt_hashset_free(GiltContext *ctx, GiltHashSet *s);
+
+/* The file positions of one file, uniqued by line (location.c). */
+typedef struct GiltFileLines {
+  GiltIdent *file;
+  GiltPagedArray lines; /* line -> its first location, others chained */
+} GiltFileLines;
 
 typedef struct GiltSourceBuffer {
   GiltIdent *file;
@@ -54,6 +62,9 @@ struct GiltContext {
   ** the caller forgot. */
   GiltPool ir_pool;
   GiltLocation *unknown_loc;
+  /* File positions are uniqued here, not in `locs`: one per parsed op. */
+  GILT_VEC(GiltFileLines) file_lines;
+  GiltPtrMap file_lines_index; /* file identifier -> index in file_lines */
   GiltAttr *empty_dict;
 };
 

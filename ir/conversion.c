@@ -134,7 +134,7 @@ static GiltValue *on_replaced(void *user, GiltValue *from, GiltValue *to)
   if (from->is_block_arg) {
     gilt_builder_set_insertion_point_to_start(c->cast_builder,
                                               from->owner.block);
-    loc = from->loc;
+    loc = *gilt_block_arg_loc(from);
   } else {
     gilt_builder_set_insertion_point_before(c->cast_builder,
                                             from->owner.op);
@@ -215,9 +215,9 @@ static void convert_block_arg(Conversion *c, GiltValue *arg, GiltType *want)
   if (uses.len) {
     gilt_builder_set_insertion_point_to_start(c->cast_builder,
                                               arg->owner.block);
-    GiltValue *cast = materialize(c, true, old, arg, arg->loc);
+    GiltValue *cast = materialize(c, true, old, arg, *gilt_block_arg_loc(arg));
     for (size_t i = 0; cast && i < uses.len; i++)
-      gilt_op_set_operand(uses.data[i]->owner, uses.data[i]->index, cast);
+      gilt_op_set_operand(uses.data[i]->owner, gilt_operand_get_index(uses.data[i]), cast);
   }
   gilt_vec_free(c->ctx, &uses);
 }

@@ -186,6 +186,7 @@ struct GiltLocation {
     struct {
       GiltIdent *file;
       unsigned line, col;
+      GiltLocation *next_on_line; /* same file and line, other column */
     } flc;
     struct {
       GiltIdent *name;
@@ -204,6 +205,10 @@ struct GiltLocation {
 
 GILT_INTERNAL GiltLocation *gilt_location_callsite_get(GiltLocation *callee,
                                                        GiltLocation *caller);
+/* gilt_location_file_line_col_get with the file already interned (the
+** parser asks for one per op). */
+GILT_INTERNAL GiltLocation *gilt_location_file_line_col_get_ident(
+    GiltContext *ctx, GiltIdent *file, unsigned line, unsigned col);
 /* The first file:line:col location inside `loc` (through names, fused and
 ** call sites), NULL if none. Diagnostics use it to quote source. */
 GILT_INTERNAL GiltLocation *gilt_location_find_file_line_col(
@@ -220,8 +225,19 @@ struct GiltValue {
   } owner;
   uint32_t index;
   bool is_block_arg;
-  GiltLocation *loc; /* block arguments only */
 };
+
+/* A block argument: a value and where it was declared (a result's location
+** is its op's, so results do not pay for the field). */
+typedef struct GiltBlockArg {
+  GiltValue value; /* first: a GiltValue * of a block argument points here */
+  GiltLocation *loc;
+} GiltBlockArg;
+
+static inline GiltLocation **gilt_block_arg_loc(GiltValue *arg)
+{
+  return &((GiltBlockArg *)arg)->loc;
+}
 
 /* One use of a value: the operand slot of an op. */
 struct GiltOperand {
@@ -229,7 +245,6 @@ struct GiltOperand {
   GiltOp *owner;
   GiltOperand *next_use;
   GiltOperand **prev_next; /* the pointer that points at this use */
-  uint32_t index;
 };
 
 /* One use of a block: a successor slot of a terminator. */

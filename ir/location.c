@@ -4,6 +4,11 @@
 ** Locations say where an op came from: a file position, a name (an ONNX
 ** node), a fusion of several, or a call site. They are uniqued like types
 ** so passes can attach them freely. Printing lives with the printer.
+**
+** File positions are the most numerous (the parser makes one per op), so
+** they skip the context's hash set: each file has a table indexed by line
+** whose slot chains the positions on that line. The parser asks in line
+** order, so its lookups walk memory sequentially.
 */
 #include "ir/core.h"
 
@@ -15,9 +20,6 @@ static uint32_t hash_loc(const GiltLocation *l)
 {
   uint32_t h = gilt_hash_u64(GILT_HASH_SEED, l->kind);
   switch (l->kind) {
-  case GILT_LOC_FILE_LINE_COL:
-    h = gilt_hash_ptr(h, l->flc.file);
-    return gilt_hash_u64(h, ((uint64_t)l->flc.line << 32) | l->flc.col);
   case GILT_LOC_NAME:
     return gilt_hash_ptr(gilt_hash_ptr(h, l->name.name), l->name.child);
   case GILT_LOC_FUSED:
@@ -28,6 +30,7 @@ static uint32_t hash_loc(const GiltLocation *l)
     return gilt_hash_ptr(gilt_hash_ptr(h, l->callsite.callee),
                          l->callsite.caller);
   case GILT_LOC_UNKNOWN:
+  case GILT_LOC_FILE_LINE_COL: /* not in this table: see file_lines() */
     return h;
   }
   return h;
@@ -39,9 +42,6 @@ static bool loc_eq(const void *key, const void *elem)
   if (a->kind != b->kind)
     return false;
   switch (a->kind) {
-  case GILT_LOC_FILE_LINE_COL:
-    return a->flc.file == b->flc.file && a->flc.line == b->flc.line &&
-           a->flc.col == b->flc.col;
   case GILT_LOC_NAME:
     return a->name.name == b->name.name && a->name.child == b->name.child;
   case GILT_LOC_FUSED:
@@ -54,6 +54,8 @@ static bool loc_eq(const void *key, const void *elem)
            a->callsite.caller == b->callsite.caller;
   case GILT_LOC_UNKNOWN:
     return true;
+  case GILT_LOC_FILE_LINE_COL: /* not in this table: see file_lines() */
+    return false;
   }
   return false;
 }
@@ -84,15 +86,46 @@ GiltLocation *gilt_location_unknown_get(GiltContext *ctx)
   return ctx->unknown_loc;
 }
 
+/* The line table of `file`, created on first use. */
+static GiltPagedArray *file_lines(GiltContext *ctx, GiltIdent *file)
+{
+  size_t i;
+  if (!gilt_ptr_map_get(&ctx->file_lines_index, file, &i)) {
+    GiltFileLines fl = {file, {0}};
+    gilt_paged_array_init(&fl.lines, ctx);
+    i = ctx->file_lines.len;
+    gilt_vec_push(ctx, &ctx->file_lines, fl);
+    gilt_ptr_map_put(&ctx->file_lines_index, file, i);
+  }
+  return &ctx->file_lines.data[i].lines;
+}
+
+GiltLocation *gilt_location_file_line_col_get_ident(GiltContext *ctx,
+                                                    GiltIdent *file,
+                                                    unsigned line,
+                                                    unsigned col)
+{
+  uintptr_t *first = gilt_paged_array_slot(file_lines(ctx, file), line);
+  for (GiltLocation *l = (GiltLocation *)*first; l; l = l->flc.next_on_line)
+    if (l->flc.col == col)
+      return l;
+  GiltLocation *l = gilt_arena_alloc(&ctx->arena, sizeof *l);
+  l->kind = GILT_LOC_FILE_LINE_COL;
+  l->ctx = ctx;
+  l->flc.file = file;
+  l->flc.line = line;
+  l->flc.col = col;
+  l->flc.next_on_line = (GiltLocation *)*first;
+  *first = (uintptr_t)l;
+  return l;
+}
+
 GiltLocation *gilt_location_file_line_col_get(GiltContext *ctx,
                                               const char *file,
                                               unsigned line, unsigned col)
 {
-  GiltLocation key = {.kind = GILT_LOC_FILE_LINE_COL};
-  key.flc.file = gilt_ident_get_cstr(ctx, file);
-  key.flc.line = line;
-  key.flc.col = col;
-  return unique_loc(ctx, &key);
+  return gilt_location_file_line_col_get_ident(
+      ctx, gilt_ident_get_cstr(ctx, file), line, col);
 }
 
 GiltLocation *gilt_location_name_get(GiltContext *ctx, const char *name,

@@ -86,7 +86,7 @@ static void operands_free(GiltContext *ctx, GiltOp *op)
 static void free_block_memory(GiltContext *ctx, GiltBlock *b)
 {
   for (size_t i = 0; i < b->num_args; i++)
-    gilt_pool_free(&ctx->ir_pool, b->args[i], sizeof(GiltValue));
+    gilt_pool_free(&ctx->ir_pool, b->args[i], sizeof(GiltBlockArg));
   gilt_pool_free(&ctx->ir_pool, b->args, b->cap_args * sizeof *b->args);
   gilt_pool_free(&ctx->ir_pool, b, sizeof *b);
 }
@@ -130,10 +130,8 @@ static GiltOp *op_alloc(GiltContext *ctx, const GiltOpInfo *info,
     op->successors[i].owner = op;
   op->num_operands = (uint32_t)num_operands;
   op->operands = operands_alloc(ctx, num_operands);
-  for (size_t i = 0; i < num_operands; i++) {
+  for (size_t i = 0; i < num_operands; i++)
     op->operands[i].owner = op;
-    op->operands[i].index = (uint32_t)i;
-  }
   return op;
 }
 
@@ -412,7 +410,6 @@ void gilt_op_set_operands(GiltOp *op, size_t n, GiltValue *const *values)
   }
   for (size_t i = 0; i < n; i++) {
     op->operands[i].owner = op;
-    op->operands[i].index = (uint32_t)i;
     use_link(&op->operands[i], values[i]);
   }
 }
@@ -539,7 +536,10 @@ bool gilt_value_has_uses(GiltValue *v) { return v->first_use != NULL; }
 GiltOperand *gilt_value_get_first_use(GiltValue *v) { return v->first_use; }
 GiltOperand *gilt_operand_get_next_use(GiltOperand *u) { return u->next_use; }
 GiltOp *gilt_operand_get_owner(GiltOperand *u) { return u->owner; }
-size_t gilt_operand_get_index(GiltOperand *u) { return u->index; }
+size_t gilt_operand_get_index(GiltOperand *u)
+{
+  return (size_t)(u - u->owner->operands);
+}
 
 GiltOp *gilt_value_get_defining_op(GiltValue *v)
 {
@@ -627,12 +627,13 @@ GiltValue *gilt_block_add_argument(GiltBlock *block, GiltType *type,
     block->args = args;
     block->cap_args = cap;
   }
-  GiltValue *v = gilt_pool_alloc(&ctx->ir_pool, sizeof *v);
+  GiltBlockArg *arg = gilt_pool_alloc(&ctx->ir_pool, sizeof *arg);
+  GiltValue *v = &arg->value;
   v->type = type;
   v->owner.block = block;
   v->is_block_arg = true;
   v->index = (uint32_t)block->num_args;
-  v->loc = loc ? loc : gilt_location_unknown_get(ctx);
+  arg->loc = loc ? loc : gilt_location_unknown_get(ctx);
   block->args[block->num_args++] = v;
   return v;
 }
@@ -640,7 +641,7 @@ GiltValue *gilt_block_add_argument(GiltBlock *block, GiltType *type,
 void gilt_block_erase_argument(GiltBlock *block, size_t i)
 {
   GILT_ASSERT(i < block->num_args && !block->args[i]->first_use);
-  gilt_pool_free(&block->ctx->ir_pool, block->args[i], sizeof(GiltValue));
+  gilt_pool_free(&block->ctx->ir_pool, block->args[i], sizeof(GiltBlockArg));
   for (size_t j = i + 1; j < block->num_args; j++) {
     block->args[j - 1] = block->args[j];
     block->args[j - 1]->index = (uint32_t)(j - 1);

@@ -206,7 +206,7 @@ static GiltWalkResult fix_op(GiltOp *op, void *user)
   for (size_t i = 0; i < op->num_regions; i++)
     for (GiltBlock *b = op->regions[i].first; b; b = b->next)
       for (size_t a = 0; a < b->num_args; a++)
-        fix(r, &b->args[a]->loc);
+        fix(r, gilt_block_arg_loc(b->args[a]));
   return GILT_WALK_ADVANCE;
 }
 

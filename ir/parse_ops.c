@@ -78,7 +78,7 @@ static GiltStatus parse_block_args(GiltAsmParser *p, GiltBlock *block)
     if (!t)
       return GILT_FAILURE;
     GiltValue *v = gilt_block_add_argument(block, t, gilt_parser_loc(p, pos));
-    if (gilt_parser_parse_trailing_location(p, &v->loc) ||
+    if (gilt_parser_parse_trailing_location(p, gilt_block_arg_loc(v)) ||
         gilt_parser_define_value(p, &u, pos, v))
       return GILT_FAILURE;
   } while (gilt_parser_consume_if(p, GILT_TOK_COMMA));

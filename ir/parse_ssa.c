@@ -13,7 +13,8 @@
 ** fails halfway.
 **
 ** Names are keyed with their result number (`%x#1`) or, for blocks, the
-** serial of their region, so each table is one hash map for the whole file.
+** serial of their region, so each table is one hash map for the whole file
+** (with a faster path for the printer's numeric names, see ssa_index).
 */
 #include "ir/parser.h"
 
@@ -46,16 +47,65 @@ GiltStatus gilt_parser_pop_scope(GiltAsmParser *p)
   return GILT_SUCCESS;
 }
 
+/* Whether `name` is a decimal number without leading zeros that fits in
+** 32 bits, as the printer's names %0, %1, ... are. */
+static bool decimal_name(const char *name, size_t len, uint32_t *n)
+{
+  if (len == 0 || len > 9 || (name[0] == '0' && len > 1))
+    return false;
+  uint32_t v = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (name[i] < '0' || name[i] > '9')
+      return false;
+    v = v * 10 + (uint32_t)(name[i] - '0');
+  }
+  *n = v;
+  return true;
+}
+
+static uint32_t new_entry(GiltAsmParser *p)
+{
+  GiltSSAEntry e = {NULL, {0, 0}, 0, -1};
+  gilt_vec_push(p->ctx, &p->ssa_entries, e);
+  return (uint32_t)(p->ssa_entries.len - 1);
+}
+
+/* The index in ssa_entries of (name, result number), adding a fresh entry
+** when `add` and it is absent; GILT_NAME_MAP_NONE when absent otherwise.
+** Printed IR names every value %N, so those names (with result number 0)
+** index a paged array directly instead of being hashed: a large function's
+** names then cost no hashing and are looked up in nearly sequential
+** memory. Every other name goes through the hash map. */
+static uint32_t ssa_index(GiltAsmParser *p, const char *name, size_t len,
+                          uint32_t number, bool add)
+{
+  uint32_t n, k;
+  if (number == 0 && decimal_name(name, len, &n)) {
+    if (!add) {
+      uintptr_t v = gilt_paged_array_get(&p->numbered_ssa, n);
+      return v ? (uint32_t)(v - 1) : GILT_NAME_MAP_NONE;
+    }
+    uintptr_t *slot = gilt_paged_array_slot(&p->numbered_ssa, n);
+    if (!*slot)
+      *slot = (uintptr_t)new_entry(p) + 1;
+    return (uint32_t)(*slot - 1);
+  }
+  if (!add) {
+    k = gilt_name_map_find(&p->ssa, name, len, number);
+    return k == GILT_NAME_MAP_NONE ? k : p->named_ssa.data[k];
+  }
+  bool added;
+  k = gilt_name_map_insert(&p->ssa, name, len, number, &added);
+  if (added)
+    gilt_vec_push(p->ctx, &p->named_ssa, new_entry(p));
+  return p->named_ssa.data[k];
+}
+
 static GiltSSAEntry *ssa_entry(GiltAsmParser *p,
                                const GiltUnresolvedOperand *u)
 {
-  bool added;
-  uint32_t i = gilt_name_map_insert(&p->ssa, u->name, u->len, u->number,
-                                    &added);
-  if (added) {
-    GiltSSAEntry e = {NULL, {0, 0}, 0, -1};
-    gilt_vec_push(p->ctx, &p->ssa_entries, e);
-  }
+  /* The call may grow ssa_entries: index it only afterwards. */
+  uint32_t i = ssa_index(p, u->name, u->len, u->number, true);
   return &p->ssa_entries.data[i];
 }
 
@@ -153,7 +203,7 @@ GiltValue *gilt_parser_resolve_value(GiltAsmParser *p,
     return NULL;
   }
   if (u->number > 0) {
-    uint32_t first = gilt_name_map_find(&p->ssa, u->name, u->len, 0);
+    uint32_t first = ssa_index(p, u->name, u->len, 0, false);
     if (first != GILT_NAME_MAP_NONE) {
       GiltSSAEntry *f = &p->ssa_entries.data[first];
       if (f->value && f->placeholder < 0) {

@@ -26,10 +26,12 @@ void gilt_parser_init(GiltAsmParser *p, GiltContext *ctx, const char *buf,
   memset(p, 0, sizeof *p);
   p->ctx = ctx;
   p->filename = filename;
+  p->file = gilt_ident_get_cstr(ctx, filename);
   gilt_lexer_init(&p->lex, buf, len);
   p->tok = (GiltToken){GILT_TOK_EOF, buf, 0, {1, 1}};
   gilt_name_map_init(&p->symbols, ctx);
   gilt_name_map_init(&p->ssa, ctx);
+  gilt_paged_array_init(&p->numbered_ssa, ctx);
   gilt_name_map_init(&p->blocks, ctx);
 }
 
@@ -51,6 +53,8 @@ void gilt_parser_free(GiltAsmParser *p)
       gilt_block_destroy(p->block_entries.data[i].block);
   gilt_name_map_free(&p->symbols);
   gilt_name_map_free(&p->ssa);
+  gilt_paged_array_free(&p->numbered_ssa);
+  gilt_vec_free(ctx, &p->named_ssa);
   gilt_name_map_free(&p->blocks);
   gilt_vec_free(ctx, &p->symbol_values);
   gilt_vec_free(ctx, &p->ssa_entries);
@@ -86,8 +90,8 @@ static void register_source(GiltAsmParser *p)
 
 GiltLocation *gilt_parser_loc(GiltAsmParser *p, GiltSrcPos pos)
 {
-  return gilt_location_file_line_col_get(p->ctx, p->filename, pos.line,
-                                         pos.col);
+  return gilt_location_file_line_col_get_ident(p->ctx, p->file, pos.line,
+                                               pos.col);
 }
 
 __attribute__((format(printf, 3, 0))) static GiltDiagnostic *

@@ -17,6 +17,7 @@
 #include "ir/asm.h"
 #include "ir/lexer.h"
 #include "ir/name_map.h"
+#include "ir/paged_array.h"
 
 /* Nesting of regions, types, attributes and locations deeper than this is
 ** reported instead of risking the C stack. */
@@ -93,6 +94,7 @@ struct GiltAsmParser {
   GiltLexer lex;
   GiltToken tok;
   const char *filename;
+  GiltIdent *file; /* filename, interned once for the op locations */
   bool failed;
   bool source_registered; /* the buffer is known to the context */
   unsigned depth;
@@ -102,6 +104,8 @@ struct GiltAsmParser {
   GILT_VEC(void *) symbol_values;
 
   GiltNameMap ssa; /* keyed (name without `%`, result number) */
+  GILT_VEC(uint32_t) named_ssa; /* ssa key index -> index in ssa_entries */
+  GiltPagedArray numbered_ssa;  /* %N#0 -> index in ssa_entries + 1 */
   GILT_VEC(GiltSSAEntry) ssa_entries;
   GILT_VEC(uint32_t) scope_defs; /* ssa entries defined per open scope */
   GILT_VEC(GiltPlaceholder) placeholders;

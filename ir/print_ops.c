@@ -144,7 +144,7 @@ static void print_block_header(GiltAsmPrinter *p, GiltBlock *b)
       gilt_printer_print_value(p, b->args[i], false);
       gilt_printer_write(p, ": ", 2);
       gilt_printer_print_type(p, b->args[i]->type);
-      gilt_printer_print_trailing_loc(p, b->args[i]->loc);
+      gilt_printer_print_trailing_loc(p, *gilt_block_arg_loc(b->args[i]));
     }
     gilt_printer_putc(p, ')');
   }

@@ -338,7 +338,7 @@ void gilt_asm_print_block_arg_decl(GiltAsmPrinter *p, GiltValue *arg)
   gilt_printer_print_value(p, arg, false);
   gilt_printer_write(p, ": ", 2);
   gilt_printer_print_type(p, arg->type);
-  gilt_printer_print_trailing_loc(p, arg->loc);
+  gilt_printer_print_trailing_loc(p, *gilt_block_arg_loc(arg));
 }
 
 void gilt_asm_print_optional_location(GiltAsmPrinter *p, GiltLocation *loc)

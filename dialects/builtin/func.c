@@ -126,7 +126,7 @@ static void print_arguments(GiltOp *op, GiltAsmPrinter *p, GiltType *fnty)
       gilt_asm_print(p, ": ");
       gilt_asm_print_type(p, arg->type);
       print_optional_dict(p, attrs_at(arg_attrs, i));
-      gilt_asm_print_optional_location(p, arg->loc);
+      gilt_asm_print_optional_location(p, *gilt_block_arg_loc(arg));
     } else {
       gilt_asm_print_type(p, fnty->func.types[i]);
       print_optional_dict(p, attrs_at(arg_attrs, i));

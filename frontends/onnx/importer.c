@@ -543,7 +543,7 @@ static GiltOp *import_main(GiltOnnxImporter *imp, GiltOp *module)
     GiltBlock *entry = gilt_func_get_entry_block(func);
     /* gilt_func_create gives the arguments unknown locations. */
     for (size_t i = 0; i < a.types.len; i++)
-      gilt_block_get_argument(entry, i)->loc = a.locs.data[i];
+      *gilt_block_arg_loc(gilt_block_get_argument(entry, i)) = a.locs.data[i];
     gilt_builder_set_insertion_point_to_end(imp->b, entry);
     GiltValue **outs = import_graph_body(imp, g, entry, a.names.data);
     GiltOp *ret = NULL;
