@@ -7,17 +7,16 @@
 ** then checked as they arrive, and whatever is left unmatched is reported
 ** at the end. The complaints name the annotation's own position, so a
 ** failing test points at the comment to fix. A location is looked into
-** (through names, call sites, fused locations) for its first file:line:col,
-** which is why this tool file reads the IR core's location structure.
+** (through names, call sites, fused locations) for its first file:line:col.
+** Like every tool, it uses the public API only.
 */
 #include "tools/gopt/verify_diagnostics.h"
 
 #include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-
-#include "ir/core.h"
 
 /* Indexed by GiltSeverity. */
 static const char *const severity_names[] = {"error", "warning", "note",
@@ -37,13 +36,44 @@ typedef struct Expectation {
 struct GoptVerifier {
   GiltContext *ctx;
   const char *filename;
-  GILT_VEC(Expectation) expected;
+  Expectation *expected;
+  size_t num_expected, cap_expected;
   GiltStatus status;
 };
 
+/* Running out of memory in a tool is fatal, as in the library. */
+static void *xrealloc(void *p, size_t size)
+{
+  p = realloc(p, size ? size : 1);
+  if (!p) {
+    fputs("gopt: out of memory\n", stderr);
+    exit(1);
+  }
+  return p;
+}
+
+/* Room for one more element in an array of `size`-byte elements. */
+static void *grow(void *data, size_t len, size_t *cap, size_t size)
+{
+  if (len < *cap)
+    return data;
+  *cap = *cap ? *cap * 2 : 16;
+  return xrealloc(data, *cap * size);
+}
+
 /* ---- complaints ------------------------------------------------------- */
 
-/* Prints an error clang-style at loc and fails the verification. */
+static void handle(const GiltDiagnostic *d, void *user);
+
+static void print_diagnostic(const GiltDiagnostic *d, void *user)
+{
+  (void)user;
+  gilt_diagnostic_print(d, stderr);
+}
+
+/* Prints an error clang-style at loc and fails the verification. The
+** verifier's own complaints are emitted with a printing handler in place
+** of the checking one, so that they are not taken for the IR's. */
 static void complain(GoptVerifier *v, GiltLocation *loc, const char *fmt,
                      ...) __attribute__((format(printf, 3, 4)));
 
@@ -54,14 +84,15 @@ static void complain(GoptVerifier *v, GiltLocation *loc, const char *fmt,
   va_start(ap, fmt);
   va_copy(ap2, ap);
   int n = vsnprintf(NULL, 0, fmt, ap);
-  char *msg = gilt_malloc(v->ctx, n > 0 ? (size_t)n + 1 : 1);
-  vsnprintf(msg, n > 0 ? (size_t)n + 1 : 1, fmt, ap2);
+  size_t size = n > 0 ? (size_t)n + 1 : 1;
+  char *msg = xrealloc(NULL, size);
+  vsnprintf(msg, size, fmt, ap2);
   va_end(ap2);
   va_end(ap);
-  GiltDiagnostic d = {.severity = GILT_SEVERITY_ERROR, .loc = loc,
-                      .message = msg, .ctx = v->ctx};
-  gilt_diagnostic_print(&d, stderr);
-  gilt_free(v->ctx, msg);
+  gilt_context_set_diagnostic_handler(v->ctx, print_diagnostic, NULL);
+  gilt_emit_error(loc, "%s", msg);
+  gilt_context_set_diagnostic_handler(v->ctx, handle, v);
+  free(msg);
   v->status = GILT_FAILURE;
 }
 
@@ -160,7 +191,10 @@ static const char *find_annotation(const char *line, const char *eol,
   return NULL;
 }
 
-typedef GILT_VEC(size_t) IndexVec;
+typedef struct IndexVec {
+  size_t *data;
+  size_t len, cap;
+} IndexVec;
 
 static void add_expectation(GoptVerifier *v, const Annotation *a,
                             unsigned line, unsigned col, unsigned last_plain,
@@ -168,7 +202,9 @@ static void add_expectation(GoptVerifier *v, const Annotation *a,
 {
   Expectation e = {.severity = a->severity, .line = line, .at_line = line,
                    .at_col = col, .is_regex = a->is_regex,
-                   .text = gilt_strndup(v->ctx, a->text, a->len)};
+                   .text = xrealloc(NULL, a->len + 1)};
+  memcpy(e.text, a->text, a->len);
+  e.text[a->len] = '\0';
   switch (a->designator) {
   case '+':
     e.line = line + a->offset;
@@ -180,7 +216,9 @@ static void add_expectation(GoptVerifier *v, const Annotation *a,
     e.line = last_plain;
     break;
   case 'b':
-    gilt_vec_push(v->ctx, below, v->expected.len);
+    below->data = grow(below->data, below->len, &below->cap,
+                       sizeof *below->data);
+    below->data[below->len++] = v->num_expected;
     break;
   case 'u':
     e.unknown_loc = true;
@@ -188,7 +226,9 @@ static void add_expectation(GoptVerifier *v, const Annotation *a,
   default:
     break;
   }
-  gilt_vec_push(v->ctx, &v->expected, e);
+  v->expected = grow(v->expected, v->num_expected, &v->cap_expected,
+                     sizeof *v->expected);
+  v->expected[v->num_expected++] = e;
 }
 
 /* `@above` means the last line without an annotation, `@below` the next
@@ -210,39 +250,41 @@ static void scan(GoptVerifier *v, const char *buf, size_t len)
                       &below);
     } else {
       for (size_t i = 0; i < below.len; i++)
-        v->expected.data[below.data[i]].line = line + 1;
+        v->expected[below.data[i]].line = line + 1;
       below.len = 0;
       last_plain = line + 1;
     }
     p = next;
   }
   for (size_t i = 0; i < below.len; i++)
-    v->expected.data[below.data[i]].line = line;
-  gilt_vec_free(v->ctx, &below);
+    v->expected[below.data[i]].line = line;
+  free(below.data);
 }
 
 /* ---- regexes ---------------------------------------------------------- */
 
-static void append_escaped(GiltStrBuf *sb, const char *s, size_t len)
+/* Appends s[0..len) to `out` with the regex metacharacters escaped. */
+static char *append_escaped(char *out, const char *s, size_t len)
 {
   for (size_t i = 0; i < len; i++) {
     if (strchr(".[\\()*+?{|^$", s[i]))
-      gilt_strbuf_append(sb, "\\", 1);
-    gilt_strbuf_append(sb, &s[i], 1);
+      *out++ = '\\';
+    *out++ = s[i];
   }
+  return out;
 }
 
 /* An `-re` text is literal except for its `{{...}}` parts; it becomes one
 ** POSIX extended regex. Complains and returns false when it is malformed. */
 static bool compile_regex(GoptVerifier *v, Expectation *e)
 {
-  GiltStrBuf re;
-  gilt_strbuf_init(&re, v->ctx);
-  gilt_strbuf_append(&re, "", 0);
+  /* Escaping at most doubles a character; `{{x}}` becomes the shorter
+  ** `(x)`. */
+  char *re = xrealloc(NULL, 2 * strlen(e->text) + 1), *out = re;
   bool ok = true;
   for (const char *p = e->text;;) {
     const char *open = strstr(p, "{{");
-    append_escaped(&re, p, open ? (size_t)(open - p) : strlen(p));
+    out = append_escaped(out, p, open ? (size_t)(open - p) : strlen(p));
     if (!open)
       break;
     const char *close = strstr(open + 2, "}}");
@@ -252,19 +294,21 @@ static bool compile_regex(GoptVerifier *v, Expectation *e)
       ok = false;
       break;
     }
-    gilt_strbuf_printf(&re, "(%.*s)", (int)(close - open - 2), open + 2);
+    *out++ = '(';
+    memcpy(out, open + 2, (size_t)(close - open - 2));
+    out += close - open - 2;
+    *out++ = ')';
     p = close + 2;
   }
-  int rc = ok ? regcomp(&e->regex, re.data ? re.data : "",
-                        REG_EXTENDED | REG_NOSUB)
-              : 0;
+  *out = '\0';
+  int rc = ok ? regcomp(&e->regex, re, REG_EXTENDED | REG_NOSUB) : 0;
   if (rc) {
     char why[256];
     regerror(rc, &e->regex, why, sizeof why);
     complain(v, annotation_loc(v, e), "invalid regex: %s", why);
     ok = false;
   }
-  gilt_strbuf_free(&re);
+  free(re);
   return ok;
 }
 
@@ -273,15 +317,15 @@ static bool compile_regex(GoptVerifier *v, Expectation *e)
 static void compile_regexes(GoptVerifier *v)
 {
   size_t kept = 0;
-  for (size_t i = 0; i < v->expected.len; i++) {
-    Expectation *e = &v->expected.data[i];
+  for (size_t i = 0; i < v->num_expected; i++) {
+    Expectation *e = &v->expected[i];
     if (e->is_regex && !compile_regex(v, e)) {
-      gilt_free(v->ctx, e->text);
+      free(e->text);
       continue;
     }
-    v->expected.data[kept++] = *e;
+    v->expected[kept++] = *e;
   }
-  v->expected.len = kept;
+  v->num_expected = kept;
 }
 
 /* ---- checking diagnostics --------------------------------------------- */
@@ -306,8 +350,8 @@ static void check(GoptVerifier *v, const GiltDiagnostic *d)
                                                &file, &line, &col);
   Expectation *near_miss = NULL;
   if (!known || !strcmp(file, v->filename)) {
-    for (size_t i = 0; i < v->expected.len; i++) {
-      Expectation *e = &v->expected.data[i];
+    for (size_t i = 0; i < v->num_expected; i++) {
+      Expectation *e = &v->expected[i];
       if (e->unknown_loc != !known || (known && e->line != line) ||
           !matches(e, msg))
         continue;
@@ -338,7 +382,8 @@ static void handle(const GiltDiagnostic *d, void *user)
 GoptVerifier *gopt_verifier_create(GiltContext *ctx, const char *filename,
                                    const char *buf, size_t len)
 {
-  GoptVerifier *v = gilt_calloc(ctx, 1, sizeof *v);
+  GoptVerifier *v = xrealloc(NULL, sizeof *v);
+  memset(v, 0, sizeof *v);
   v->ctx = ctx;
   v->filename = filename;
   v->status = GILT_SUCCESS;
@@ -351,18 +396,18 @@ GoptVerifier *gopt_verifier_create(GiltContext *ctx, const char *filename,
 GiltStatus gopt_verifier_finish(GoptVerifier *v)
 {
   GiltContext *ctx = v->ctx;
-  for (size_t i = 0; i < v->expected.len; i++) {
-    Expectation *e = &v->expected.data[i];
+  for (size_t i = 0; i < v->num_expected; i++) {
+    Expectation *e = &v->expected[i];
     if (!e->matched)
       complain(v, annotation_loc(v, e), "expected %s \"%s\" was not produced",
                severity_names[e->severity], e->text);
     if (e->is_regex)
       regfree(&e->regex);
-    gilt_free(ctx, e->text);
+    free(e->text);
   }
-  gilt_vec_free(ctx, &v->expected);
+  free(v->expected);
   GiltStatus status = v->status;
-  gilt_free(ctx, v);
+  free(v);
   gilt_context_set_diagnostic_handler(ctx, NULL, NULL);
   return status;
 }
