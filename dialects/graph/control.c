@@ -4,12 +4,13 @@
 ** graph.yield (the block arguments are the subgraph's inputs).
 **
 **   If    results: the branches' yields, merged (`?` where they differ)
-**   Loop  results: the loop-carried values (v_initial's types), then the
-**         scan outputs: each body yield after the carried ones, stacked
-**         along a new leading dimension of unknown size
-**   Scan  results: the final states (the initial states' types), then the
-**         scan outputs stacked along scan_output_axes (default 0), as long
-**         as the scanned axis of the first scan input
+**   Loop  results: the loop-carried values (v_initial's types, `?` where
+**         the body's yield differs), then the scan outputs: each body
+**         yield after the carried ones, stacked along a new leading
+**         dimension of unknown size
+**   Scan  results: the final states (likewise), then the scan outputs
+**         stacked along scan_output_axes (default 0), as long as the
+**         scanned axis of the first scan input
 **
 ** Not here: checking the body's arguments against the operands beyond
 ** their count (the lowering does), and sequence-typed loop values.
@@ -90,6 +91,18 @@ static GiltType *stacked(const GraphOpView *v, GiltType *t, int64_t n,
   return graph_tensor_type(v->ctx, &s, t->shaped.elem);
 }
 
+/* A loop-carried value or a Scan state may change shape from one
+** iteration to the next (ONNX's Loop allows it, and its shape inference
+** keeps only the dims the initial value and the body's yield agree on).
+** A yield of another element type is left to the lowering, as the body's
+** arguments are. */
+static GiltType *carried(const GraphOpView *v, GiltType *initial,
+                         GiltType *yielded)
+{
+  GiltType *t = merge_types(v->ctx, initial, yielded);
+  return t ? t : initial;
+}
+
 /* Loop(M, cond, v_initial...): body (iter, cond, v...) yields
 ** (cond, v..., scan...). */
 GiltStatus graph_infer_loop(const GraphOpView *v, GiltType **types)
@@ -102,18 +115,19 @@ GiltStatus graph_infer_loop(const GraphOpView *v, GiltType **types)
   GiltOp *y = yield_of(v, 0, "body");
   if (!y)
     return GILT_FAILURE;
-  size_t carried = v->num_operands - 2;
-  if (y->num_operands < carried + 1)
+  size_t num_carried = v->num_operands - 2;
+  if (y->num_operands < num_carried + 1)
     return graph_error(v, "region 'body' yields %u values, fewer than the "
                        "condition and %zu loop-carried values",
-                       y->num_operands, carried);
-  size_t scans = y->num_operands - 1 - carried;
-  if (v->num_results > carried + scans)
+                       y->num_operands, num_carried);
+  size_t scans = y->num_operands - 1 - num_carried;
+  if (v->num_results > num_carried + scans)
     return graph_error(v, "has %zu results but only %zu loop-carried and "
-                       "scan values", v->num_results, carried + scans);
+                       "scan values", v->num_results, num_carried + scans);
   for (size_t i = 0; i < v->num_results; i++)
-    types[i] = i < carried
-                   ? v->operands[2 + i]->type
+    types[i] = i < num_carried
+                   ? carried(v, v->operands[2 + i]->type,
+                             y->operands[1 + i].value->type)
                    : stacked(v, y->operands[1 + i].value->type, GILT_DYNAMIC,
                              0);
   return GILT_SUCCESS;
@@ -148,7 +162,8 @@ GiltStatus graph_infer_scan(const GraphOpView *v, GiltType **types)
     len = first.dims[a];
   for (size_t i = 0; i < v->num_results && i < y->num_operands; i++) {
     size_t k = i - states;
-    types[i] = i < states ? v->operands[i]->type
+    types[i] = i < states ? carried(v, v->operands[i]->type,
+                                    y->operands[i].value->type)
                           : stacked(v, y->operands[i].value->type, len,
                                     k < GRAPH_MAX_RANK ? out_axes[k] : 0);
   }

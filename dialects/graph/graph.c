@@ -59,11 +59,23 @@ const GraphOpDesc *graph_op_desc(const GiltOpDef *def)
 
 /* ---- verification and inference --------------------------------------------- */
 
+/* What the first region of a control-flow op (If, Loop, Scan) yields
+** that becomes results: all of it but Loop's condition. */
+static size_t num_yielded_results(const GiltOpBuild *b)
+{
+  GiltBlock *block = b->regions.len ? b->regions.data[0]->first : NULL;
+  GiltOp *y = block ? block->last : NULL;
+  if (!y || strcmp(y->info->name->str, "graph.yield"))
+    return 0;
+  bool loop = !strcmp(b->info->name->str, "graph.loop");
+  return loop && y->num_operands ? y->num_operands - 1 : y->num_operands;
+}
+
 /* The results a build without types gets: every result the op can have,
 ** optional ones included (a builder keeps the leading ones it needs, as
-** the ONNX importer does), and for a variadic list (Split) as many as
-** attribute `num_outputs` says or, without it (opset 13), as a constant
-** `split` operand has entries. */
+** the ONNX importer does), and for a variadic list as many as attribute
+** `num_outputs` says or, without it, as a constant `split` operand has
+** entries (Split, opset 13) or the op's region yields (control flow). */
 static size_t num_inferred_results(const GiltOpBuild *b, GiltAttr *attrs)
 {
   const GiltOpInfo *info = b->info;
@@ -75,7 +87,8 @@ static size_t num_inferred_results(const GiltOpBuild *b, GiltAttr *attrs)
                               : NULL;
       int64_t k = graph_dict_int(
           attrs, "num_outputs",
-          split ? gilt_dense_attr_get_num_elements(split) : 0);
+          split ? gilt_dense_attr_get_num_elements(split)
+                : (int64_t)num_yielded_results(b));
       n += k > 0 && k <= 4096 ? (size_t)k : 0;
     } else {
       n++;
@@ -105,27 +118,27 @@ static bool types_compatible(GiltType *a, GiltType *b)
   return true;
 }
 
-static GiltStatus report_mismatch(const GraphOpView *v, GiltType *inferred,
+static GiltStatus report_mismatch(GiltOp *op, GiltType *inferred,
                                   GiltType *written)
 {
+  GiltContext *ctx = op->loc->ctx;
   GiltStrBuf a, b;
-  gilt_strbuf_init(&a, v->ctx);
-  gilt_strbuf_init(&b, v->ctx);
+  gilt_strbuf_init(&a, ctx);
+  gilt_strbuf_init(&b, ctx);
   gilt_type_print(inferred, gilt_strbuf_callback, &a);
   gilt_type_print(written, gilt_strbuf_callback, &b);
-  graph_error(v, "inferred type '%s' does not match result type '%s'",
-              a.data ? a.data : "", b.data ? b.data : "");
+  gilt_op_emit_error(op, "inferred type '%s' does not match result type "
+                     "'%s'", a.data ? a.data : "", b.data ? b.data : "");
   gilt_strbuf_free(&a);
   gilt_strbuf_free(&b);
   return GILT_FAILURE;
 }
 
-GiltStatus graph_verify(GiltOp *op)
+GiltStatus graph_infer_op(GiltOp *op, GiltType **types)
 {
   GiltContext *ctx = op->loc->ctx;
-  size_t n = op->num_operands, r = op->num_results;
+  size_t n = op->num_operands;
   GiltValue **operands = gilt_calloc(ctx, n + 1, sizeof *operands);
-  GiltType **types = gilt_calloc(ctx, r + 1, sizeof *types);
   GiltRegion **regions = gilt_calloc(ctx, op->num_regions + 1,
                                      sizeof *regions);
   for (size_t i = 0; i < n; i++)
@@ -133,17 +146,32 @@ GiltStatus graph_verify(GiltOp *op)
   for (size_t i = 0; i < op->num_regions; i++)
     regions[i] = &op->regions[i];
   GraphOpView v = {ctx, op->loc, op->info, graph_op_desc(op->info->def),
-                   n, operands, op->attrs, r, NULL, op->num_regions,
-                   regions};
+                   n, operands, op->attrs, op->num_results, NULL,
+                   op->num_regions, regions};
   GiltStatus st = v.desc->infer(&v, types);
+  gilt_free(ctx, operands);
+  gilt_free(ctx, regions);
+  return st;
+}
+
+GiltStatus graph_check_result_types(GiltOp *op, GiltType *const *types)
+{
   /* A `none` result stands for an absent optional output. */
-  for (size_t i = 0; st == GILT_SUCCESS && i < r; i++)
+  for (size_t i = 0; i < op->num_results; i++)
     if (types[i] && op->results[i].type->kind != GILT_TYPE_NONE &&
         !types_compatible(types[i], op->results[i].type))
-      st = report_mismatch(&v, types[i], op->results[i].type);
-  gilt_free(ctx, operands);
+      return report_mismatch(op, types[i], op->results[i].type);
+  return GILT_SUCCESS;
+}
+
+GiltStatus graph_verify(GiltOp *op)
+{
+  GiltContext *ctx = op->loc->ctx;
+  GiltType **types = gilt_calloc(ctx, op->num_results + 1, sizeof *types);
+  GiltStatus st = graph_infer_op(op, types);
+  if (st == GILT_SUCCESS)
+    st = graph_check_result_types(op, types);
   gilt_free(ctx, types);
-  gilt_free(ctx, regions);
   return st;
 }
 

@@ -185,6 +185,16 @@ GILT_INTERNAL bool graph_attr_ints(GiltOp *op, const char *name,
 /* ---- the hooks every row shares ------------------------------------------ */
 
 GILT_INTERNAL GiltStatus graph_verify(GiltOp *op);
+/* The result types op's inference function gives for its current operands
+** (constant operands read through graph_value_constant) into
+** types[0..num_results), a slot left NULL where it cannot tell; reports at
+** the op and fails when the operands are invalid. Verification is this
+** plus graph_check_result_types; graph-infer-shapes refines with it. */
+GILT_INTERNAL GiltStatus graph_infer_op(GiltOp *op, GiltType **types);
+/* Reports the first written result type that contradicts types[i]
+** (compatible: same element type, ranks and known dims agree). */
+GILT_INTERNAL GiltStatus graph_check_result_types(GiltOp *op,
+                                                  GiltType *const *types);
 GILT_INTERNAL GiltStatus graph_infer_result_types(GiltOpBuild *b);
 GILT_INTERNAL GiltStatus graph_fold(GiltOp *op, GiltAttr *const *consts,
                                     GiltFoldResult *out);
