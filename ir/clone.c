@@ -60,10 +60,11 @@ static GiltOp *clone_op(GiltOp *op, GiltIRMapping *m)
     gilt_vec_push(ctx, &b.operands,
                   gilt_ir_mapping_lookup(m, op->operands[i].value));
   for (size_t i = 0; i < op->num_results; i++)
-    gilt_vec_push(ctx, &b.result_types, op->results[i].type);
+    gilt_vec_push(ctx, &b.result_types, gilt_op_result_array(op)[i].type);
   for (size_t i = 0; i < op->num_successors; i++)
-    gilt_vec_push(ctx, &b.successors,
-                  gilt_ir_mapping_lookup(m, op->successors[i].block));
+    gilt_vec_push(
+        ctx, &b.successors,
+        gilt_ir_mapping_lookup(m, gilt_op_successor_array(op)[i].block));
   for (size_t i = 0; i < op->num_regions; i++)
     gilt_op_build_add_region(&b);
   /* The attribute dictionary is immutable and shared. */
@@ -71,9 +72,11 @@ static GiltOp *clone_op(GiltOp *op, GiltIRMapping *m)
   GILT_ASSERT(copy);
   copy->attrs = op->attrs;
   for (size_t i = 0; i < op->num_results; i++)
-    gilt_ir_mapping_map(m, &op->results[i], &copy->results[i]);
+    gilt_ir_mapping_map(m, &gilt_op_result_array(op)[i],
+                        &gilt_op_result_array(copy)[i]);
   for (size_t i = 0; i < op->num_regions; i++)
-    clone_region_into(&op->regions[i], &copy->regions[i], m);
+    clone_region_into(&gilt_op_region_array(op)[i],
+                      &gilt_op_region_array(copy)[i], m);
   return copy;
 }
 

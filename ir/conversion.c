@@ -267,8 +267,8 @@ static GiltType *unconvertible_type(Conversion *c, GiltOp *op)
     if (!gilt_type_converter_convert(c->tc, op->operands[i].value->type))
       return op->operands[i].value->type;
   for (size_t i = 0; c->tc && i < op->num_results; i++)
-    if (!gilt_type_converter_convert(c->tc, op->results[i].type))
-      return op->results[i].type;
+    if (!gilt_type_converter_convert(c->tc, gilt_op_result_array(op)[i].type))
+      return gilt_op_result_array(op)[i].type;
   return NULL;
 }
 
@@ -340,7 +340,7 @@ static void finish_casts(Conversion *c)
       continue;
     bool used = false;
     for (size_t r = 0; r < op->num_results; r++)
-      used = used || op->results[r].first_use;
+      used = used || gilt_op_result_array(op)[r].first_use;
     if (!used)
       gilt_op_destroy(op);
   }
@@ -410,8 +410,9 @@ static GiltStatus convert(GiltOp *root, const GiltConversionTarget *target,
   if (status == GILT_SUCCESS) {
     finish_casts(&c);
     for (size_t r = 0; r < root->num_regions; r++) {
-      gilt_region_clear(&root->regions[r]);
-      gilt_region_take_body(&root->regions[r], &c.copy->regions[r]);
+      gilt_region_clear(&gilt_op_region_array(root)[r]);
+      gilt_region_take_body(&gilt_op_region_array(root)[r],
+                            &gilt_op_region_array(c.copy)[r]);
     }
   }
   conversion_free(&c);

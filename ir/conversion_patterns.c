@@ -15,7 +15,7 @@ static bool regions_convertible(const GiltTypeConverter *tc, GiltOp *op,
                                 bool *changes)
 {
   for (size_t r = 0; r < op->num_regions; r++) {
-    for (GiltBlock *b = op->regions[r].first; b; b = b->next) {
+    for (GiltBlock *b = gilt_op_region_array(op)[r].first; b; b = b->next) {
       for (size_t i = 0; i < b->num_args; i++) {
         GiltType *t = gilt_type_converter_convert(tc, b->args[i]->type);
         if (!t)
@@ -41,7 +41,7 @@ static GiltStatus convert_signature(const GiltPattern *pat, GiltOp *op,
   if (!type || !regions_convertible(tc, op, &changes) || !changes)
     return GILT_FAILURE;
   for (size_t r = 0; r < op->num_regions; r++)
-    gilt_conversion_convert_region_types(rw, &op->regions[r]);
+    gilt_conversion_convert_region_types(rw, &gilt_op_region_array(op)[r]);
   gilt_op_set_attr(op, "function_type", gilt_type_attr_get(type));
   gilt_rewriter_notify_op_modified(rw, op);
   return GILT_SUCCESS;
@@ -59,9 +59,10 @@ static bool converted_parts(const GiltTypeConverter *tc, GiltOp *op,
     changes = changes || operands[i] != op->operands[i].value;
   }
   for (size_t i = 0; i < op->num_results; i++) {
-    if (!(types[i] = gilt_type_converter_convert(tc, op->results[i].type)))
+    if (!(types[i] = gilt_type_converter_convert(
+              tc, gilt_op_result_array(op)[i].type)))
       return false;
-    changes = changes || types[i] != op->results[i].type;
+    changes = changes || types[i] != gilt_op_result_array(op)[i].type;
   }
   return changes;
 }
@@ -83,7 +84,7 @@ static GiltStatus convert_types(const GiltPattern *pat, GiltOp *op,
     copy = gilt_rewriter_create_op_like(rw, op, NULL, operands, types);
   if (copy) {
     for (size_t i = 0; i < op->num_results; i++)
-      results[i] = &copy->results[i];
+      results[i] = &gilt_op_result_array(copy)[i];
     gilt_rewriter_replace_op(rw, op, results);
   }
   gilt_free(ctx, types);

@@ -101,7 +101,7 @@ static Edges cfg_edges(GiltDomTree *dt)
   for (uint32_t i = 0; i < dt->n; i++) {
     GiltOp *last = dt->blocks[i]->last;
     for (uint32_t k = 0; last && k < last->num_successors; k++) {
-      GiltBlock *succ = last->successors[k].block;
+      GiltBlock *succ = gilt_op_successor_array(last)[k].block;
       uint32_t j = succ ? node_of(dt, succ) : NONE;
       if (j == NONE)
         continue;

@@ -109,9 +109,9 @@ GiltOp *gilt_rewriter_create_op_like(GiltRewriter *rw, GiltOp *op,
   for (size_t i = 0; i < op->num_operands; i++)
     vals[i] = operands ? operands[i] : op->operands[i].value;
   for (size_t i = 0; i < op->num_results; i++)
-    tys[i] = types ? types[i] : op->results[i].type;
+    tys[i] = types ? types[i] : gilt_op_result_array(op)[i].type;
   for (size_t i = 0; i < op->num_successors; i++)
-    succs[i] = op->successors[i].block;
+    succs[i] = gilt_op_successor_array(op)[i].block;
   GiltOpState st = gilt_op_state_get(name ? name : op->info->name->str,
                                      op->loc);
   st.num_operands = op->num_operands;
@@ -125,7 +125,8 @@ GiltOp *gilt_rewriter_create_op_like(GiltRewriter *rw, GiltOp *op,
   st.successors = succs;
   GiltOp *copy = gilt_rewriter_create_op(rw, &st);
   for (size_t r = 0; copy && r < op->num_regions; r++)
-    gilt_region_take_body(&copy->regions[r], &op->regions[r]);
+    gilt_region_take_body(&gilt_op_region_array(copy)[r],
+                          &gilt_op_region_array(op)[r]);
   gilt_free(ctx, attrs);
   gilt_free(ctx, vals);
   gilt_free(ctx, tys);
@@ -146,7 +147,8 @@ void gilt_rewriter_replace_all_uses_with(GiltRewriter *rw, GiltValue *from,
 void gilt_rewriter_erase_op(GiltRewriter *rw, GiltOp *op)
 {
   for (size_t i = 0; i < op->num_results; i++)
-    GILT_ASSERT(!op->results[i].first_use && "erasing an op still in use");
+    GILT_ASSERT(!gilt_op_result_array(op)[i].first_use &&
+                "erasing an op still in use");
   if (rw->listener->op_erased && rw->listener->op_erased(rw->user, op)) {
     gilt_op_remove_from_parent(op);
     gilt_op_drop_all_references(op);
@@ -159,7 +161,8 @@ void gilt_rewriter_replace_op(GiltRewriter *rw, GiltOp *op,
                               GiltValue *const *values)
 {
   for (size_t i = 0; i < op->num_results; i++)
-    gilt_rewriter_replace_all_uses_with(rw, &op->results[i], values[i]);
+    gilt_rewriter_replace_all_uses_with(rw, &gilt_op_result_array(op)[i],
+                                        values[i]);
   gilt_rewriter_erase_op(rw, op);
 }
 
@@ -205,7 +208,7 @@ static GiltValue *materialize(GiltRewriter *rw, GiltOp *op, GiltAttr *value,
     gilt_builder_insert(rw->builder, c);
   GILT_ASSERT(c->num_results == 1);
   gilt_rewriter_notify_op_inserted(rw, c);
-  return &c->results[0];
+  return &gilt_op_result_array(c)[0];
 }
 
 /* Materializes the constants of a fold into vals[]; on failure erases
@@ -215,10 +218,11 @@ static GiltStatus materialize_all(GiltRewriter *rw, GiltOp *op,
                                   GiltValue **vals)
 {
   for (size_t i = 0; i < op->num_results; i++) {
-    vals[i] = out[i].value ? out[i].value : &op->results[i];
+    vals[i] = out[i].value ? out[i].value : &gilt_op_result_array(op)[i];
     if (out[i].value || !out[i].attr)
       continue;
-    vals[i] = materialize(rw, op, out[i].attr, op->results[i].type);
+    vals[i] =
+        materialize(rw, op, out[i].attr, gilt_op_result_array(op)[i].type);
     if (vals[i])
       continue;
     while (i-- > 0)
@@ -239,10 +243,11 @@ static GiltStatus apply_fold(GiltRewriter *rw, GiltOp *op,
   if (status == GILT_SUCCESS) {
     bool keep = false;
     for (size_t i = 0; i < op->num_results; i++) {
-      if (vals[i] == &op->results[i])
+      if (vals[i] == &gilt_op_result_array(op)[i])
         keep = true;
       else
-        gilt_rewriter_replace_all_uses_with(rw, &op->results[i], vals[i]);
+        gilt_rewriter_replace_all_uses_with(rw, &gilt_op_result_array(op)[i],
+                                            vals[i]);
     }
     if (keep)
       gilt_rewriter_notify_op_modified(rw, op);

@@ -117,17 +117,14 @@ static GiltOp *op_alloc(GiltContext *ctx, const GiltOpInfo *info,
   op->num_results = (uint32_t)num_results;
   op->num_regions = (uint32_t)num_regions;
   op->num_successors = (uint32_t)num_successors;
-  op->results = (GiltValue *)(op + 1);
-  op->regions = (GiltRegion *)(op->results + num_results);
-  op->successors = (GiltBlockOperand *)(op->regions + num_regions);
   for (size_t i = 0; i < num_results; i++) {
-    op->results[i].owner.op = op;
-    op->results[i].index = (uint32_t)i;
+    gilt_op_result_array(op)[i].owner.op = op;
+    gilt_op_result_array(op)[i].index = (uint32_t)i;
   }
   for (size_t i = 0; i < num_regions; i++)
-    region_init(&op->regions[i], ctx, op);
+    region_init(&gilt_op_region_array(op)[i], ctx, op);
   for (size_t i = 0; i < num_successors; i++)
-    op->successors[i].owner = op;
+    gilt_op_successor_array(op)[i].owner = op;
   op->num_operands = (uint32_t)num_operands;
   op->operands = operands_alloc(ctx, num_operands);
   for (size_t i = 0; i < num_operands; i++)
@@ -201,11 +198,11 @@ GiltOp *gilt_op_build_finish(GiltOpBuild *b)
   for (size_t i = 0; i < b->operands.len; i++)
     use_link(&op->operands[i], b->operands.data[i]);
   for (size_t i = 0; i < b->result_types.len; i++)
-    op->results[i].type = b->result_types.data[i];
+    gilt_op_result_array(op)[i].type = b->result_types.data[i];
   for (size_t i = 0; i < b->regions.len; i++)
-    gilt_region_take_body(&op->regions[i], b->regions.data[i]);
+    gilt_region_take_body(&gilt_op_region_array(op)[i], b->regions.data[i]);
   for (size_t i = 0; i < b->successors.len; i++)
-    block_use_link(&op->successors[i], b->successors.data[i]);
+    block_use_link(&gilt_op_successor_array(op)[i], b->successors.data[i]);
   gilt_op_build_discard(b);
   return op;
 }
@@ -267,9 +264,9 @@ void gilt_op_drop_all_references(GiltOp *op)
   for (size_t i = 0; i < op->num_operands; i++)
     use_unlink(&op->operands[i]);
   for (size_t i = 0; i < op->num_successors; i++)
-    block_use_unlink(&op->successors[i]);
+    block_use_unlink(&gilt_op_successor_array(op)[i]);
   for (size_t r = 0; r < op->num_regions; r++)
-    for (GiltBlock *b = op->regions[r].first; b; b = b->next)
+    for (GiltBlock *b = gilt_op_region_array(op)[r].first; b; b = b->next)
       for (GiltOp *o = b->first; o; o = o->next)
         gilt_op_drop_all_references(o);
 }
@@ -279,13 +276,14 @@ static void op_free(GiltOp *op)
 {
   GiltContext *ctx = op_ctx(op);
   for (size_t r = 0; r < op->num_regions; r++)
-    gilt_region_clear(&op->regions[r]);
+    gilt_region_clear(&gilt_op_region_array(op)[r]);
   for (size_t i = 0; i < op->num_operands; i++)
     use_unlink(&op->operands[i]);
   for (size_t i = 0; i < op->num_successors; i++)
-    block_use_unlink(&op->successors[i]);
+    block_use_unlink(&gilt_op_successor_array(op)[i]);
   for (size_t i = 0; i < op->num_results; i++)
-    GILT_ASSERT(!op->results[i].first_use && "destroying an op still in use");
+    GILT_ASSERT(!gilt_op_result_array(op)[i].first_use &&
+                "destroying an op still in use");
   operands_free(ctx, op);
   gilt_pool_free(&ctx->ir_pool, op,
                  op_size(op->num_results, op->num_regions,
@@ -417,26 +415,26 @@ void gilt_op_set_operands(GiltOp *op, size_t n, GiltValue *const *values)
 GiltValue *gilt_op_get_result(GiltOp *op, size_t i)
 {
   GILT_ASSERT(i < op->num_results);
-  return &op->results[i];
+  return &gilt_op_result_array(op)[i];
 }
 
 GiltRegion *gilt_op_get_region(GiltOp *op, size_t i)
 {
   GILT_ASSERT(i < op->num_regions);
-  return &op->regions[i];
+  return &gilt_op_region_array(op)[i];
 }
 
 GiltBlock *gilt_op_get_successor(GiltOp *op, size_t i)
 {
   GILT_ASSERT(i < op->num_successors);
-  return op->successors[i].block;
+  return gilt_op_successor_array(op)[i].block;
 }
 
 void gilt_op_set_successor(GiltOp *op, size_t i, GiltBlock *block)
 {
   GILT_ASSERT(i < op->num_successors);
-  block_use_unlink(&op->successors[i]);
-  block_use_link(&op->successors[i], block);
+  block_use_unlink(&gilt_op_successor_array(op)[i]);
+  block_use_link(&gilt_op_successor_array(op)[i], block);
 }
 
 GiltAttr *gilt_op_get_attr(GiltOp *op, const char *name)
@@ -511,7 +509,7 @@ GiltWalkResult gilt_op_walk(GiltOp *op, GiltWalkOrder order, GiltWalkFn fn,
       return r == GILT_WALK_SKIP ? GILT_WALK_ADVANCE : r;
   }
   for (size_t i = 0; i < op->num_regions; i++) {
-    for (GiltBlock *b = op->regions[i].first; b; b = b->next) {
+    for (GiltBlock *b = gilt_op_region_array(op)[i].first; b; b = b->next) {
       /* Fetch next first: a post-order callback may erase the op. */
       for (GiltOp *o = b->first, *next; o; o = next) {
         next = o->next;
@@ -573,7 +571,7 @@ void gilt_value_replace_all_uses_with(GiltValue *from, GiltValue *to)
 void gilt_op_replace_all_uses_with(GiltOp *op, GiltValue *const *values)
 {
   for (size_t i = 0; i < op->num_results; i++)
-    gilt_value_replace_all_uses_with(&op->results[i], values[i]);
+    gilt_value_replace_all_uses_with(&gilt_op_result_array(op)[i], values[i]);
 }
 
 /* ---- blocks --------------------------------------------------------------------- */

@@ -204,7 +204,7 @@ static GiltWalkResult fix_op(GiltOp *op, void *user)
   const Resolver *r = user;
   fix(r, &op->loc);
   for (size_t i = 0; i < op->num_regions; i++)
-    for (GiltBlock *b = op->regions[i].first; b; b = b->next)
+    for (GiltBlock *b = gilt_op_region_array(op)[i].first; b; b = b->next)
       for (size_t a = 0; a < b->num_args; a++)
         fix(r, gilt_block_arg_loc(b->args[a]));
   return GILT_WALK_ADVANCE;

@@ -73,7 +73,7 @@ static void push_regions(GiltContext *ctx, PendingStack *stack, GiltOp *op,
                          uint32_t next_value, uint32_t next_arg)
 {
   for (uint32_t i = 0; i < op->num_regions; i++) {
-    PendingRegion pr = {&op->regions[i], next_value, next_arg};
+    PendingRegion pr = {&gilt_op_region_array(op)[i], next_value, next_arg};
     gilt_vec_push(ctx, stack, pr);
   }
 }

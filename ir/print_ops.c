@@ -207,7 +207,7 @@ static void print_generic(GiltAsmPrinter *p, GiltOp *op)
     for (uint32_t i = 0; i < op->num_successors; i++) {
       if (i)
         gilt_printer_write(p, ", ", 2);
-      print_block_name(p, op->successors[i].block);
+      print_block_name(p, gilt_op_successor_array(op)[i].block);
     }
     gilt_printer_putc(p, ']');
   }
@@ -216,7 +216,8 @@ static void print_generic(GiltAsmPrinter *p, GiltOp *op)
     for (uint32_t i = 0; i < op->num_regions; i++) {
       if (i)
         gilt_printer_write(p, ", ", 2);
-      gilt_printer_print_region(p, &op->regions[i], true, true, true);
+      gilt_printer_print_region(p, &gilt_op_region_array(op)[i], true, true,
+                                true);
     }
     gilt_printer_putc(p, ')');
   }
@@ -239,7 +240,7 @@ static void print_custom_name(GiltAsmPrinter *p, GiltOp *op)
 
 static void print_result_list(GiltAsmPrinter *p, GiltOp *op)
 {
-  gilt_printer_print_value(p, &op->results[0], false);
+  gilt_printer_print_value(p, &gilt_op_result_array(op)[0], false);
   if (op->num_results > 1) {
     gilt_printer_putc(p, ':');
     gilt_printer_print_uint(p, op->num_results);

@@ -370,13 +370,13 @@ void gilt_asm_print_functional_type(GiltAsmPrinter *p, GiltOp *op)
   }
   gilt_printer_write(p, ") -> ", 5);
   bool wrap = op->num_results != 1 ||
-              op->results[0].type->kind == GILT_TYPE_FUNCTION;
+              gilt_op_result_array(op)[0].type->kind == GILT_TYPE_FUNCTION;
   if (wrap)
     gilt_printer_putc(p, '(');
   for (size_t i = 0; i < op->num_results; i++) {
     if (i)
       gilt_printer_write(p, ", ", 2);
-    gilt_printer_print_type(p, op->results[i].type);
+    gilt_printer_print_type(p, gilt_op_result_array(op)[i].type);
   }
   if (wrap)
     gilt_printer_putc(p, ')');

@@ -25,7 +25,7 @@ bool gilt_op_is_side_effect_free(GiltOp *op)
   if (!gilt_op_has_trait(op, GILT_TRAIT_PURE))
     return false;
   for (size_t r = 0; r < op->num_regions; r++)
-    for (GiltBlock *b = op->regions[r].first; b; b = b->next)
+    for (GiltBlock *b = gilt_op_region_array(op)[r].first; b; b = b->next)
       for (GiltOp *o = b->first; o; o = o->next)
         if (!nested_op_is_effect_free(o))
           return false;
@@ -38,7 +38,7 @@ bool gilt_op_is_side_effect_free(GiltOp *op)
 bool gilt_op_is_trivially_dead(GiltOp *op)
 {
   for (size_t i = 0; i < op->num_results; i++)
-    if (op->results[i].first_use)
+    if (gilt_op_result_array(op)[i].first_use)
       return false;
   if (gilt_op_has_trait(op, GILT_TRAIT_TERMINATOR) ||
       gilt_op_has_trait(op, GILT_TRAIT_SYMBOL))

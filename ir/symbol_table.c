@@ -42,7 +42,7 @@ static GiltOp *lookup(GiltOp *table, const char *name, size_t len)
   if (table->num_regions == 0)
     return NULL;
   GiltIdent *sym_name = gilt_ident_get_cstr(table->loc->ctx, "sym_name");
-  for (GiltBlock *b = table->regions[0].first; b; b = b->next) {
+  for (GiltBlock *b = gilt_op_region_array(table)[0].first; b; b = b->next) {
     for (GiltOp *op = b->first; op; op = op->next) {
       GiltAttr *a = gilt_dictionary_attr_lookup_ident(op->attrs, sym_name);
       if (a && a->kind == GILT_ATTR_STRING && a->str.len == len &&

@@ -69,7 +69,7 @@ bool gilt_type_converter_is_op_legal(const GiltTypeConverter *tc, GiltOp *op)
     if (!gilt_type_converter_is_legal(tc, op->operands[i].value->type))
       return false;
   for (size_t i = 0; i < op->num_results; i++)
-    if (!gilt_type_converter_is_legal(tc, op->results[i].type))
+    if (!gilt_type_converter_is_legal(tc, gilt_op_result_array(op)[i].type))
       return false;
   return true;
 }

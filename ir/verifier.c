@@ -188,8 +188,9 @@ static bool check_signature(GiltOp *op)
 /* Operand types, then result types. */
 static GiltType *type_at(const GiltOp *op, size_t i)
 {
-  return i < op->num_operands ? op->operands[i].value->type
-                              : op->results[i - op->num_operands].type;
+  return i < op->num_operands
+             ? op->operands[i].value->type
+             : gilt_op_result_array(op)[i - op->num_operands].type;
 }
 
 /* MLIR's verifyCompatibleShapes over all operands and results: all shaped
@@ -350,7 +351,7 @@ static bool check_symbol_table(Verifier *v, GiltOp *op)
         op, "Operations with a 'SymbolTable' must have exactly one region");
     return false;
   }
-  GiltRegion *r = &op->regions[0];
+  GiltRegion *r = &gilt_op_region_array(op)[0];
   if (!r->first || r->first != r->last) {
     gilt_op_emit_error(
         op, "Operations with a 'SymbolTable' must have exactly one block");
@@ -403,7 +404,7 @@ static bool check_block_end(GiltOp *op, GiltRegion *r, GiltBlock *b)
 
 static bool check_region(GiltOp *op, uint32_t i)
 {
-  GiltRegion *r = &op->regions[i];
+  GiltRegion *r = &gilt_op_region_array(op)[i];
   unsigned traits = traits_of(op);
   bool ok = true;
   if (r->first != r->last && (traits & GILT_TRAIT_SINGLE_BLOCK)) {
@@ -437,7 +438,7 @@ static bool check_successors(GiltOp *op)
   }
   GiltRegion *home = op->block ? op->block->region : NULL;
   for (uint32_t i = 0; i < op->num_successors; i++) {
-    GiltBlock *succ = op->successors[i].block;
+    GiltBlock *succ = gilt_op_successor_array(op)[i].block;
     if (succ && succ->region == home)
       continue;
     gilt_op_emit_error(op, "reference to block defined in another region");
@@ -657,9 +658,9 @@ static void verify_op(Verifier *v, GiltOp *op);
 static void verify_regions(Verifier *v, GiltOp *op)
 {
   for (uint32_t i = 0; i < op->num_regions; i++) {
-    gilt_vec_push(v->ctx, &v->frames, frame_make(&op->regions[i]));
+    gilt_vec_push(v->ctx, &v->frames, frame_make(&gilt_op_region_array(op)[i]));
     size_t top = v->frames.len - 1;
-    for (GiltBlock *b = op->regions[i].first; b; b = b->next) {
+    for (GiltBlock *b = gilt_op_region_array(op)[i].first; b; b = b->next) {
       for (GiltOp *o = b->first; o; o = o->next) {
         /* Index, not pointer: verifying o may grow the stack. */
         frame_visit(&v->frames.data[top], o);

@@ -83,7 +83,7 @@ static uint32_t hash_op(GiltOp *op)
   for (size_t i = 0; i < op->num_operands; i++)
     h = gilt_hash_ptr(h, op->operands[i].value);
   for (size_t i = 0; i < op->num_results; i++)
-    h = gilt_hash_ptr(h, op->results[i].type);
+    h = gilt_hash_ptr(h, gilt_op_result_array(op)[i].type);
   return gilt_hash_u64(h, op->num_regions);
 }
 
@@ -114,13 +114,15 @@ static bool ops_equal(GiltOp *a, GiltOp *b, GiltPtrMap *m)
     if (mapped(m, a->operands[i].value) != b->operands[i].value)
       return false;
   for (size_t i = 0; i < a->num_successors; i++)
-    if (mapped(m, a->successors[i].block) != b->successors[i].block)
+    if (mapped(m, gilt_op_successor_array(a)[i].block) !=
+        gilt_op_successor_array(b)[i].block)
       return false;
   for (size_t i = 0; i < a->num_results; i++)
-    if (a->results[i].type != b->results[i].type)
+    if (gilt_op_result_array(a)[i].type != gilt_op_result_array(b)[i].type)
       return false;
   for (size_t i = 0; i < a->num_regions; i++)
-    if (!regions_equal(&a->regions[i], &b->regions[i], m))
+    if (!regions_equal(&gilt_op_region_array(a)[i], &gilt_op_region_array(b)[i],
+                       m))
       return false;
   return true;
 }
@@ -132,7 +134,7 @@ static bool blocks_equal(GiltBlock *a, GiltBlock *b, GiltPtrMap *m)
     if (!ops_equal(x, y, m))
       return false;
     for (size_t i = 0; i < x->num_results; i++)
-      map(m, &x->results[i], &y->results[i]);
+      map(m, &gilt_op_result_array(x)[i], &gilt_op_result_array(y)[i]);
   }
   return !x && !y;
 }
@@ -224,7 +226,7 @@ static GiltOp *lookup(Cse *c, GiltOp *op, uint32_t hash)
 static bool cse_candidate(GiltOp *op)
 {
   for (size_t i = 0; i < op->num_regions; i++)
-    if (op->regions[i].first != op->regions[i].last)
+    if (gilt_op_region_array(op)[i].first != gilt_op_region_array(op)[i].last)
       return false;
   return op->num_results > 0 && gilt_op_is_side_effect_free(op);
 }
@@ -247,7 +249,8 @@ static void simplify_op(Cse *c, GiltOp *op, bool ssa)
     return;
   }
   for (size_t i = 0; i < op->num_results; i++)
-    gilt_value_replace_all_uses_with(&op->results[i], &known->results[i]);
+    gilt_value_replace_all_uses_with(&gilt_op_result_array(op)[i],
+                                     &gilt_op_result_array(known)[i]);
   gilt_vec_push(c->ctx, &c->to_erase, op);
   c->num_cse++;
 }
@@ -261,7 +264,7 @@ static void simplify_block(Cse *c, GiltBlock *b, bool ssa)
     if (gilt_op_has_trait(op, GILT_TRAIT_ISOLATED_FROM_ABOVE))
       c->table.floor = c->table.entries.len;
     for (size_t i = 0; i < op->num_regions; i++)
-      simplify_region(c, &op->regions[i]);
+      simplify_region(c, &gilt_op_region_array(op)[i]);
     c->table.floor = floor;
     simplify_op(c, op, ssa);
   }
@@ -287,7 +290,7 @@ static void reverse_postorder(Cse *c, GiltRegion *r, BlockVec *out)
     Frame *top = &stack.data[stack.len - 1];
     GiltOp *term = top->block->last;
     if (term && top->next_succ < term->num_successors) {
-      GiltBlock *s = term->successors[top->next_succ++].block;
+      GiltBlock *s = gilt_op_successor_array(term)[top->next_succ++].block;
       if (!gilt_ptr_map_get(&seen, s, NULL)) {
         gilt_ptr_map_put(&seen, s, 0);
         Frame f = {s, 0};
@@ -341,7 +344,7 @@ static GiltStatus run(GiltPass *pass, GiltOp *op)
   c.ctx = gilt_pass_get_context(pass);
   c.table.ctx = c.ctx;
   for (size_t i = 0; i < op->num_regions; i++)
-    simplify_region(&c, &op->regions[i]);
+    simplify_region(&c, &gilt_op_region_array(op)[i]);
   for (size_t i = 0; i < c.to_erase.len; i++)
     gilt_op_destroy(c.to_erase.data[i]);
   gilt_vec_free(c.ctx, &c.to_erase);

@@ -59,8 +59,8 @@ static void erase_unreachable_blocks(Dce *d, GiltRegion *r)
 static GiltWalkResult simplify_regions(GiltOp *op, void *user)
 {
   for (size_t i = 0; i < op->num_regions; i++)
-    if (op->regions[i].first != op->regions[i].last)
-      erase_unreachable_blocks(user, &op->regions[i]);
+    if (gilt_op_region_array(op)[i].first != gilt_op_region_array(op)[i].last)
+      erase_unreachable_blocks(user, &gilt_op_region_array(op)[i]);
   return GILT_WALK_ADVANCE;
 }
 

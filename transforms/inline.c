@@ -165,7 +165,7 @@ static bool types_match(GiltOp *call, GiltBlock *body)
     if (call->operands[i].value->type != body->args[i]->type)
       return false;
   for (size_t i = 0; i < call->num_results; i++)
-    if (call->results[i].type != ret->operands[i].value->type)
+    if (gilt_op_result_array(call)[i].type != ret->operands[i].value->type)
       return false;
   return true;
 }
@@ -180,7 +180,8 @@ static GiltOp *inlinable_callee(Inliner *in, GiltOp *call, size_t scc)
       in->nodes.data[k].scc == scc ||
       gilt_ptr_map_get(&in->copied_calls, call, NULL))
     return NULL;
-  GiltRegion *body = callee->num_regions ? &callee->regions[0] : NULL;
+  GiltRegion *body =
+      callee->num_regions ? &gilt_op_region_array(callee)[0] : NULL;
   if (!body || !body->first || body->first != body->last ||
       !body->first->last ||
       !gilt_op_has_trait(body->first->last, GILT_TRAIT_RETURN_LIKE) ||
@@ -205,7 +206,7 @@ static GiltWalkResult adopt_copy(GiltOp *op, void *user)
 
 static void inline_call(Inliner *in, GiltOp *call, GiltOp *callee)
 {
-  GiltBlock *body = callee->regions[0].first;
+  GiltBlock *body = gilt_op_region_array(callee)[0].first;
   GiltIRMapping *m = gilt_ir_mapping_create(in->ctx);
   for (size_t i = 0; i < body->num_args; i++)
     gilt_ir_mapping_map(m, body->args[i], call->operands[i].value);
@@ -218,7 +219,7 @@ static void inline_call(Inliner *in, GiltOp *call, GiltOp *callee)
   GiltOp *ret = body->last;
   for (size_t i = 0; i < call->num_results; i++)
     gilt_value_replace_all_uses_with(
-        &call->results[i],
+        &gilt_op_result_array(call)[i],
         gilt_ir_mapping_lookup(m, ret->operands[i].value));
   gilt_ir_mapping_destroy(m);
   gilt_op_destroy(call);

@@ -85,7 +85,7 @@ static void compute_liveness(SymbolDce *s, GiltOp *table, bool hidden)
   if (gilt_ptr_map_get(&s->tables, table, NULL))
     return;
   gilt_ptr_map_put(&s->tables, table, 0);
-  for (GiltBlock *b = table->regions[0].first; b; b = b->next) {
+  for (GiltBlock *b = gilt_op_region_array(table)[0].first; b; b = b->next) {
     for (GiltOp *op = b->first; op; op = op->next) {
       if (!is_symbol(op))
         gilt_vec_push(s->ctx, &worklist, op);
@@ -120,7 +120,7 @@ static GiltWalkResult collect_dead(GiltOp *op, void *user)
       gilt_ptr_map_get(&s->live, op, NULL))
     return GILT_WALK_ADVANCE;
   for (size_t i = 0; i < op->num_results; i++)
-    if (op->results[i].first_use)
+    if (gilt_op_result_array(op)[i].first_use)
       return GILT_WALK_ADVANCE;
   gilt_vec_push(s->ctx, &s->dead, op);
   return GILT_WALK_SKIP;

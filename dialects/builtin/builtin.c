@@ -28,7 +28,7 @@ static void print_module(GiltOp *op, GiltAsmPrinter *p)
     gilt_asm_print_symbol_name(p, name);
   }
   gilt_asm_print_attr_dict(p, op, elided, 1, true);
-  gilt_asm_print_region(p, &op->regions[0], true);
+  gilt_asm_print_region(p, &gilt_op_region_array(op)[0], true);
 }
 
 static GiltStatus parse_module(GiltAsmParser *p, GiltOpBuild *b)
@@ -91,12 +91,12 @@ GiltOp *gilt_module_create(GiltContext *ctx, GiltLocation *loc)
   st.num_regions = 1;
   GiltOp *module = gilt_op_create(ctx, &st);
   if (module)
-    gilt_region_append_block(&module->regions[0],
+    gilt_region_append_block(&gilt_op_region_array(module)[0],
                              gilt_block_create(ctx, 0, NULL, NULL));
   return module;
 }
 
 GiltBlock *gilt_module_get_body(GiltOp *module)
 {
-  return module->num_regions ? module->regions[0].first : NULL;
+  return module->num_regions ? gilt_op_region_array(module)[0].first : NULL;
 }

@@ -114,7 +114,7 @@ static void print_optional_dict(GiltAsmPrinter *p, GiltAttr *dict)
 /* `(%arg0: i32 {attrs} loc(...), ...)`, or bare types for a declaration. */
 static void print_arguments(GiltOp *op, GiltAsmPrinter *p, GiltType *fnty)
 {
-  GiltBlock *entry = op->regions[0].first;
+  GiltBlock *entry = gilt_op_region_array(op)[0].first;
   GiltAttr *arg_attrs = gilt_op_get_attr(op, "arg_attrs");
   gilt_asm_print(p, "(");
   for (size_t i = 0; i < fnty->func.num_inputs; i++) {
@@ -174,8 +174,8 @@ static void print_func(GiltOp *op, GiltAsmPrinter *p)
   print_results(op, p, fnty);
   gilt_asm_print_attr_dict(p, op, elided, sizeof elided / sizeof *elided,
                            true);
-  if (op->regions[0].first)
-    gilt_asm_print_region(p, &op->regions[0], false);
+  if (gilt_op_region_array(op)[0].first)
+    gilt_asm_print_region(p, &gilt_op_region_array(op)[0], false);
 }
 
 /* ---- func.func: parsing --------------------------------------------------------- */
@@ -396,7 +396,7 @@ static GiltStatus verify_attr_array(GiltOp *op, const char *name,
 
 static GiltStatus verify_entry_block(GiltOp *op, GiltType *fnty)
 {
-  GiltBlock *entry = op->regions[0].first;
+  GiltBlock *entry = gilt_op_region_array(op)[0].first;
   size_t n = fnty->func.num_inputs;
   if (entry->num_args != n)
     return gilt_op_emit_error(op,
@@ -431,7 +431,7 @@ static GiltStatus verify_func(GiltOp *op)
                         fnty->func.num_inputs) ||
       verify_attr_array(op, "res_attrs", "result", fnty->func.num_results))
     return GILT_FAILURE;
-  if (!op->regions[0].first) {
+  if (!gilt_op_region_array(op)[0].first) {
     if (gilt_symbol_get_visibility(op) == GILT_VISIBILITY_PUBLIC)
       return gilt_op_emit_error(op, "symbol declaration cannot have public "
                                     "visibility");
@@ -589,7 +589,7 @@ static GiltStatus report_result_mismatch(GiltOp *op, GiltType *fnty,
   gilt_strbuf_init(&mine, ctx);
   gilt_strbuf_init(&theirs, ctx);
   for (size_t i = 0; i < op->num_results; i++)
-    append_quoted_type(&mine, op->results[i].type, i == 0);
+    append_quoted_type(&mine, gilt_op_result_array(op)[i].type, i == 0);
   for (size_t i = 0; i < fnty->func.num_results; i++)
     append_quoted_type(&theirs, fnty->func.types[fnty->func.num_inputs + i],
                        i == 0);
@@ -626,7 +626,7 @@ static GiltStatus verify_call_types(GiltOp *op, GiltType *fnty)
   if (op->num_results != nres)
     return gilt_op_emit_error(op, "incorrect number of results for callee");
   for (size_t i = 0; i < nres; i++)
-    if (op->results[i].type != fnty->func.types[nin + i])
+    if (gilt_op_result_array(op)[i].type != fnty->func.types[nin + i])
       return report_result_mismatch(op, fnty, i);
   return GILT_SUCCESS;
 }
@@ -685,13 +685,13 @@ GiltOp *gilt_func_create(GiltContext *ctx, GiltLocation *loc,
   GiltBlock *entry = gilt_block_create(ctx, 0, NULL, NULL);
   for (size_t i = 0; i < function_type->func.num_inputs; i++)
     gilt_block_add_argument(entry, function_type->func.types[i], loc);
-  gilt_region_append_block(&func->regions[0], entry);
+  gilt_region_append_block(&gilt_op_region_array(func)[0], entry);
   return func;
 }
 
 GiltBlock *gilt_func_get_entry_block(GiltOp *func)
 {
-  return func->num_regions ? func->regions[0].first : NULL;
+  return func->num_regions ? gilt_op_region_array(func)[0].first : NULL;
 }
 
 GiltType *gilt_func_get_type(GiltOp *func)

@@ -38,7 +38,7 @@ void graph_print(GiltOp *op, GiltAsmPrinter *p)
     for (uint32_t i = 0; i < op->num_regions; i++) {
       if (i)
         gilt_asm_print(p, ", ");
-      gilt_asm_print_region(p, &op->regions[i], true);
+      gilt_asm_print_region(p, &gilt_op_region_array(op)[i], true);
     }
     gilt_asm_print(p, ")");
   }

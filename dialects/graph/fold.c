@@ -78,7 +78,7 @@ static GiltStatus fold_constant(GiltOp *op, const GraphOpDesc *desc,
                                 GiltAttr *const *consts, int64_t limit,
                                 GiltFoldResult *out)
 {
-  GiltType *rt = op->results[0].type;
+  GiltType *rt = gilt_op_result_array(op)[0].type;
   if (op->num_results != 1 || !op->num_operands ||
       rt->kind != GILT_TYPE_TENSOR ||
       !gilt_shaped_type_has_static_shape(rt) ||
@@ -137,7 +137,7 @@ static GiltStatus fold_identity(GiltOp *op, GiltFoldResult *out)
 {
   GiltValue *in = op->operands[0].value;
   if (op->num_results != 1 || op->num_operands > 2 ||
-      in->type != op->results[0].type)
+      in->type != gilt_op_result_array(op)[0].type)
     return GILT_FAILURE;
   out[0].value = in;
   return GILT_SUCCESS;
@@ -149,7 +149,7 @@ static GiltStatus fold_reshape(GiltOp *op, GiltAttr *const *consts,
                                int64_t limit, GiltFoldResult *out)
 {
   GiltAttr *c = consts[0];
-  GiltType *rt = op->results[0].type;
+  GiltType *rt = gilt_op_result_array(op)[0].type;
   if (!c || (c->kind != GILT_ATTR_DENSE_ELEMENTS &&
              c->kind != GILT_ATTR_DENSE_RESOURCE) ||
       !gilt_shaped_type_has_static_shape(rt) ||
@@ -168,7 +168,8 @@ static GiltStatus fold_reshape(GiltOp *op, GiltAttr *const *consts,
 /* Shape and Size of a statically shaped input. */
 static GiltStatus fold_shape(GiltOp *op, GiltFoldResult *out)
 {
-  GiltType *in = op->operands[0].value->type, *rt = op->results[0].type;
+  GiltType *in = op->operands[0].value->type,
+           *rt = gilt_op_result_array(op)[0].type;
   if (in->kind != GILT_TYPE_TENSOR || !gilt_shaped_type_has_static_shape(in) ||
       !gilt_shaped_type_has_static_shape(rt) ||
       in->shaped.rank > GRAPH_MAX_RANK)
@@ -200,7 +201,7 @@ static GiltStatus fold_shape(GiltOp *op, GiltFoldResult *out)
 static bool small_constants(GiltOp *op, GiltAttr *const *consts,
                             int64_t limit, size_t *esize)
 {
-  GiltType *rt = op->results[0].type;
+  GiltType *rt = gilt_op_result_array(op)[0].type;
   if (op->num_results != 1 || rt->kind != GILT_TYPE_TENSOR ||
       !gilt_shaped_type_has_static_shape(rt) ||
       gilt_shaped_type_get_num_elements(rt) > limit)
@@ -235,8 +236,8 @@ static int64_t product(const int64_t *dims, size_t from, size_t to)
 static GiltStatus finish(GiltOp *op, uint8_t *buf, size_t nbytes,
                          GiltFoldResult *out)
 {
-  out[0].attr = gilt_dense_elements_attr_get(op->results[0].type, buf,
-                                             nbytes);
+  out[0].attr = gilt_dense_elements_attr_get(gilt_op_result_array(op)[0].type,
+                                             buf, nbytes);
   gilt_free(op->loc->ctx, buf);
   return out[0].attr ? GILT_SUCCESS : GILT_FAILURE;
 }
@@ -246,7 +247,7 @@ static GiltStatus fold_concat(GiltOp *op, GiltAttr *const *consts,
                               int64_t limit, GiltFoldResult *out)
 {
   size_t esize;
-  GiltType *rt = op->results[0].type;
+  GiltType *rt = gilt_op_result_array(op)[0].type;
   if (!small_constants(op, consts, limit, &esize))
     return GILT_FAILURE;
   int64_t axis = graph_attr_int(op, "axis", 0), a;
@@ -282,7 +283,7 @@ static GiltStatus fold_gather(GiltOp *op, GiltAttr *const *consts,
   int64_t inner = product(dt->shaped.shape, (size_t)a + 1, dt->shaped.rank);
   int64_t nidx = gilt_dense_attr_get_num_elements(consts[1]);
   int64_t n = outer * nidx * inner;
-  if (n != gilt_shaped_type_get_num_elements(op->results[0].type))
+  if (n != gilt_shaped_type_get_num_elements(gilt_op_result_array(op)[0].type))
     return GILT_FAILURE;
   uint8_t *buf = gilt_calloc(op->loc->ctx, (size_t)n + 1, esize), *p = buf;
   for (int64_t o = 0; o < outer; o++) {
@@ -306,7 +307,7 @@ static GiltStatus fold_where(GiltOp *op, GiltAttr *const *consts,
                              int64_t limit, GiltFoldResult *out)
 {
   size_t esize;
-  GiltType *rt = op->results[0].type;
+  GiltType *rt = gilt_op_result_array(op)[0].type;
   if (!small_constants(op, consts, limit, &esize) ||
       rt->shaped.rank > GRAPH_MAX_RANK)
     return GILT_FAILURE;
@@ -381,7 +382,7 @@ static GiltStatus drop_identity(const GiltPattern *pat, GiltOp *op,
 {
   const IdentityRule *rule = pat->data;
   GiltValue *lhs = op->operands[0].value, *rhs = op->operands[1].value;
-  GiltType *rt = op->results[0].type;
+  GiltType *rt = gilt_op_result_array(op)[0].type;
   GiltValue *keep = NULL;
   /* The kept operand must already have the result type: broadcasting
   ** against the constant may have grown it. */

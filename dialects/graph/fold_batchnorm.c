@@ -156,12 +156,13 @@ static GiltValue *new_constant(GiltBuilder *b, GiltOp *before, GiltType *type,
   st.attrs = &attr;
   gilt_builder_set_insertion_point_before(b, before);
   GiltOp *c = gilt_builder_create_op(b, &st);
-  return c ? &c->results[0] : NULL;
+  return c ? &gilt_op_result_array(c)[0] : NULL;
 }
 
 static void erase_if_unused(GiltOp *op)
 {
-  if (is_op(op, "graph.constant") && !gilt_value_has_uses(&op->results[0]))
+  if (is_op(op, "graph.constant") &&
+      !gilt_value_has_uses(&gilt_op_result_array(op)[0]))
     gilt_op_destroy(op);
 }
 
@@ -191,7 +192,7 @@ static bool fold_into(GiltBuilder *b, GiltOp *p, const Affine *a)
   WeightLayout lay;
   if (!w || !foldable_float(w->type) || !weight_layout(p, w, &lay) ||
       output_channels(&lay) != a->channels ||
-      w->type->shaped.elem != p->results[0].type->shaped.elem)
+      w->type->shaped.elem != gilt_op_result_array(p)[0].type->shaped.elem)
     return false;
   GiltValue *bias_in = p->num_operands > 2 ? p->operands[2].value : NULL;
   bool has_bias = bias_in && bias_in->type->kind != GILT_TYPE_NONE;
@@ -261,7 +262,7 @@ static bool fold_batch_norm(GiltBuilder *b, GiltOp *bn)
   GiltValue *x = bn->operands[0].value;
   GiltOp *p = sole_producer(x);
   int64_t c = p ? channels_of(x) : GILT_DYNAMIC;
-  if (!p || c == GILT_DYNAMIC || bn->results[0].type != x->type)
+  if (!p || c == GILT_DYNAMIC || gilt_op_result_array(bn)[0].type != x->type)
     return false;
   GiltContext *ctx = bn->loc->ctx;
   double *v = gilt_calloc(ctx, 4 * (size_t)c + 1, sizeof *v);
@@ -279,7 +280,7 @@ static bool fold_batch_norm(GiltBuilder *b, GiltOp *bn)
   ok = ok && fold_into(b, p, &a);
   gilt_free(ctx, v);
   if (ok) {
-    gilt_value_replace_all_uses_with(&bn->results[0], x);
+    gilt_value_replace_all_uses_with(&gilt_op_result_array(bn)[0], x);
     erase_with_constants(bn);
   }
   return ok;
@@ -302,7 +303,7 @@ static bool fold_mul_add(GiltBuilder *b, GiltOp *add)
     GiltValue *m = add->operands[i].value;
     GiltOp *mul = gilt_value_get_defining_op(m);
     if (!is_op(mul, "graph.mul") || gilt_value_get_num_uses(m) != 1 ||
-        m->type != add->results[0].type)
+        m->type != gilt_op_result_array(add)[0].type)
       continue;
     for (size_t j = 0; j < 2; j++) {
       GiltValue *x = mul->operands[j].value;
@@ -321,7 +322,7 @@ static bool fold_mul_add(GiltBuilder *b, GiltOp *add)
                 fold_into(b, p, &a);
       gilt_free(ctx, v);
       if (ok) {
-        gilt_value_replace_all_uses_with(&add->results[0], x);
+        gilt_value_replace_all_uses_with(&gilt_op_result_array(add)[0], x);
         erase_with_constants(add);
         erase_with_constants(mul);
         return true;

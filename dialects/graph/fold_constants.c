@@ -90,14 +90,14 @@ static bool replace_by_constants(Folder *f, GiltOp *op,
                                  const GiltFoldResult *out)
 {
   for (size_t i = 0; i < op->num_results; i++)
-    if (out[i].attr ? out[i].attr->type != op->results[i].type
+    if (out[i].attr ? out[i].attr->type != gilt_op_result_array(op)[i].type
                     : !out[i].value)
       return false;
   gilt_builder_set_insertion_point_before(f->builder, op);
   for (size_t i = 0; i < op->num_results; i++) {
     GiltValue *v = out[i].value;
     if (!v) {
-      GiltType *type = op->results[i].type;
+      GiltType *type = gilt_op_result_array(op)[i].type;
       GiltNamedAttr attr = {"value", storage_for(f, out[i].attr)};
       GiltOpState st = gilt_op_state_get("graph.constant", op->loc);
       st.num_results = 1;
@@ -107,9 +107,9 @@ static bool replace_by_constants(Folder *f, GiltOp *op,
       GiltOp *c = gilt_builder_create_op(f->builder, &st);
       if (!c)
         return false; /* only with a multi-result op: left unfolded */
-      v = &c->results[0];
+      v = &gilt_op_result_array(c)[0];
     }
-    gilt_value_replace_all_uses_with(&op->results[i], v);
+    gilt_value_replace_all_uses_with(&gilt_op_result_array(op)[i], v);
   }
   gilt_op_destroy(op);
   return true;

@@ -144,7 +144,7 @@ GiltStatus graph_infer_op(GiltOp *op, GiltType **types)
   for (size_t i = 0; i < n; i++)
     operands[i] = op->operands[i].value;
   for (size_t i = 0; i < op->num_regions; i++)
-    regions[i] = &op->regions[i];
+    regions[i] = &gilt_op_region_array(op)[i];
   GraphOpView v = {ctx, op->loc, op->info, graph_op_desc(op->info->def),
                    n, operands, op->attrs, op->num_results, NULL,
                    op->num_regions, regions};
@@ -158,9 +158,9 @@ GiltStatus graph_check_result_types(GiltOp *op, GiltType *const *types)
 {
   /* A `none` result stands for an absent optional output. */
   for (size_t i = 0; i < op->num_results; i++)
-    if (types[i] && op->results[i].type->kind != GILT_TYPE_NONE &&
-        !types_compatible(types[i], op->results[i].type))
-      return report_mismatch(op, types[i], op->results[i].type);
+    if (types[i] && gilt_op_result_array(op)[i].type->kind != GILT_TYPE_NONE &&
+        !types_compatible(types[i], gilt_op_result_array(op)[i].type))
+      return report_mismatch(op, types[i], gilt_op_result_array(op)[i].type);
   return GILT_SUCCESS;
 }
 

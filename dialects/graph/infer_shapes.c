@@ -91,7 +91,7 @@ static GiltStatus refine_op(Refiner *r, GiltOp *op)
   if (st == GILT_SUCCESS)
     st = graph_check_result_types(op, types);
   for (size_t i = 0; st == GILT_SUCCESS && i < op->num_results; i++) {
-    GiltValue *v = &op->results[i];
+    GiltValue *v = &gilt_op_result_array(op)[i];
     GiltType *t = types[i] ? meet(r->ctx, v->type, types[i]) : v->type;
     if (t != v->type && users_accept(r, v)) {
       gilt_value_set_type(v, t);
@@ -106,7 +106,7 @@ static GiltStatus refine_op(Refiner *r, GiltOp *op)
 static void retype_function(GiltOp *func)
 {
   GiltAttr *a = gilt_op_get_attr(func, "function_type");
-  GiltBlock *entry = func->regions[0].first;
+  GiltBlock *entry = gilt_op_region_array(func)[0].first;
   GiltOp *ret = entry ? entry->last : NULL;
   if (!a || a->kind != GILT_ATTR_TYPE || !ret || !is_op(ret, "func.return"))
     return;
@@ -130,7 +130,7 @@ static void retype_function(GiltOp *func)
 
 static bool may_retype(const Refiner *r, GiltOp *func)
 {
-  GiltBlock *entry = func->regions[0].first;
+  GiltBlock *entry = gilt_op_region_array(func)[0].first;
   return entry && !entry->next && !gilt_ptr_map_get(&r->referenced, func,
                                                     NULL);
 }
@@ -155,8 +155,8 @@ static GiltStatus refine_regions(Refiner *r, GiltOp *op)
     r->retype_ok = may_retype(r, op);
   GiltStatus st = GILT_SUCCESS;
   for (size_t i = 0; st == GILT_SUCCESS && i < op->num_regions; i++)
-    for (GiltBlock *b = op->regions[i].first; b && st == GILT_SUCCESS;
-         b = b->next)
+    for (GiltBlock *b = gilt_op_region_array(op)[i].first;
+         b && st == GILT_SUCCESS; b = b->next)
       st = refine_block(r, b);
   if (func && st == GILT_SUCCESS && r->retype_ok)
     retype_function(op);

@@ -47,7 +47,7 @@ static GiltOp *replace_input(GiltRewriter *rw, GiltOp *op, GiltValue *x)
     operands[i] = i ? op->operands[i].value : x;
   GiltOp *copy = gilt_rewriter_create_op_like(rw, op, NULL, operands, NULL);
   if (copy) {
-    GiltValue *result = &copy->results[0];
+    GiltValue *result = &gilt_op_result_array(copy)[0];
     gilt_rewriter_replace_op(rw, op, &result);
   }
   return copy;
@@ -55,7 +55,7 @@ static GiltOp *replace_input(GiltRewriter *rw, GiltOp *op, GiltValue *x)
 
 static GiltStatus replace_by(GiltRewriter *rw, GiltOp *op, GiltValue *v)
 {
-  if (v->type != op->results[0].type)
+  if (v->type != gilt_op_result_array(op)[0].type)
     return GILT_FAILURE;
   gilt_rewriter_replace_op(rw, op, &v);
   return GILT_SUCCESS;
@@ -167,7 +167,7 @@ static GiltStatus cancel_squeezes(const GiltPattern *pat, GiltOp *op,
   const char *other = pat->data;
   GiltOp *inner = operand_op(op, 0, other);
   GiltValue *x = inner ? inner->operands[0].value : NULL;
-  if (!x || x->type != op->results[0].type ||
+  if (!x || x->type != gilt_op_result_array(op)[0].type ||
       x->type->kind != GILT_TYPE_TENSOR || !x->type->shaped.ranked)
     return GILT_FAILURE;
   GiltValue *big = is_op(op, "graph.squeeze") ? op->operands[0].value : x;
@@ -195,7 +195,7 @@ static GiltStatus drop_full_slice(const GiltPattern *pat, GiltOp *op,
   (void)pat;
   GiltType *t = op->operands[0].value->type;
   if (t->kind != GILT_TYPE_TENSOR || !gilt_shaped_type_has_static_shape(t) ||
-      t != op->results[0].type)
+      t != gilt_op_result_array(op)[0].type)
     return GILT_FAILURE;
   if (op->num_operands > 4 &&
       op->operands[4].value->type->kind != GILT_TYPE_NONE) {

@@ -37,7 +37,7 @@ static bool is_integer_like(GiltType *t)
 ** result is not an integer. */
 static GiltAttr *int_result(GiltOp *op, uint64_t v)
 {
-  GiltType *t = op->results[0].type;
+  GiltType *t = gilt_op_result_array(op)[0].type;
   if (!is_integer_like(t))
     return NULL;
   unsigned width = t->kind == GILT_TYPE_INTEGER ? t->integer.width : 64;
@@ -91,11 +91,11 @@ static GiltStatus fold_cast(GiltOp *op, GiltAttr *const *consts,
 {
   (void)consts;
   GiltValue *in = op->operands[0].value;
-  if (in->type == op->results[0].type)
+  if (in->type == gilt_op_result_array(op)[0].type)
     return fold_to_operand(op, 0, out);
   GiltOp *def = gilt_value_get_defining_op(in);
   if (def && def->info == op->info &&
-      def->operands[0].value->type == op->results[0].type) {
+      def->operands[0].value->type == gilt_op_result_array(op)[0].type) {
     out[0].value = def->operands[0].value;
     return GILT_SUCCESS;
   }
@@ -122,16 +122,17 @@ static GiltStatus add_to_mul(const GiltPattern *pat, GiltOp *op,
 {
   (void)pat;
   GiltValue *x = op->operands[0].value;
-  GiltType *t = op->results[0].type;
+  GiltType *t = gilt_op_result_array(op)[0].type;
   if (x != op->operands[1].value || !is_integer_like(t))
     return GILT_FAILURE;
   GiltOp *two = materialize_constant(gilt_rewriter_get_builder(rw),
                                      gilt_integer_attr_get(t, 2), t, op->loc);
   gilt_rewriter_notify_op_inserted(rw, two);
-  GiltValue *operands[2] = {x, &two->results[0]};
+  GiltValue *operands[2] = {x, &gilt_op_result_array(two)[0]};
   GiltOp *mul = gilt_rewriter_create_op_like(rw, op, "test.mul", operands,
                                              NULL);
-  gilt_rewriter_replace_op(rw, op, (GiltValue *[]){&mul->results[0]});
+  gilt_rewriter_replace_op(rw, op,
+                           (GiltValue *[]){&gilt_op_result_array(mul)[0]});
   return GILT_SUCCESS;
 }
 
@@ -146,7 +147,7 @@ static GiltStatus rename_op(const GiltPattern *pat, GiltOp *op,
   GiltValue **results = gilt_calloc(ctx, op->num_results + 1,
                                     sizeof *results);
   for (size_t i = 0; i < op->num_results; i++)
-    results[i] = &copy->results[i];
+    results[i] = &gilt_op_result_array(copy)[i];
   gilt_rewriter_replace_op(rw, op, results);
   gilt_free(ctx, results);
   return GILT_SUCCESS;
