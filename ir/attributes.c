@@ -6,7 +6,10 @@
 ** context. Dense elements keep their bytes in the arena; dense resources
 ** refer to a named blob the context holds once, so a 100 MB weight is
 ** stored a single time however often it is referenced and is printed by
-** name. Printing and parsing live with the printer and parser.
+** name. A dense array (`array<i32: 1, 2>`) is MLIR's DenseArrayAttr: a
+** one-dimensional run of packed scalars with no shape or splat form, used
+** for small integer lists such as operandSegmentSizes. Printing and
+** parsing live with the printer and parser.
 */
 #include "ir/core.h"
 
@@ -15,6 +18,11 @@
 
 #include "ir/context.h"
 #include "ir/float16.h"
+
+static size_t dense_array_nbytes(const GiltAttr *a)
+{
+  return a->darray.n * gilt_type_get_storage_size(a->type);
+}
 
 static uint32_t hash_attr(const GiltAttr *a)
 {
@@ -47,6 +55,8 @@ static uint32_t hash_attr(const GiltAttr *a)
     return gilt_hash_bytes(h, a->dense.data, a->dense.nbytes);
   case GILT_ATTR_DENSE_RESOURCE:
     return gilt_hash_ptr(h, a->resource);
+  case GILT_ATTR_DENSE_ARRAY:
+    return gilt_hash_bytes(h, a->darray.data, dense_array_nbytes(a));
   case GILT_ATTR_STRIDED_LAYOUT:
     h = gilt_hash_u64(h, (uint64_t)a->strided.offset);
     for (size_t i = 0; i < a->strided.rank; i++)
@@ -99,6 +109,9 @@ static bool attr_eq(const void *key, const void *elem)
            same_bytes(a->dense.data, b->dense.data, a->dense.nbytes);
   case GILT_ATTR_DENSE_RESOURCE:
     return a->resource == b->resource;
+  case GILT_ATTR_DENSE_ARRAY:
+    return a->darray.n == b->darray.n &&
+           same_bytes(a->darray.data, b->darray.data, dense_array_nbytes(a));
   case GILT_ATTR_STRIDED_LAYOUT:
     return a->strided.offset == b->strided.offset &&
            a->strided.rank == b->strided.rank &&
@@ -140,6 +153,9 @@ static void *make_attr(GiltContext *ctx, const void *key)
     break;
   case GILT_ATTR_DENSE_ELEMENTS:
     a->dense.data = gilt_arena_dup(ar, a->dense.data, a->dense.nbytes);
+    break;
+  case GILT_ATTR_DENSE_ARRAY:
+    a->darray.data = gilt_arena_dup(ar, a->darray.data, dense_array_nbytes(a));
     break;
   case GILT_ATTR_STRIDED_LAYOUT:
     a->strided.strides = gilt_arena_dup(
@@ -371,6 +387,33 @@ GiltAttr *gilt_dense_elements_attr_get(GiltType *type, const void *data,
   return unique_attr(ctx, &key);
 }
 
+const char *gilt_dense_array_check_element_type(GiltType *t)
+{
+  if (t->kind != GILT_TYPE_INTEGER && t->kind != GILT_TYPE_FLOAT)
+    return "expected integer or float type";
+  unsigned width = gilt_type_get_bit_width(t);
+  if (width != 1 && width % 8 != 0)
+    return "element type bitwidth must be a multiple of 8";
+  if (width == 0 || width > 64)
+    return "element type must be i1 or 8 to 64 bits wide";
+  return NULL;
+}
+
+GiltAttr *gilt_dense_array_attr_get(GiltType *elem_type, size_t n,
+                                    const void *data)
+{
+  const char *why = gilt_dense_array_check_element_type(elem_type);
+  if (why) {
+    gilt_emit_error(gilt_location_unknown_get(elem_type->ctx),
+                    "invalid dense array element type: %s", why);
+    return NULL;
+  }
+  GiltAttr key = {.kind = GILT_ATTR_DENSE_ARRAY, .type = elem_type};
+  key.darray.n = n;
+  key.darray.data = data;
+  return unique_attr(elem_type->ctx, &key);
+}
+
 GiltAttr *gilt_strided_layout_attr_get(GiltContext *ctx, int64_t offset,
                                        size_t rank, const int64_t *strides)
 {
@@ -584,41 +627,23 @@ static const uint8_t *element_ptr(GiltAttr *a, int64_t i)
   return data + (size_t)i * esize;
 }
 
-int64_t gilt_dense_attr_get_int(GiltAttr *a, int64_t i)
+/* One stored element of type et read as int64 / double: the readers of
+** dense elements and dense arrays share them. */
+static int64_t load_int(GiltType *et, const uint8_t *p)
 {
-  GiltType *et = a->type->shaped.elem;
-  const uint8_t *p = element_ptr(a, i);
-  bool is_unsigned = et->kind == GILT_TYPE_INTEGER &&
-                     (et->integer.sign == GILT_UNSIGNED || et->integer.width == 1);
-  switch (gilt_type_get_storage_size(et)) {
-  case 1: {
-    uint8_t v = p[0];
-    return is_unsigned ? (int64_t)v : (int64_t)(int8_t)v;
-  }
-  case 2: {
-    uint16_t v;
-    memcpy(&v, p, 2);
-    return is_unsigned ? (int64_t)v : (int64_t)(int16_t)v;
-  }
-  case 4: {
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return is_unsigned ? (int64_t)v : (int64_t)(int32_t)v;
-  }
-  default: {
-    int64_t v;
-    memcpy(&v, p, 8);
-    return v;
-  }
-  }
+  unsigned width = gilt_type_get_bit_width(et);
+  uint64_t v = 0;
+  for (size_t i = gilt_type_get_storage_size(et); i-- > 0;)
+    v = v << 8 | p[i];
+  bool is_signed = et->kind != GILT_TYPE_INTEGER ||
+                   (et->integer.sign != GILT_UNSIGNED && width > 1);
+  return gilt_int_extend(v, width, is_signed);
 }
 
-double gilt_dense_attr_get_float(GiltAttr *a, int64_t i)
+static double load_float(GiltType *et, const uint8_t *p)
 {
-  GiltType *et = a->type->shaped.elem;
-  const uint8_t *p = element_ptr(a, i);
   if (et->kind != GILT_TYPE_FLOAT)
-    return (double)gilt_dense_attr_get_int(a, i);
+    return (double)load_int(et, p);
   switch (et->fkind) {
   case GILT_F32: {
     float f;
@@ -639,4 +664,41 @@ double gilt_dense_attr_get_float(GiltAttr *a, int64_t i)
   }
   }
   return 0;
+}
+
+int64_t gilt_dense_attr_get_int(GiltAttr *a, int64_t i)
+{
+  return load_int(a->type->shaped.elem, element_ptr(a, i));
+}
+
+double gilt_dense_attr_get_float(GiltAttr *a, int64_t i)
+{
+  return load_float(a->type->shaped.elem, element_ptr(a, i));
+}
+
+size_t gilt_dense_array_attr_get_size(GiltAttr *a)
+{
+  GILT_ASSERT(a->kind == GILT_ATTR_DENSE_ARRAY);
+  return a->darray.n;
+}
+
+const void *gilt_dense_array_attr_get_data(GiltAttr *a, size_t *nbytes)
+{
+  GILT_ASSERT(a->kind == GILT_ATTR_DENSE_ARRAY);
+  *nbytes = dense_array_nbytes(a);
+  return a->darray.data;
+}
+
+int64_t gilt_dense_array_attr_get_int(GiltAttr *a, size_t i)
+{
+  GILT_ASSERT(a->kind == GILT_ATTR_DENSE_ARRAY && i < a->darray.n);
+  return load_int(a->type, a->darray.data +
+                               i * gilt_type_get_storage_size(a->type));
+}
+
+double gilt_dense_array_attr_get_float(GiltAttr *a, size_t i)
+{
+  GILT_ASSERT(a->kind == GILT_ATTR_DENSE_ARRAY && i < a->darray.n);
+  return load_float(a->type, a->darray.data +
+                                 i * gilt_type_get_storage_size(a->type));
 }

@@ -121,6 +121,10 @@ struct GiltAttr {
       const uint8_t *data;
     } dense;
     GiltResourceBlob *resource; /* DENSE_RESOURCE */
+    struct {     /* DENSE_ARRAY: `type` is the element type */
+      size_t n;
+      const uint8_t *data; /* n elements of the type's storage size */
+    } darray;
     struct {     /* STRIDED_LAYOUT */
       int64_t offset;
       size_t rank;
@@ -167,6 +171,8 @@ GILT_INTERNAL int64_t gilt_dense_attr_get_num_elements(GiltAttr *a);
 /* Element i (splat-aware) read as int64 / double. */
 GILT_INTERNAL int64_t gilt_dense_attr_get_int(GiltAttr *a, int64_t i);
 GILT_INTERNAL double gilt_dense_attr_get_float(GiltAttr *a, int64_t i);
+/* Why `t` cannot be a dense array's element type (a message), or NULL. */
+GILT_INTERNAL const char *gilt_dense_array_check_element_type(GiltType *t);
 
 /* ---- locations ---------------------------------------------------------- */
 

@@ -1,8 +1,8 @@
 /*
 ** parse_attrs.c - attributes: integers, floats, booleans, strings, arrays,
-** dictionaries, types, symbol references, unit, strided layouts,
-** `#alias` and opaque attributes of unregistered dialects; dense elements
-** and dense resources have files of their own.
+** dictionaries, types, symbol references, unit, strided layouts, dense
+** arrays, `#alias` and opaque attributes of unregistered dialects; dense
+** elements and dense resources have files of their own.
 **
 ** Integer and float literals follow MLIR: an integer without a type is
 ** i64, a float f64; a signless iN accepts values that fit N bits either
@@ -376,6 +376,96 @@ done:
   return a;
 }
 
+/* One element of a dense array, stored at `out`. As MLIR's
+** DenseArrayElementParser: i1 takes only `true` and `false`, other
+** integers only integer literals, floats what a float attribute takes. */
+static GiltStatus parse_array_element(GiltAsmParser *p, GiltType *et,
+                                      uint8_t *out)
+{
+  bool negative = gilt_parser_consume_if(p, GILT_TOK_MINUS);
+  GiltToken tok = p->tok;
+  bool is_bool = !negative && (gilt_parser_at_keyword(p, "true") ||
+                               gilt_parser_at_keyword(p, "false"));
+  bool is_i1 = gilt_type_is_integer(et, 1);
+  int64_t v;
+  double d;
+  if (gilt_type_get_kind(et) == GILT_TYPE_FLOAT) {
+    if (gilt_parser_float_value(p, &tok, negative, et, &d))
+      return GILT_FAILURE;
+    gilt_parser_store_float(et, d, out);
+  } else if (is_bool) {
+    if (!is_i1)
+      return gilt_parser_error_at(
+          p, tok.pos, "expected i1 type for 'true' or 'false' values");
+    out[0] = tok.ptr[0] == 't';
+  } else if (tok.kind != GILT_TOK_INTEGER) {
+    return gilt_parser_wrong_token(p, "expected integer literal");
+  } else if (is_i1) {
+    return gilt_parser_error_at(
+        p, tok.pos, "expected 'true' or 'false' values for i1 type");
+  } else if (negative &&
+             gilt_integer_type_get_signedness(et) == GILT_UNSIGNED) {
+    return gilt_parser_error_at(p, tok.pos, "negative integer literal not "
+                                "valid for unsigned integer type");
+  } else if (gilt_parser_int_value(p, &tok, negative, et,
+                                   "integer constant out of range for type",
+                                   &v)) {
+    return GILT_FAILURE;
+  } else {
+    gilt_parser_store_int(v, gilt_type_get_storage_size(et), out);
+  }
+  gilt_parser_advance(p);
+  return GILT_SUCCESS;
+}
+
+/* The `T` of `array<T ...>`: i1, or an integer or float of whole bytes. */
+static GiltType *parse_array_element_type(GiltAsmParser *p)
+{
+  GiltSrcPos pos = p->tok.pos;
+  GiltType *et = gilt_parser_parse_type(p);
+  const char *why = et ? gilt_dense_array_check_element_type(et) : NULL;
+  if (!why)
+    return et;
+  GiltStrBuf sb;
+  gilt_strbuf_init(&sb, p->ctx);
+  gilt_parser_error_at(p, pos, "%s, got: %s", why,
+                       gilt_parser_type_str(&sb, et));
+  gilt_strbuf_free(&sb);
+  return NULL;
+}
+
+/* `array<T>` or `array<T: e0, e1, ...>`: MLIR's DenseArrayAttr. */
+static GiltAttr *parse_dense_array(GiltAsmParser *p)
+{
+  GILT_VEC(uint8_t) data = {0};
+  GiltType *et;
+  GiltAttr *a = NULL;
+  size_t n = 0;
+  gilt_parser_advance(p);
+  if (gilt_parser_expect(p, GILT_TOK_LESS, "expected '<' after 'array'") ||
+      !(et = parse_array_element_type(p)))
+    return NULL;
+  size_t size = gilt_type_get_storage_size(et);
+  if (!gilt_parser_consume_if(p, GILT_TOK_GREATER)) {
+    if (gilt_parser_expect(p, GILT_TOK_COLON,
+                           "expected ':' after dense array type"))
+      goto done;
+    do {
+      gilt_vec_reserve(p->ctx, &data, (n + 1) * size);
+      if (parse_array_element(p, et, data.data + n * size))
+        goto done;
+      n++;
+    } while (gilt_parser_consume_if(p, GILT_TOK_COMMA));
+    if (gilt_parser_expect(p, GILT_TOK_GREATER,
+                           "expected '>' to close an array attribute"))
+      goto done;
+  }
+  a = gilt_dense_array_attr_get(et, n, data.data);
+done:
+  gilt_vec_free(p->ctx, &data);
+  return a;
+}
+
 static GiltAttr *parse_string_attr(GiltAsmParser *p)
 {
   GiltStrBuf sb;
@@ -405,6 +495,8 @@ static GiltAttr *parse_keyword_attr(GiltAsmParser *p)
     return gilt_parser_parse_dense_resource(p);
   if (gilt_parser_at_keyword(p, "strided"))
     return parse_strided(p);
+  if (gilt_parser_at_keyword(p, "array"))
+    return parse_dense_array(p);
   if (!gilt_parser_at_type(p)) {
     gilt_parser_wrong_token(p, "expected attribute value");
     return NULL;

@@ -132,8 +132,7 @@ void gilt_parser_store_float(GiltType *t, double v, uint8_t *out)
   }
 }
 
-/* Stores the low `size` bytes of v, little-endian. */
-static void store_int(int64_t v, size_t size, uint8_t *out)
+void gilt_parser_store_int(int64_t v, size_t size, uint8_t *out)
 {
   for (size_t i = 0; i < size; i++)
     out[i] = (uint8_t)((uint64_t)v >> (8 * i));
@@ -168,7 +167,7 @@ static GiltStatus store_element(GiltAsmParser *p, const Element *e,
                                  "integer constant out of range for type",
                                  &v))
     return GILT_FAILURE;
-  store_int(v, gilt_type_get_storage_size(elem), out);
+  gilt_parser_store_int(v, gilt_type_get_storage_size(elem), out);
   return GILT_SUCCESS;
 }
 

@@ -254,6 +254,9 @@ GILT_INTERNAL GiltType *gilt_parser_parse_elements_type(GiltAsmParser *p,
 /* Stores a double as one element of float type `t` (little-endian). */
 GILT_INTERNAL void gilt_parser_store_float(GiltType *t, double v,
                                            uint8_t *out);
+/* Stores the low `size` bytes of v, little-endian. */
+GILT_INTERNAL void gilt_parser_store_int(int64_t v, size_t size,
+                                         uint8_t *out);
 
 /* ---- parse_locations.c -------------------------------------------------- */
 

@@ -4,15 +4,15 @@
 ** Spellings and type suffixes follow MLIR's AsmPrinter::printAttribute:
 ** `1 : i32`; `true`; `1.000000e+00 : f32`; `"str"`; `[1, 2]`;
 ** `{a = 1 : i64, b}`; `unit`; `i32`; `@sym::@nested`; `strided<[4, 1]>`;
-** `#dialect.body`. A typed attribute always shows its type except where
-** the parser assumes it: inside arrays and memref memory spaces an i64
-** integer or a finite f64 float leaves it out (MLIR's AttrTypeElision::May),
-** so `[1, 2]` but `{a = 1 : i64}`. Strings escape as LLVM's
-** printEscapedString does: `\\` and `\XX` (uppercase hex) for `"` and
-** every byte outside printable ASCII.
+** `#dialect.body`; `array<i32: 1, 2>`. A typed attribute always shows its
+** type except where the parser assumes it: inside arrays and memref memory
+** spaces an i64 integer or a finite f64 float leaves it out (MLIR's
+** AttrTypeElision::May), so `[1, 2]` but `{a = 1 : i64}`. Strings escape
+** as LLVM's printEscapedString does: `\\` and `\XX` (uppercase hex) for
+** `"` and every byte outside printable ASCII.
 **
-** Dense elements and resources are printed by print_dense.c, floats by
-** print_float.c.
+** Dense elements, resources and arrays are printed by print_dense.c,
+** floats by print_float.c.
 */
 #include "ir/printer.h"
 
@@ -215,6 +215,9 @@ static bool print_attr_body(GiltAsmPrinter *p, GiltAttr *a, bool elide_type)
     return true;
   case GILT_ATTR_STRIDED_LAYOUT:
     print_strided(p, a);
+    return false;
+  case GILT_ATTR_DENSE_ARRAY: /* the type is inside: MLIR's Elision::Must */
+    gilt_printer_print_dense_array(p, a);
     return false;
   case GILT_ATTR_OPAQUE:
     gilt_printer_print_dialect_symbol(p, '#', a->opaque.dialect,

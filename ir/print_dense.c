@@ -1,5 +1,6 @@
 /*
-** print_dense.c - printing dense elements and dense resources.
+** print_dense.c - printing dense elements, dense resources and dense
+** arrays.
 **
 ** As MLIR: a splat prints one element (`dense<1.000000e+00>`), other
 ** elements print as nested lists by the shape (`dense<[[1, 2], [3, 4]]>`),
@@ -16,6 +17,10 @@
 ** readable, still parseable, but no longer the same constant.
 **
 ** The type suffix (` : tensor<...>`) is left to the attribute printer.
+**
+** A dense array prints as MLIR's printDenseArrayAttr: `array<i32: 1, 2>`,
+** `array<i32>` when empty, each element as dense elements print theirs;
+** it is never hex nor elided, and no type follows it.
 */
 #include "ir/printer.h"
 
@@ -98,6 +103,18 @@ void gilt_printer_print_dense(GiltAsmPrinter *p, GiltAttr *a)
   }
   else
     print_element_lists(p, a, num);
+  gilt_printer_putc(p, '>');
+}
+
+void gilt_printer_print_dense_array(GiltAsmPrinter *p, GiltAttr *a)
+{
+  size_t size = gilt_type_get_storage_size(a->type);
+  gilt_printer_puts(p, "array<");
+  gilt_printer_print_type(p, a->type);
+  for (size_t i = 0; i < a->darray.n; i++) {
+    gilt_printer_write(p, i ? ", " : ": ", 2);
+    print_element(p, a->type, a->darray.data + i * size, size);
+  }
   gilt_printer_putc(p, '>');
 }
 

@@ -133,6 +133,9 @@ GILT_INTERNAL void gilt_printer_print_attr_dict(GiltAsmPrinter *p,
 GILT_INTERNAL void gilt_printer_print_dense(GiltAsmPrinter *p, GiltAttr *a);
 GILT_INTERNAL void gilt_printer_print_dense_resource(GiltAsmPrinter *p,
                                                      GiltAttr *a);
+/* `array<i32: 1, 2>` (print_dense.c). */
+GILT_INTERNAL void gilt_printer_print_dense_array(GiltAsmPrinter *p,
+                                                  GiltAttr *a);
 /* A quoted string with MLIR's escapes (`\\`, `\XX`). */
 GILT_INTERNAL void gilt_printer_print_string(GiltAsmPrinter *p,
                                              const char *s, size_t n);

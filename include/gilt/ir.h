@@ -244,7 +244,8 @@ typedef enum GiltAttrKind {
   GILT_ATTR_DENSE_ELEMENTS,
   GILT_ATTR_DENSE_RESOURCE,
   GILT_ATTR_STRIDED_LAYOUT,
-  GILT_ATTR_OPAQUE /* `#dialect.body` of a dialect nobody registered */
+  GILT_ATTR_OPAQUE, /* `#dialect.body` of a dialect nobody registered */
+  GILT_ATTR_DENSE_ARRAY /* `array<i32: 1, 2>` */
 } GiltAttrKind;
 
 typedef struct GiltNamedAttr {
@@ -285,6 +286,14 @@ GILT_API GiltAttr *gilt_dense_resource_attr_get(GiltType *type,
                                                 const char *name,
                                                 const void *data,
                                                 size_t nbytes);
+/* A dense array, `array<i32: 1, 2, 3>` (MLIR's DenseArrayAttr): n scalars
+** of `elem_type`, packed little-endian as for dense elements (i1 as one
+** byte each, 0 or 1); data may be NULL when n is 0. The element type is
+** i1, an integer of 8 to 64 bits whose width is a multiple of 8 (signless,
+** si or ui), or a float type. The data is copied. Returns NULL (and
+** reports at an unknown location) for any other element type. */
+GILT_API GiltAttr *gilt_dense_array_attr_get(GiltType *elem_type, size_t n,
+                                             const void *data);
 /* `strided<[s0, s1], offset: o>`; GILT_DYNAMIC prints as `?`. */
 GILT_API GiltAttr *gilt_strided_layout_attr_get(GiltContext *ctx,
                                                 int64_t offset, size_t rank,
@@ -293,7 +302,8 @@ GILT_API GiltAttr *gilt_strided_layout_attr_get(GiltContext *ctx,
 GILT_API GiltContext *gilt_attr_get_context(GiltAttr *a);
 GILT_API GiltAttrKind gilt_attr_get_kind(GiltAttr *a);
 /* The type of typed attributes (integer, float, dense, TYPE's value for
-** type attributes); NULL for the others. */
+** type attributes, the element type of dense arrays); NULL for the
+** others. */
 GILT_API GiltType *gilt_attr_get_type(GiltAttr *a);
 GILT_API int64_t gilt_integer_attr_get_value(GiltAttr *a);
 GILT_API double gilt_float_attr_get_value(GiltAttr *a);
@@ -312,6 +322,15 @@ GILT_API bool gilt_dense_attr_is_splat(GiltAttr *a);
 /* Raw little-endian element bytes of a dense elements or dense resource
 ** attribute (one element for a splat). */
 GILT_API const void *gilt_dense_attr_get_data(GiltAttr *a, size_t *nbytes);
+/* Number of elements of a dense array. */
+GILT_API size_t gilt_dense_array_attr_get_size(GiltAttr *a);
+/* Its packed element bytes (borrowed; NULL or any pointer when empty). */
+GILT_API const void *gilt_dense_array_attr_get_data(GiltAttr *a,
+                                                    size_t *nbytes);
+/* Element i (i < size) as an integer (signless and si sign-extended, ui
+** and i1 zero-extended) or as a double (integers converted). */
+GILT_API int64_t gilt_dense_array_attr_get_int(GiltAttr *a, size_t i);
+GILT_API double gilt_dense_array_attr_get_float(GiltAttr *a, size_t i);
 GILT_API void gilt_attr_print(GiltAttr *a, GiltStringCallback cb, void *user);
 
 /* ------------------------------------------------------------------------ */

@@ -1,13 +1,14 @@
 /*
 ** ir_core.c - unit test of the IR core through the public API only:
-** uniquing, building a function with the builder, walking, cloning,
-** replacing uses, erasing, moving and verifying.
+** uniquing, dense arrays, building a function with the builder, walking,
+** cloning, replacing uses, erasing, moving and verifying.
 */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "test/unit/check.h"
+#include "test/unit/text.h"
 #include "gilt/ir.h"
 #include "gilt/pass.h"
 
@@ -63,6 +64,98 @@ static void test_uniquing(GiltContext *ctx)
   CHECK(r1 != r2); /* same name, other bytes: renamed, not merged */
   size_t nbytes;
   CHECK(memcmp(gilt_dense_attr_get_data(r2, &nbytes), same, 16) == 0);
+}
+
+/* File positions are uniqued per file and line (see ir/location.c): equal
+** positions are one object, whatever the column order or line size. */
+static void test_file_locations(GiltContext *ctx)
+{
+  GiltLocation *a = gilt_location_file_line_col_get(ctx, "f.gilt", 3, 9);
+  GiltLocation *b = gilt_location_file_line_col_get(ctx, "f.gilt", 3, 2);
+  CHECK(a != b);
+  CHECK(gilt_location_file_line_col_get(ctx, "f.gilt", 3, 9) == a);
+  CHECK(gilt_location_file_line_col_get(ctx, "f.gilt", 3, 2) == b);
+  CHECK(gilt_location_file_line_col_get(ctx, "g.gilt", 3, 9) != a);
+  GiltLocation *far =
+      gilt_location_file_line_col_get(ctx, "f.gilt", 4000000000u, 1);
+  CHECK(gilt_location_file_line_col_get(ctx, "f.gilt", 4000000000u, 1) ==
+        far);
+  const char *file;
+  unsigned line, col;
+  CHECK(gilt_location_get_file_line_col(far, &file, &line, &col));
+  CHECK(strcmp(file, "f.gilt") == 0 && line == 4000000000u && col == 1);
+  CHECK(gilt_location_get_file_line_col(b, &file, &line, &col));
+  CHECK(line == 3 && col == 2);
+}
+
+static const char *attr_text(GiltAttr *a, Text *t)
+{
+  t->len = 0;
+  t->data[0] = '\0';
+  gilt_attr_print(a, text_append, t);
+  return t->data;
+}
+
+/* array<T: ...>: built from packed bytes, uniqued by contents, read back
+** element by element, printed and parsed as MLIR spells it. */
+static void test_dense_array(GiltContext *ctx)
+{
+  static Text t;
+  GiltType *i32 = gilt_integer_type_get(ctx, 32, GILT_SIGNLESS);
+  int32_t segs[] = {1, -2, 3};
+  GiltAttr *a = gilt_dense_array_attr_get(i32, 3, segs);
+  CHECK(a && gilt_attr_get_kind(a) == GILT_ATTR_DENSE_ARRAY);
+  CHECK(gilt_attr_get_type(a) == i32);
+  CHECK(gilt_dense_array_attr_get_size(a) == 3);
+  CHECK(gilt_dense_array_attr_get_int(a, 1) == -2);
+  CHECK(gilt_dense_array_attr_get_float(a, 2) == 3.0);
+  size_t nbytes;
+  CHECK(!memcmp(gilt_dense_array_attr_get_data(a, &nbytes), segs, 12) &&
+        nbytes == 12);
+  CHECK(strcmp(attr_text(a, &t), "array<i32: 1, -2, 3>") == 0);
+  CHECK(gilt_attr_parse(ctx, "array<i32: 1, -2, 3>") == a);
+  segs[1] = 2; /* copied: the attribute keeps its own bytes */
+  CHECK(gilt_dense_array_attr_get_int(a, 1) == -2);
+  CHECK(gilt_dense_array_attr_get(i32, 3, segs) != a);
+  CHECK(gilt_dense_array_attr_get(i32, 2, segs) != a);
+
+  GiltAttr *empty = gilt_dense_array_attr_get(i32, 0, NULL);
+  CHECK(empty && gilt_dense_array_attr_get_size(empty) == 0);
+  CHECK(strcmp(attr_text(empty, &t), "array<i32>") == 0);
+  CHECK(empty != gilt_dense_array_attr_get(
+                     gilt_integer_type_get(ctx, 64, GILT_SIGNLESS), 0, NULL));
+
+  uint8_t bools[] = {1, 0};
+  GiltAttr *b = gilt_dense_array_attr_get(
+      gilt_integer_type_get(ctx, 1, GILT_SIGNLESS), 2, bools);
+  CHECK(gilt_dense_array_attr_get_int(b, 0) == 1);
+  CHECK(strcmp(attr_text(b, &t), "array<i1: true, false>") == 0);
+
+  /* ui16 reads zero-extended, i24 (three bytes each) sign-extended. */
+  uint16_t u[] = {65535};
+  GiltAttr *ua = gilt_dense_array_attr_get(
+      gilt_integer_type_get(ctx, 16, GILT_UNSIGNED), 1, u);
+  CHECK(gilt_dense_array_attr_get_int(ua, 0) == 65535);
+  uint8_t i24[] = {0xFF, 0xFF, 0xFF, 0x05, 0, 0};
+  GiltAttr *ia = gilt_dense_array_attr_get(
+      gilt_integer_type_get(ctx, 24, GILT_SIGNLESS), 2, i24);
+  CHECK(gilt_dense_array_attr_get_int(ia, 0) == -1);
+  CHECK(gilt_dense_array_attr_get_int(ia, 1) == 5);
+
+  float f[] = {1.0f, -2.5f};
+  GiltAttr *fa =
+      gilt_dense_array_attr_get(gilt_float_type_get(ctx, GILT_F32), 2, f);
+  CHECK(gilt_dense_array_attr_get_float(fa, 1) == -2.5);
+  CHECK(strcmp(attr_text(fa, &t), "array<f32: 1.000000e+00, -2.500000e+00>") ==
+        0);
+  CHECK(gilt_attr_parse(ctx, "array<f32: 1.0, -2.5>") == fa);
+
+  /* Index and odd widths are no element types: an error, not a crash. */
+  size_t before = errors_seen;
+  CHECK(gilt_dense_array_attr_get(gilt_index_type_get(ctx), 1, segs) == NULL);
+  CHECK(gilt_dense_array_attr_get(
+            gilt_integer_type_get(ctx, 7, GILT_SIGNLESS), 1, segs) == NULL);
+  CHECK(errors_seen == before + 2);
 }
 
 static GiltWalkResult count_op(GiltOp *op, void *user)
@@ -205,6 +298,8 @@ int main(void)
   gilt_context_set_diagnostic_handler(ctx, count_errors, NULL);
   gilt_context_set_allow_unregistered_dialects(ctx, true);
   test_uniquing(ctx);
+  test_file_locations(ctx);
+  test_dense_array(ctx);
   test_build_and_mutate(ctx);
   test_pipeline(ctx);
   test_clone_use_before_def(ctx);
