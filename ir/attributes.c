@@ -463,14 +463,17 @@ GiltResourceBlob *gilt_resource_blob_lookup(GiltContext *ctx,
   return b ? b : new_blob(ctx, id);
 }
 
-void gilt_resource_blob_set_data(GiltContext *ctx, GiltResourceBlob *blob,
-                                 const void *data, size_t nbytes)
+/* The deleter of bytes that came from gilt_malloc on the context. */
+static void free_blob_data(void *ctx, void *data, size_t nbytes)
 {
-  GILT_ASSERT(!blob->data);
-  blob->data = gilt_malloc(ctx, nbytes);
-  if (nbytes)
-    memcpy(blob->data, data, nbytes);
-  blob->nbytes = nbytes;
+  (void)nbytes;
+  gilt_free(ctx, data);
+}
+
+void gilt_resource_blob_release(GiltResourceBlob *blob)
+{
+  if (blob->deleter)
+    blob->deleter(blob->deleter_user, blob->data, blob->nbytes);
 }
 
 GiltAttr *gilt_dense_resource_attr_get_blob(GiltType *type,
@@ -481,10 +484,37 @@ GiltAttr *gilt_dense_resource_attr_get_blob(GiltType *type,
   return unique_attr(type->ctx, &key);
 }
 
-GiltAttr *gilt_dense_resource_attr_get(GiltType *type, const char *name,
-                                       const void *data, size_t nbytes)
+/* Whether `nbytes` are the elements of `type`; reports when not. */
+static bool check_resource_size(GiltType *type, const char *name,
+                                size_t nbytes)
+{
+  int64_t n = gilt_shaped_type_get_num_elements(type);
+  size_t esize = gilt_type_is_shaped(type) ? element_size(type) : 0;
+  GiltLocation *loc = gilt_location_unknown_get(type->ctx);
+  if (n < 0 || esize == 0 || type->kind == GILT_TYPE_MEMREF) {
+    gilt_emit_error(loc, "dense resource '%s' needs a statically shaped "
+                    "tensor or vector of integers or floats", name);
+    return false;
+  }
+  if ((uint64_t)n > SIZE_MAX / esize || nbytes != (size_t)n * esize) {
+    gilt_emit_error(loc, "dense resource '%s' holds %zu bytes, its type "
+                    "needs %llu", name, nbytes,
+                    (unsigned long long)((uint64_t)n * esize));
+    return false;
+  }
+  return true;
+}
+
+GiltAttr *gilt_dense_resource_attr_take(GiltType *type, const char *name,
+                                        void *data, size_t nbytes,
+                                        GiltBlobDeleter deleter, void *user)
 {
   GiltContext *ctx = type->ctx;
+  if (!check_resource_size(type, name, nbytes)) {
+    if (deleter)
+      deleter(user, data, nbytes);
+    return NULL;
+  }
   GiltIdent *id = gilt_ident_get_cstr(ctx, name);
   GiltResourceBlob *b = find_blob(ctx, id);
   /* The same name with other bytes gets a fresh name, as MLIR's resource
@@ -497,11 +527,29 @@ GiltAttr *gilt_dense_resource_attr_get(GiltType *type, const char *name,
     id = gilt_ident_get_cstr(ctx, buf);
     b = find_blob(ctx, id);
   }
-  if (!b) {
+  if (b) {
+    /* The context holds these bytes already; it needs no second copy. */
+    if (deleter)
+      deleter(user, data, nbytes);
+  } else {
     b = new_blob(ctx, id);
-    gilt_resource_blob_set_data(ctx, b, data, nbytes);
+    b->data = data;
+    b->nbytes = nbytes;
+    b->deleter = deleter;
+    b->deleter_user = user;
   }
   return gilt_dense_resource_attr_get_blob(type, b);
+}
+
+GiltAttr *gilt_dense_resource_attr_get(GiltType *type, const char *name,
+                                       const void *data, size_t nbytes)
+{
+  GiltContext *ctx = type->ctx;
+  void *copy = gilt_malloc(ctx, nbytes);
+  if (nbytes)
+    memcpy(copy, data, nbytes);
+  return gilt_dense_resource_attr_take(type, name, copy, nbytes,
+                                       free_blob_data, ctx);
 }
 
 /* ---- queries --------------------------------------------------------------- */

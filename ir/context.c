@@ -169,7 +169,7 @@ void gilt_context_destroy(GiltContext *ctx)
   gilt_vec_free(ctx, &ctx->file_lines);
   gilt_ptr_map_free(&ctx->file_lines_index);
   for (GiltResourceBlob *b = ctx->blobs; b; b = b->next)
-    gilt_free(ctx, b->data);
+    gilt_resource_blob_release(b);
   GiltHashSet *sets[] = {&ctx->idents,   &ctx->types,    &ctx->attrs,
                          &ctx->locs,     &ctx->op_infos, &ctx->dialects,
                          &ctx->blobs_by_name};

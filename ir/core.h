@@ -87,6 +87,8 @@ struct GiltResourceBlob {
   GiltIdent *name;
   size_t nbytes;
   uint8_t *data; /* NULL for `__elided__` */
+  GiltBlobDeleter deleter; /* releases data when the context goes; or NULL */
+  void *deleter_user;
   GiltResourceBlob *next;
 };
 
@@ -160,12 +162,8 @@ GILT_INTERNAL GiltResourceBlob *gilt_resource_blob_lookup(GiltContext *ctx,
                                                           const char *name);
 GILT_INTERNAL GiltAttr *gilt_dense_resource_attr_get_blob(
     GiltType *type, GiltResourceBlob *blob);
-/* Sets the contents of a blob that has none yet (the parser's
-** `{-# dialect_resources ... #-}` section); copies. */
-GILT_INTERNAL void gilt_resource_blob_set_data(GiltContext *ctx,
-                                               GiltResourceBlob *blob,
-                                               const void *data,
-                                               size_t nbytes);
+/* Gives a blob's bytes back to their owner (the context's destruction). */
+GILT_INTERNAL void gilt_resource_blob_release(GiltResourceBlob *blob);
 /* Number of elements a dense elements attribute stands for. */
 GILT_INTERNAL int64_t gilt_dense_attr_get_num_elements(GiltAttr *a);
 /* Element i (splat-aware) read as int64 / double. */

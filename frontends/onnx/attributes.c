@@ -108,7 +108,8 @@ GiltAttr *gilt_onnx_tensor_attr(GiltOnnxImporter *imp,
     return gilt_dense_elements_attr_get(type, tensor.data, tensor.nbytes);
   char name[256];
   sanitize(*resource_name ? resource_name : "tensor", name, sizeof name);
-  return gilt_dense_resource_attr_get(type, name, tensor.data, tensor.nbytes);
+  return gilt_onnx_bytes_resource(tensor.bytes, type, name, tensor.data,
+                                  tensor.nbytes);
 }
 
 GiltAttr *gilt_onnx_i64_tensor_attr(GiltContext *ctx, size_t n,

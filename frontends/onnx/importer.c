@@ -7,9 +7,10 @@
 ** initializers become `graph.constant` ops holding dense resources, each
 ** node becomes one `graph.<snake_case op type>` op, and the graph outputs
 ** are returned. Subgraphs (If branches, Loop and Scan bodies) become the
-** op's regions, one block each whose arguments are the subgraph's inputs,
-** ending in `graph.yield`; they may read values of enclosing graphs, as
-** ONNX allows, through a chain of scopes.
+** op's regions, one block each whose arguments are the subgraph's inputs
+** (typed as the subgraph declares or, where it does not, as a Loop or Scan
+** node implies), ending in `graph.yield`; they may read values of
+** enclosing graphs, as ONNX allows, through a chain of scopes.
 **
 ** Before building anything, every node (subgraphs included) is checked
 ** against the registered graph ops, and every unsupported one is reported
@@ -241,14 +242,20 @@ static GiltStatus fill_absent_operands(GiltOnnxImporter *imp, GiltOnnxNode *n)
   return GILT_SUCCESS;
 }
 
+/* The types of a subgraph's inputs as its node implies them, by block
+** argument position; NULL entries imply nothing. */
+typedef GILT_VEC(GiltType *) ImpliedTypes;
+
 static GiltStatus import_subgraph(GiltOnnxImporter *imp,
                                   const Gilt__Onnx__GraphProto *g,
+                                  const ImpliedTypes *implied,
                                   GiltRegion *region, GiltLocation *loc);
 
 /* The result types of the node being built in `b`: see the file's
-** comment for the order of preference. */
+** comment for the order of preference. Without `use_declared` the
+** model's declarations of the node's outputs are ignored. */
 static GiltStatus set_result_types(GiltOnnxImporter *imp, GiltOnnxNode *n,
-                                   GiltOpBuild *b)
+                                   GiltOpBuild *b, bool use_declared)
 {
   GiltContext *ctx = imp->ctx;
   size_t num = n->num_outputs;
@@ -256,7 +263,8 @@ static GiltStatus set_result_types(GiltOnnxImporter *imp, GiltOnnxNode *n,
   bool all_static = true;
   for (size_t i = 0; i < num; i++) {
     const char *out = str(n->proto->output[i]);
-    declared[i] = *out ? gilt_onnx_declared_type(imp, out) : NULL;
+    declared[i] =
+        use_declared && *out ? gilt_onnx_declared_type(imp, out) : NULL;
     all_static = all_static && is_static(declared[i]);
   }
   const GiltOpDef *def = b->info->def;
@@ -296,7 +304,74 @@ static GiltStatus set_result_types(GiltOnnxImporter *imp, GiltOnnxNode *n,
   return status;
 }
 
-static GiltOp *build_node_op(GiltOnnxImporter *imp, GiltOnnxNode *n)
+/* An INT attribute's value, `dflt` when absent or of another kind. */
+static int64_t int_attr(GiltAttr *a, int64_t dflt)
+{
+  return a && a->kind == GILT_ATTR_INTEGER ? gilt_integer_attr_get_value(a)
+                                           : dflt;
+}
+
+/* A scan input's slice type: `t` without dimension `axis`. */
+static GiltType *without_axis(GiltContext *ctx, GiltType *t, int64_t axis)
+{
+  if (!gilt_type_is_shaped(t) || !gilt_shaped_type_has_rank(t))
+    return t;
+  int64_t rank = (int64_t)gilt_shaped_type_get_rank(t), dims[64];
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis >= rank || rank > 64)
+    return NULL;
+  for (int64_t d = 0, k = 0; d < rank; d++)
+    if (d != axis)
+      dims[k++] = gilt_shaped_type_get_dim(t, (size_t)d);
+  return gilt_tensor_type_get(ctx, (size_t)rank - 1, dims,
+                              gilt_shaped_type_get_element_type(t), NULL);
+}
+
+/* ONNX lets a Loop or Scan body leave its inputs' types to the node
+** (shape inference takes them from there): Loop's are the iteration
+** number, the condition and the loop-carried values (v_initial's types);
+** Scan's are the states (the initial states' types) and the scan inputs'
+** slices. Other ops imply nothing. */
+static void implied_arg_types(GiltOnnxImporter *imp, GiltOnnxNode *n,
+                              ImpliedTypes *out)
+{
+  GiltContext *ctx = imp->ctx;
+  size_t len = n->operands.len;
+  if (!strcmp(n->op_name, "graph.loop")) {
+    int32_t scalars[2] = {GILT__ONNX__TENSOR_PROTO__DATA_TYPE__INT64,
+                          GILT__ONNX__TENSOR_PROTO__DATA_TYPE__BOOL};
+    for (size_t i = 0; i < 2; i++)
+      gilt_vec_push(ctx, out,
+                    gilt_tensor_type_get(
+                        ctx, 0, NULL,
+                        gilt_onnx_element_type_get(ctx, scalars[i]), NULL));
+    for (size_t i = 2; i < len; i++)
+      gilt_vec_push(ctx, out, gilt_value_get_type(n->operands.data[i]));
+  } else if (!strcmp(n->op_name, "graph.scan")) {
+    int64_t scans =
+        int_attr(gilt_onnx_node_get_attr(n, "num_scan_inputs"), 0);
+    GiltAttr *axes = gilt_onnx_node_get_attr(n, "scan_input_axes");
+    if (axes && axes->kind != GILT_ATTR_ARRAY)
+      axes = NULL;
+    size_t states = scans >= 0 && (size_t)scans < len ? len - (size_t)scans
+                                                      : 0;
+    for (size_t i = 0; i < len; i++) {
+      GiltType *t = gilt_value_get_type(n->operands.data[i]);
+      if (i >= states) {
+        size_t k = i - states;
+        GiltAttr *axis = axes && k < gilt_array_attr_get_size(axes)
+                             ? gilt_array_attr_get_element(axes, k)
+                             : NULL;
+        t = without_axis(ctx, t, int_attr(axis, 0));
+      }
+      gilt_vec_push(ctx, out, t);
+    }
+  }
+}
+
+GiltOp *gilt_onnx_build_op(GiltOnnxImporter *imp, GiltOnnxNode *n,
+                           bool use_declared)
 {
   GiltContext *ctx = imp->ctx;
   if (fill_absent_operands(imp, n) != GILT_SUCCESS)
@@ -311,15 +386,19 @@ static GiltOp *build_node_op(GiltOnnxImporter *imp, GiltOnnxNode *n)
     gilt_vec_push(ctx, &b.operands, n->operands.data[i]);
   for (size_t i = 0; i < n->attrs.len; i++)
     gilt_op_build_add_attr(&b, n->attrs.data[i].name, n->attrs.data[i].attr);
+  ImpliedTypes implied = {0};
+  implied_arg_types(imp, n, &implied);
   for (size_t i = 0; i < n->graphs.len; i++) {
     GiltRegion *region = gilt_op_build_add_region(&b);
-    if (import_subgraph(imp, n->graphs.data[i], region, n->loc) !=
+    if (import_subgraph(imp, n->graphs.data[i], &implied, region, n->loc) !=
         GILT_SUCCESS) {
+      gilt_vec_free(ctx, &implied);
       gilt_op_build_discard(&b);
       return NULL;
     }
   }
-  if (set_result_types(imp, n, &b) != GILT_SUCCESS) {
+  gilt_vec_free(ctx, &implied);
+  if (set_result_types(imp, n, &b, use_declared) != GILT_SUCCESS) {
     gilt_op_build_discard(&b);
     return NULL;
   }
@@ -379,7 +458,7 @@ static GiltStatus import_node(GiltOnnxImporter *imp,
   if (status == GILT_SUCCESS)
     status = gilt_onnx_upgrade_node(imp, &n);
   if (status == GILT_SUCCESS && !n.results) {
-    GiltOp *op = build_node_op(imp, &n);
+    GiltOp *op = gilt_onnx_build_op(imp, &n, true);
     if (!op)
       status = GILT_FAILURE;
     else
@@ -465,9 +544,11 @@ static void graph_args_free(GiltContext *ctx, GraphArgs *a)
   gilt_vec_free(ctx, &a->names);
 }
 
+/* An input without a type takes the one `implied` has at its position,
+** when there is one. */
 static GiltStatus graph_arguments(GiltOnnxImporter *imp,
                                   const Gilt__Onnx__GraphProto *g,
-                                  GraphArgs *a)
+                                  const ImpliedTypes *implied, GraphArgs *a)
 {
   for (size_t i = 0; i < g->n_input; i++) {
     const Gilt__Onnx__ValueInfoProto *vi = g->input[i];
@@ -475,7 +556,11 @@ static GiltStatus graph_arguments(GiltOnnxImporter *imp,
     if (is_initializer(g, name))
       continue;
     GiltLocation *loc = gilt_location_name_get(imp->ctx, name, NULL);
-    GiltType *t = gilt_onnx_reader_get_value_type(imp->r, vi, loc);
+    size_t pos = a->types.len;
+    GiltType *t = !vi->type && implied && pos < implied->len &&
+                          implied->data[pos]
+                      ? implied->data[pos]
+                      : gilt_onnx_reader_get_value_type(imp->r, vi, loc);
     if (!t)
       return GILT_FAILURE;
     gilt_vec_push(imp->ctx, &a->types, t);
@@ -501,6 +586,7 @@ static GiltValue **import_graph_body(GiltOnnxImporter *imp,
 
 static GiltStatus import_subgraph(GiltOnnxImporter *imp,
                                   const Gilt__Onnx__GraphProto *g,
+                                  const ImpliedTypes *implied,
                                   GiltRegion *region, GiltLocation *loc)
 {
   GiltContext *ctx = imp->ctx;
@@ -509,7 +595,7 @@ static GiltStatus import_subgraph(GiltOnnxImporter *imp,
   GiltBlock *saved = gilt_builder_get_insertion_block(imp->b);
   GiltOnnxScope scope;
   scope_push(imp, &scope, g);
-  if (graph_arguments(imp, g, &a) == GILT_SUCCESS) {
+  if (graph_arguments(imp, g, implied, &a) == GILT_SUCCESS) {
     GiltBlock *block = gilt_block_create(ctx, a.types.len, a.types.data, a.locs.data);
     gilt_region_append_block(region, block);
     gilt_builder_set_insertion_point_to_end(imp->b, block);
@@ -535,7 +621,7 @@ static GiltOp *import_main(GiltOnnxImporter *imp, GiltOp *module)
   GiltOp *func = NULL;
   GiltOnnxScope scope;
   scope_push(imp, &scope, g);
-  if (graph_arguments(imp, g, &a) == GILT_SUCCESS) {
+  if (graph_arguments(imp, g, NULL, &a) == GILT_SUCCESS) {
     GiltType *fty = gilt_function_type_get(ctx, a.types.len, a.types.data, 0, NULL);
     GiltLocation *loc = gilt_location_file_line_col_get(ctx, imp->file, 0, 0);
     func = gilt_func_create(ctx, loc, "main", fty);

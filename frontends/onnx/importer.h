@@ -81,6 +81,13 @@ GILT_INTERNAL GiltValue *gilt_onnx_emit_constant(GiltOnnxImporter *imp,
 /* The declared type (value_info or graph output) of a value, or NULL. */
 GILT_INTERNAL GiltType *gilt_onnx_declared_type(GiltOnnxImporter *imp,
                                                 const char *name);
+/* Builds the op a node stands for at the insertion point: its operands,
+** attributes, subgraphs as regions, and result types (the declared ones
+** of the node's outputs only with `use_declared`: an upgrade that wraps
+** the op in others gives it results of other types). NULL after
+** reporting. */
+GILT_INTERNAL GiltOp *gilt_onnx_build_op(GiltOnnxImporter *imp,
+                                         GiltOnnxNode *n, bool use_declared);
 
 /* ---- node attributes (attributes.c) ---------------------------------------- */
 

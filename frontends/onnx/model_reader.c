@@ -19,7 +19,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -67,11 +66,13 @@ static bool has_unknown_field(const ProtobufCMessage *m, uint32_t number)
 
 /* ---- the reader object --------------------------------------------------- */
 
-static GiltOnnxReader *reader_create(GiltContext *ctx, const char *name,
-                                     const char *dir)
+/* Consumes the reference to `image`. */
+static GiltOnnxReader *reader_create(GiltContext *ctx, GiltOnnxBytes *image,
+                                     const char *name, const char *dir)
 {
   GiltOnnxReader *r = gilt_calloc(ctx, 1, sizeof *r);
   r->ctx = ctx;
+  r->image = image;
   r->allocator.alloc = pb_alloc;
   r->allocator.free = pb_free;
   r->allocator.allocator_data = ctx;
@@ -90,8 +91,9 @@ void gilt_onnx_reader_destroy(GiltOnnxReader *r)
   if (r->tensor)
     gilt__onnx__tensor_proto__free_unpacked(r->tensor, &r->allocator);
   for (size_t i = 0; i < r->buffers.len; i++)
-    gilt_free(ctx, r->buffers.data[i]);
+    gilt_onnx_bytes_release(r->buffers.data[i]);
   gilt_vec_free(ctx, &r->buffers);
+  gilt_onnx_bytes_release(r->image);
   gilt_free(ctx, r->file);
   gilt_free(ctx, r->dir);
   gilt_free(ctx, r);
@@ -99,24 +101,12 @@ void gilt_onnx_reader_destroy(GiltOnnxReader *r)
 
 /* ---- reading files ------------------------------------------------------- */
 
-/* Reads the whole file into a buffer from gilt_malloc; *len its size. Not
-** only regular files: a pipe or /dev/stdin works too, hence no reliance on
-** st_size beyond a first guess. */
-static uint8_t *read_file(GiltContext *ctx, const char *path, size_t *len)
+/* Reads what is left of `fd` into memory: a pipe, /dev/stdin or anything
+** else with no size to map. NULL with *error set on failure. */
+static GiltOnnxBytes *read_all(GiltContext *ctx, int fd, const char **error)
 {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    gilt_emit_error(unknown(ctx), "'%s': cannot open: %s", path,
-                    strerror(errno));
-    return NULL;
-  }
-  struct stat st;
-  size_t cap = 4096;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-      (uintmax_t)st.st_size < SIZE_MAX)
-    cap = (size_t)st.st_size + 1; /* +1: EOF is seen without growing */
+  size_t cap = 4096, n = 0;
   uint8_t *buf = gilt_malloc(ctx, cap);
-  size_t n = 0;
   for (;;) {
     if (n == cap) {
       GILT_ASSERT(cap <= SIZE_MAX / 2);
@@ -127,19 +117,38 @@ static uint8_t *read_file(GiltContext *ctx, const char *path, size_t *len)
     if (got < 0 && errno == EINTR)
       continue;
     if (got < 0) {
-      gilt_emit_error(unknown(ctx), "'%s': read error: %s", path,
-                      strerror(errno));
+      *error = strerror(errno);
       gilt_free(ctx, buf);
-      close(fd);
       return NULL;
     }
     if (got == 0)
-      break;
+      return gilt_onnx_bytes_wrap(ctx, buf, n);
     n += (size_t)got;
   }
+}
+
+/* The bytes of the file at `path`: mapped when it is a regular file, so
+** that weights are never copied (bytes.h); read otherwise. */
+static GiltOnnxBytes *load_file(GiltContext *ctx, const char *path)
+{
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    gilt_emit_error(unknown(ctx), "'%s': cannot open: %s", path,
+                    strerror(errno));
+    return NULL;
+  }
+  struct stat st;
+  const char *error = NULL;
+  GiltOnnxBytes *b;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+      (uintmax_t)st.st_size < SIZE_MAX)
+    b = gilt_onnx_bytes_map(ctx, fd, 0, (size_t)st.st_size, &error);
+  else
+    b = read_all(ctx, fd, &error);
   close(fd);
-  *len = n;
-  return buf;
+  if (!b)
+    gilt_emit_error(unknown(ctx), "'%s': read error: %s", path, error);
+  return b;
 }
 
 /* The directory part of `path` ("." when it has none), from gilt_malloc. */
@@ -153,36 +162,43 @@ static char *dir_of(GiltContext *ctx, const char *path)
   return gilt_strndup(ctx, path, (size_t)(slash - path));
 }
 
-/* Scans then unpacks `len` bytes as a `desc` message; reports on failure.
-** `what` words the diagnostic ("ONNX model", "ONNX tensor"). */
+/* Scans the reader's bytes as a `desc` message, then unpacks their
+** skeleton (wire_check.h); reports on failure. `what` words the
+** diagnostic ("ONNX model", "ONNX tensor"). */
 static ProtobufCMessage *unpack(GiltOnnxReader *r,
                                 const ProtobufCMessageDescriptor *desc,
-                                const void *data, size_t len,
                                 const char *what)
 {
-  switch (gilt_onnx_wire_check(desc, data, len)) {
+  GiltStrBuf skeleton;
+  gilt_strbuf_init(&skeleton, r->ctx);
+  GiltWireCheck check = gilt_onnx_wire_check(
+      desc, gilt_onnx_bytes_get_data(r->image),
+      gilt_onnx_bytes_get_size(r->image), &skeleton);
+  ProtobufCMessage *m = NULL;
+  switch (check) {
   case GILT_WIRE_OK:
+    /* Zero bytes may come as a NULL pointer; hand protobuf-c a real one. */
+    m = protobuf_c_message_unpack(
+        desc, &r->allocator, skeleton.len,
+        skeleton.data ? (const uint8_t *)skeleton.data : (const uint8_t *)"");
+    if (!m)
+      gilt_emit_error(unknown(r->ctx),
+                      "'%s': not a valid %s (protobuf parse failed)",
+                      r->file, what);
     break;
   case GILT_WIRE_MALFORMED:
     gilt_emit_error(unknown(r->ctx),
                     "'%s': not a valid %s (protobuf parse failed)", r->file,
                     what);
-    return NULL;
+    break;
   case GILT_WIRE_TOO_DEEP:
     gilt_emit_error(unknown(r->ctx),
                     "'%s': not a valid %s (messages nested deeper than %d "
                     "levels)",
                     r->file, what, GILT_ONNX_MAX_NESTING);
-    return NULL;
+    break;
   }
-  /* Zero bytes may come as a NULL pointer; hand protobuf-c a real one. */
-  static const uint8_t empty[1];
-  ProtobufCMessage *m =
-      protobuf_c_message_unpack(desc, &r->allocator, len, len ? data : empty);
-  if (!m)
-    gilt_emit_error(unknown(r->ctx),
-                    "'%s': not a valid %s (protobuf parse failed)", r->file,
-                    what);
+  gilt_strbuf_free(&skeleton);
   return m;
 }
 
@@ -318,20 +334,54 @@ static GiltStatus check_model(GiltOnnxReader *r)
 
 /* ---- opening ------------------------------------------------------------- */
 
+/* Each consumes the reference to `image`. */
+static GiltOnnxReader *open_model(GiltContext *ctx, GiltOnnxBytes *image,
+                                  const char *name, const char *dir)
+{
+  GiltOnnxReader *r = reader_create(ctx, image, name, dir);
+  r->model = (Gilt__Onnx__ModelProto *)unpack(
+      r, &gilt__onnx__model_proto__descriptor, "ONNX model");
+  if (!r->model || check_model(r) != GILT_SUCCESS) {
+    gilt_onnx_reader_destroy(r);
+    return NULL;
+  }
+  return r;
+}
+
+static GiltOnnxReader *open_tensor(GiltContext *ctx, GiltOnnxBytes *image,
+                                   const char *name, const char *dir)
+{
+  GiltOnnxReader *r = reader_create(ctx, image, name, dir);
+  r->tensor = (Gilt__Onnx__TensorProto *)unpack(
+      r, &gilt__onnx__tensor_proto__descriptor, "ONNX tensor");
+  if (!r->tensor) {
+    gilt_onnx_reader_destroy(r);
+    return NULL;
+  }
+  return r;
+}
+
+typedef GiltOnnxReader *(*OpenFn)(GiltContext *, GiltOnnxBytes *,
+                                  const char *, const char *);
+
+/* The caller's bytes are borrowed for the call only, and the weights in
+** them must outlive it: one copy, which the resources then share. */
+static GiltOnnxBytes *copy_bytes(GiltContext *ctx, const void *data,
+                                 size_t len)
+{
+  void *copy = gilt_malloc(ctx, len);
+  if (len)
+    memcpy(copy, data, len);
+  return gilt_onnx_bytes_wrap(ctx, copy, len);
+}
+
 GiltOnnxReader *gilt_onnx_reader_open_model_buffer(GiltContext *ctx,
                                                    const void *data,
                                                    size_t len,
                                                    const char *name,
                                                    const char *dir)
 {
-  GiltOnnxReader *r = reader_create(ctx, name, dir);
-  r->model = (Gilt__Onnx__ModelProto *)unpack(
-      r, &gilt__onnx__model_proto__descriptor, data, len, "ONNX model");
-  if (!r->model || check_model(r) != GILT_SUCCESS) {
-    gilt_onnx_reader_destroy(r);
-    return NULL;
-  }
-  return r;
+  return open_model(ctx, copy_bytes(ctx, data, len), name, dir);
 }
 
 GiltOnnxReader *gilt_onnx_reader_open_tensor_buffer(GiltContext *ctx,
@@ -340,80 +390,31 @@ GiltOnnxReader *gilt_onnx_reader_open_tensor_buffer(GiltContext *ctx,
                                                     const char *name,
                                                     const char *dir)
 {
-  GiltOnnxReader *r = reader_create(ctx, name, dir);
-  r->tensor = (Gilt__Onnx__TensorProto *)unpack(
-      r, &gilt__onnx__tensor_proto__descriptor, data, len, "ONNX tensor");
-  if (!r->tensor) {
-    gilt_onnx_reader_destroy(r);
-    return NULL;
-  }
-  return r;
-}
-
-typedef GiltOnnxReader *(*OpenBufferFn)(GiltContext *, const void *, size_t,
-                                        const char *, const char *);
-
-/* Files from this size on are mapped rather than read: protobuf-c copies
-** every payload it keeps anyway, and reading a model with 100 MB of
-** weights into a buffer first costs a third of the import
-** (bench/onnx_import). Small files, pipes and anything mmap refuses are
-** read as before. */
-#define MAP_THRESHOLD ((size_t)1 << 20)
-
-/* Maps the regular file at `path` when it is large; NULL otherwise,
-** reporting nothing (the caller reads it instead, and reports). */
-static void *map_file(const char *path, size_t *len)
-{
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return NULL;
-  struct stat st;
-  void *p = NULL;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-      (uintmax_t)st.st_size >= MAP_THRESHOLD &&
-      (uintmax_t)st.st_size < SIZE_MAX) {
-    *len = (size_t)st.st_size;
-    p = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p == MAP_FAILED)
-      p = NULL;
-    else
-      posix_madvise(p, *len, POSIX_MADV_SEQUENTIAL);
-  }
-  close(fd);
-  return p;
+  return open_tensor(ctx, copy_bytes(ctx, data, len), name, dir);
 }
 
 static GiltOnnxReader *open_file(GiltContext *ctx, const char *path,
-                                 OpenBufferFn open_buffer)
+                                 OpenFn open_bytes)
 {
-  size_t len;
-  uint8_t *bytes = map_file(path, &len);
-  bool mapped = bytes != NULL;
-  if (!mapped)
-    bytes = read_file(ctx, path, &len);
-  if (!bytes)
+  GiltOnnxBytes *image = load_file(ctx, path);
+  if (!image)
     return NULL;
   char *dir = dir_of(ctx, path);
-  /* protobuf-c copies what it keeps, so the file bytes go right away. */
-  GiltOnnxReader *r = open_buffer(ctx, bytes, len, path, dir);
+  GiltOnnxReader *r = open_bytes(ctx, image, path, dir);
   gilt_free(ctx, dir);
-  if (mapped)
-    munmap(bytes, len);
-  else
-    gilt_free(ctx, bytes);
   return r;
 }
 
 GiltOnnxReader *gilt_onnx_reader_open_model(GiltContext *ctx,
                                             const char *path)
 {
-  return open_file(ctx, path, gilt_onnx_reader_open_model_buffer);
+  return open_file(ctx, path, open_model);
 }
 
 GiltOnnxReader *gilt_onnx_reader_open_tensor(GiltContext *ctx,
                                              const char *path)
 {
-  return open_file(ctx, path, gilt_onnx_reader_open_tensor_buffer);
+  return open_file(ctx, path, open_tensor);
 }
 
 /* ---- accessors ----------------------------------------------------------- */

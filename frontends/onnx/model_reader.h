@@ -4,13 +4,16 @@
 **
 ** A GiltOnnxReader holds one decoded file: a ModelProto (a `.onnx` model)
 ** or a TensorProto (a `.pb` file of the ONNX backend test data). Opening
-** it reads the bytes, unpacks them with protobuf-c through the context's
-** allocator and, for a model, checks what every later stage relies on: a
+** it maps the file (bytes.h), unpacks its skeleton with protobuf-c through
+** the context's allocator (wire_check.h: every raw_data payload stays in
+** the mapped file, and the unpacked raw_data fields hold references to it)
+** and, for a model, checks what every later stage relies on: a
 ** graph with outputs, an operator set import of the default domain in the
 ** supported range, and no node in a domain gilt cannot import. The reader
 ** then resolves tensor payloads on request, whichever way the file stores
 ** them (raw_data, the typed *_data fields, or external data files next to
-** the model), into little-endian bytes that the reader owns.
+** the model), into little-endian bytes in ranges the reader holds, which
+** dense resources may go on holding (gilt_onnx_bytes_resource).
 **
 ** It deliberately builds no IR: the importer (the graph dialect's
 ** frontend) walks the protobuf structures returned here and asks the
@@ -27,6 +30,7 @@
 
 #include <protobuf-c/protobuf-c.h>
 
+#include "frontends/onnx/bytes.h"
 #include "frontends/onnx/onnx.pb-c.h"
 #include "ir/alloc.h"
 
@@ -43,7 +47,8 @@ typedef struct GiltOnnxReader {
   Gilt__Onnx__ModelProto *model;   /* a model file, else NULL */
   Gilt__Onnx__TensorProto *tensor; /* a tensor file, else NULL */
   int64_t opset;                   /* default domain version, models only */
-  GILT_VEC(void *) buffers;        /* resolved payloads, freed with it */
+  GiltOnnxBytes *image;            /* the file; raw_data refers into it */
+  GILT_VEC(GiltOnnxBytes *) buffers; /* converted and external payloads */
 } GiltOnnxReader;
 
 /* A tensor's contents, resolved. Everything it points to is borrowed from
@@ -61,6 +66,7 @@ typedef struct GiltOnnxTensor {
   ** promised: read it with memcpy. */
   const void *data;
   size_t nbytes;
+  GiltOnnxBytes *bytes; /* the range data lies in; NULL with data */
 } GiltOnnxTensor;
 
 /* Reads and checks the model file at `path`. External data is looked up
@@ -103,7 +109,8 @@ GILT_INTERNAL int64_t gilt_onnx_reader_get_opset_version(
     const GiltOnnxReader *r, const char *domain);
 
 /* Resolves the payload of `t`, which belongs to this reader's file (an
-** initializer, a Constant's attribute, the tensor of a tensor file).
+** initializer, a Constant's attribute, the tensor of a tensor file; its
+** raw_data is a reference only the reader can follow).
 ** Errors are reported at `loc` (NULL: unknown) and name the tensor: an
 ** unsupported element type, a negative dim, a payload whose size does not
 ** match the dims, data in a field its type does not use, several payloads,

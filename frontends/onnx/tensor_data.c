@@ -8,9 +8,11 @@
 ** and the 16-bit float bit patterns all ride in int32_data, one element
 ** per entry, and uint32 rides in uint64_data; or external data, a byte
 ** range of a file named relative to the model's directory. Every way ends
-** in the same GiltOnnxTensor: raw_data is used in place, typed fields are
-** converted into a buffer the reader owns, external ranges are read into
-** one. Sizes are checked against the dims before anything is allocated,
+** in the same GiltOnnxTensor: raw_data is used in place in the mapped
+** model, typed fields are converted into a buffer the reader holds,
+** external ranges are mapped. None is copied, and a dense resource made
+** from one keeps its range (bytes.h). Sizes are checked against the dims
+** before anything is allocated,
 ** so a tensor claiming a billion elements costs nothing until its bytes
 ** are really there.
 **
@@ -32,6 +34,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "frontends/onnx/wire_check.h"
 
 #define DT(x) GILT__ONNX__TENSOR_PROTO__DATA_TYPE__##x
 
@@ -58,10 +62,12 @@ static GiltStatus fail(TensorDesc *td, const char *fmt, ...)
   return GILT_FAILURE;
 }
 
-static void *own(GiltOnnxReader *r, size_t nbytes)
+/* A buffer of `nbytes` the reader holds, in the range *holder. */
+static uint8_t *own(GiltOnnxReader *r, size_t nbytes, GiltOnnxBytes **holder)
 {
-  void *p = gilt_malloc(r->ctx, nbytes);
-  gilt_vec_push(r->ctx, &r->buffers, p);
+  uint8_t *p = gilt_malloc(r->ctx, nbytes);
+  *holder = gilt_onnx_bytes_wrap(r->ctx, p, nbytes);
+  gilt_vec_push(r->ctx, &r->buffers, *holder);
   return p;
 }
 
@@ -327,27 +333,10 @@ done:
   return fd;
 }
 
-static GiltStatus read_range(TensorDesc *td, int fd, const char *location,
-                             uint64_t offset, uint8_t *out, size_t len)
-{
-  size_t done = 0;
-  while (done < len) {
-    ssize_t got = pread(fd, out + done, len - done, (off_t)(offset + done));
-    if (got < 0 && errno == EINTR)
-      continue;
-    if (got <= 0)
-      return fail(td,
-                  "needs external data file '%s', which cannot be read: %s",
-                  location,
-                  got < 0 ? strerror(errno) : "unexpected end of file");
-    done += (size_t)got;
-  }
-  return GILT_SUCCESS;
-}
-
 static GiltStatus read_external(TensorDesc *td,
                                 const Gilt__Onnx__TensorProto *t,
-                                size_t nbytes, const void **data)
+                                size_t nbytes, const void **data,
+                                GiltOnnxBytes **holder)
 {
   GiltOnnxReader *r = td->r;
   ExternalRef ref;
@@ -392,11 +381,21 @@ static GiltStatus read_external(TensorDesc *td,
          (unsigned long long)length, nbytes);
     goto done;
   }
-  uint8_t *buf = nbytes ? own(r, nbytes) : NULL;
-  if (read_range(td, fd, ref.location, offset, buf, nbytes) == GILT_SUCCESS) {
-    *data = buf;
+  if (nbytes == 0) {
     status = GILT_SUCCESS;
+    goto done;
   }
+  const char *error = NULL;
+  GiltOnnxBytes *b = gilt_onnx_bytes_map(r->ctx, fd, offset, nbytes, &error);
+  if (!b) {
+    fail(td, "needs external data file '%s', which cannot be read: %s",
+         ref.location, error);
+    goto done;
+  }
+  gilt_vec_push(r->ctx, &r->buffers, b);
+  *data = gilt_onnx_bytes_get_data(b);
+  *holder = b;
+  status = GILT_SUCCESS;
 done:
   close(fd);
   return status;
@@ -406,14 +405,14 @@ done:
 ** using other non-zero bytes; consumers may rely on 0 and 1. The common
 ** case needs no copy. */
 static const void *normalize_bools(GiltOnnxReader *r, const uint8_t *raw,
-                                   size_t n)
+                                   size_t n, GiltOnnxBytes **holder)
 {
   size_t i = 0;
   while (i < n && raw[i] <= 1)
     i++;
   if (i == n)
     return raw;
-  uint8_t *copy = own(r, n);
+  uint8_t *copy = own(r, n, holder);
   for (i = 0; i < n; i++)
     copy[i] = raw[i] != 0;
   return copy;
@@ -513,6 +512,7 @@ GiltStatus gilt_onnx_reader_resolve_tensor(GiltOnnxReader *r,
   if (locate_payload(&td, t, &where, &typed) != GILT_SUCCESS)
     return GILT_FAILURE;
   const void *data = NULL;
+  GiltOnnxBytes *holder = NULL;
   if (!where) {
     if (num_elements != 0)
       return fail(&td, "has %lld elements but no data",
@@ -526,18 +526,23 @@ GiltStatus gilt_onnx_reader_resolve_tensor(GiltOnnxReader *r,
     if (count != (uint64_t)num_elements)
       return fail(&td, "has %zu entries in %s, its dims need %lld", count,
                   typed_field_names[f], (long long)num_elements);
-    uint8_t *buf = own(r, nbytes);
+    uint8_t *buf = own(r, nbytes, &holder);
     if (convert_typed(&td, t, f, esize, buf) != GILT_SUCCESS)
       return GILT_FAILURE;
     data = buf;
   } else if (t->has_raw_data) {
-    if (t->raw_data.len != nbytes)
-      return fail(&td, "has %zu bytes of raw_data, its dims need %zu",
-                  t->raw_data.len, nbytes);
-    data = nbytes ? t->raw_data.data : NULL;
+    uint64_t offset, len;
+    gilt_onnx_wire_raw_data_ref(&t->raw_data, &offset, &len);
+    if (len != nbytes)
+      return fail(&td, "has %llu bytes of raw_data, its dims need %zu",
+                  (unsigned long long)len, nbytes);
+    if (nbytes) {
+      holder = r->image;
+      data = gilt_onnx_bytes_get_data(holder) + offset;
+    }
     if (dt == DT(BOOL) && nbytes)
-      data = normalize_bools(r, data, nbytes);
-  } else if (read_external(&td, t, nbytes, &data) != GILT_SUCCESS) {
+      data = normalize_bools(r, data, nbytes, &holder);
+  } else if (read_external(&td, t, nbytes, &data, &holder) != GILT_SUCCESS) {
     return GILT_FAILURE;
   }
 
@@ -550,5 +555,6 @@ GiltStatus gilt_onnx_reader_resolve_tensor(GiltOnnxReader *r,
   out->elem_size = esize;
   out->data = data;
   out->nbytes = nbytes;
+  out->bytes = holder;
   return GILT_SUCCESS;
 }

@@ -14,10 +14,12 @@
 ** become opset-11 Resize with the coordinate rules they had, and
 ** Softmax-family ops of opset < 13, which worked on the input flattened to
 ** 2-D, either keep a single axis or get that flattening spelled out.
+** Split before opset 18 gets `num_outputs` from the node's outputs, and
+** Scan-8, batched, becomes a Loop over the batch around a Scan-9.
 **
 ** Not here: upgrades of operators gilt has no op for, and old forms no
 ** model in the wild uses (Upsample-1's width_scale/height_scale, Tile-1's
-** axis input, Scan-8's batch axis); each is reported, naming the node.
+** axis input, Scan-8's sequence_lens); each is reported, naming the node.
 */
 #include "frontends/onnx/importer.h"
 
@@ -287,6 +289,19 @@ static GiltStatus split_attr(GiltOnnxImporter *imp, GiltOnnxNode *n)
   return ints_to_operand(imp, n, "split", 1);
 }
 
+/* Before opset 18 a Split had as many parts as the node has outputs,
+** equal ones without `split`; opset 18 says how many in `num_outputs`,
+** which graph.split's inference reads. */
+static GiltStatus split_num_outputs(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  if (!gilt_onnx_node_get_attr(n, "num_outputs"))
+    gilt_onnx_node_set_attr(
+        imp, n, "num_outputs",
+        gilt_integer_attr_get(gilt_integer_type_get(imp->ctx, 64, GILT_SIGNLESS),
+                              (int64_t)n->proto->n_output));
+  return GILT_SUCCESS;
+}
+
 static GiltStatus axes_attr(GiltOnnxImporter *imp, GiltOnnxNode *n)
 {
   return ints_to_operand(imp, n, "axes", 1);
@@ -419,9 +434,164 @@ static GiltStatus tile_1(GiltOnnxImporter *imp, GiltOnnxNode *n)
   return unsupported(imp, n, "Tile-1's axis input");
 }
 
+/* Scan-8 gave every input and output a leading batch axis and took an
+** optional `sequence_lens` first. Per batch element it computed what
+** Scan-9 computes on that element's slices, so without sequence_lens it
+** becomes a graph.loop over the batch: each iteration gathers the slices
+** of every operand and runs a graph.scan on them, and the loop stacks the
+** iterations' results (final states, scan outputs) along a new leading
+** axis, the batch axis again. A single scan over axis 1 is not the same:
+** its body would see the states with their batch axis. sequence_lens
+** gives the batch elements scans of different lengths, with the outputs
+** past a length undefined; nothing in gilt says that, so it is reported. */
+
+static GiltType *scalar_type(GiltOnnxImporter *imp, int32_t data_type)
+{
+  return gilt_tensor_type_get(
+      imp->ctx, 0, NULL, gilt_onnx_element_type_get(imp->ctx, data_type),
+      NULL);
+}
+
+/* `t` with a dimension of size `dim` in front. */
+static GiltType *batched(GiltContext *ctx, GiltType *t, int64_t dim)
+{
+  if (!gilt_type_is_shaped(t) || !gilt_shaped_type_has_rank(t) ||
+      gilt_shaped_type_get_rank(t) >= 64)
+    return gilt_unranked_tensor_type_get(ctx,
+                                         gilt_shaped_type_get_element_type(t));
+  size_t rank = gilt_shaped_type_get_rank(t);
+  int64_t dims[64] = {dim};
+  for (size_t d = 0; d < rank; d++)
+    dims[d + 1] = gilt_shaped_type_get_dim(t, d);
+  return gilt_tensor_type_get(ctx, rank + 1, dims,
+                              gilt_shaped_type_get_element_type(t), NULL);
+}
+
+/* The batch size, dimension 0 of the first operand, as a scalar. */
+static GiltValue *batch_size(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  GiltType *i64 = gilt_integer_type_get(imp->ctx, 64, GILT_SIGNLESS);
+  GiltValue *ops[2] = {
+      NULL, gilt_onnx_emit_constant(imp, n->loc, gilt_onnx_scalar_attr(i64, 0))};
+  GiltOp *shape = ops[1] ? gilt_onnx_emit(imp, n->loc, "graph.shape", 1,
+                                          n->operands.data, 0, NULL, 1, NULL)
+                         : NULL;
+  if (!shape)
+    return NULL;
+  ops[0] = gilt_op_get_result(shape, 0);
+  GiltOp *dim =
+      gilt_onnx_emit(imp, n->loc, "graph.gather", 2, ops, 0, NULL, 1, NULL);
+  return dim ? gilt_op_get_result(dim, 0) : NULL;
+}
+
+/* Fills the loop body `body` (at whose end the builder stands): the
+** operands' slices at the iteration number (its first argument), the
+** Scan-9 op on them, the yield. Returns the scan op or NULL after
+** reporting. */
+static GiltOp *scan_batch_element(GiltOnnxImporter *imp, GiltOnnxNode *n,
+                                  GiltBlock *body)
+{
+  for (size_t i = 0; i < n->operands.len; i++) {
+    GiltValue *ops[2] = {n->operands.data[i],
+                         gilt_block_get_argument(body, 0)};
+    GiltOp *slice =
+        gilt_onnx_emit(imp, n->loc, "graph.gather", 2, ops, 0, NULL, 1, NULL);
+    if (!slice)
+      return NULL;
+    n->operands.data[i] = gilt_op_get_result(slice, 0);
+  }
+  GiltOp *scan = gilt_onnx_build_op(imp, n, false);
+  if (!scan)
+    return NULL;
+  size_t num = gilt_op_get_num_results(scan);
+  GiltValue **outs = gilt_calloc(imp->ctx, num + 1, sizeof *outs);
+  outs[0] = gilt_block_get_argument(body, 1);
+  for (size_t i = 0; i < num; i++)
+    outs[i + 1] = gilt_op_get_result(scan, i);
+  GiltOp *y = gilt_onnx_emit(imp, n->loc, "graph.yield", num + 1, outs, 0,
+                             NULL, 0, NULL);
+  gilt_free(imp->ctx, outs);
+  return y ? scan : NULL;
+}
+
+/* The graph.loop running `body`, which ends in `scan`, `count` times;
+** `batch` is count's value when static. It takes the block. */
+static GiltOp *batch_loop(GiltOnnxImporter *imp, GiltOnnxNode *n,
+                          GiltValue *count, int64_t batch, GiltOp *scan,
+                          GiltBlock *body)
+{
+  GiltContext *ctx = imp->ctx;
+  GiltType *none_type = gilt_none_type_get(ctx);
+  GiltOp *none =
+      gilt_onnx_emit(imp, n->loc, "graph.none", 0, NULL, 0, NULL, 1, &none_type);
+  if (!none) {
+    gilt_block_destroy(body);
+    return NULL;
+  }
+  size_t num = gilt_op_get_num_results(scan);
+  GiltType **types = gilt_calloc(ctx, num + 1, sizeof *types);
+  for (size_t i = 0; i < num; i++)
+    types[i] = batched(ctx, gilt_value_get_type(gilt_op_get_result(scan, i)),
+                       batch);
+  GiltValue *ops[2] = {count, gilt_op_get_result(none, 0)};
+  GiltOpState st = gilt_op_state_get("graph.loop", n->loc);
+  st.num_operands = 2;
+  st.operands = ops;
+  st.num_results = num;
+  st.result_types = types;
+  st.num_regions = 1;
+  GiltOp *loop = gilt_builder_create_op(imp->b, &st);
+  gilt_free(ctx, types);
+  if (loop)
+    gilt_region_append_block(gilt_op_get_region(loop, 0), body);
+  else
+    gilt_block_destroy(body);
+  return loop;
+}
+
 static GiltStatus scan_8(GiltOnnxImporter *imp, GiltOnnxNode *n)
 {
-  return unsupported(imp, n, "Scan-8's batch axis");
+  if (n->operands.len && n->operands.data[0])
+    return unsupported(imp, n, "Scan-8's sequence_lens input");
+  if (n->operands.len < 2)
+    return unsupported(imp, n, "a Scan without inputs");
+  n->operands.len--;
+  memmove(n->operands.data, n->operands.data + 1,
+          n->operands.len * sizeof *n->operands.data);
+  for (size_t i = 0; i < n->operands.len; i++)
+    if (!n->operands.data[i])
+      return unsupported(imp, n, "an absent state or scan input");
+  GiltAttr *directions = gilt_onnx_node_take_attr(n, "directions");
+  if (directions)
+    gilt_onnx_node_set_attr(imp, n, "scan_input_directions", directions);
+  GiltType *first = gilt_value_get_type(n->operands.data[0]);
+  int64_t batch = gilt_type_is_shaped(first) &&
+                          gilt_shaped_type_has_rank(first) &&
+                          gilt_shaped_type_get_rank(first) > 0
+                      ? gilt_shaped_type_get_dim(first, 0)
+                      : GILT_DYNAMIC;
+  GiltValue *count = batch_size(imp, n);
+  if (!count)
+    return GILT_FAILURE;
+  GiltType *args[2] = {
+      scalar_type(imp, GILT__ONNX__TENSOR_PROTO__DATA_TYPE__INT64),
+      scalar_type(imp, GILT__ONNX__TENSOR_PROTO__DATA_TYPE__BOOL)};
+  GiltBlock *body = gilt_block_create(imp->ctx, 2, args, NULL);
+  GiltBlock *outer = gilt_builder_get_insertion_block(imp->b);
+  gilt_builder_set_insertion_point_to_end(imp->b, body);
+  GiltOp *scan = scan_batch_element(imp, n, body);
+  gilt_builder_set_insertion_point_to_end(imp->b, outer);
+  if (!scan) {
+    gilt_block_destroy(body);
+    return GILT_FAILURE;
+  }
+  GiltOp *loop = batch_loop(imp, n, count, batch, scan, body);
+  if (!loop)
+    return GILT_FAILURE;
+  n->results = gilt_calloc(imp->ctx, n->num_outputs + 1, sizeof *n->results);
+  for (size_t i = 0; i < n->num_outputs; i++)
+    n->results[i] = gilt_op_get_result(loop, i);
+  return GILT_SUCCESS;
 }
 
 /* ---- the table ------------------------------------------------------------------- */
@@ -457,6 +627,7 @@ static const struct {
     {"Upsample", 17, "graph.resize", upsample},
     {"Resize", 10, NULL, resize_10},
     {"Split", 12, NULL, split_attr},
+    {"Split", 17, NULL, split_num_outputs},
     {"Squeeze", 12, NULL, axes_attr},
     {"Unsqueeze", 12, NULL, axes_attr},
     {"ReduceSum", 12, NULL, axes_attr},

@@ -294,6 +294,25 @@ GILT_API GiltAttr *gilt_dense_resource_attr_get(GiltType *type,
 ** reports at an unknown location) for any other element type. */
 GILT_API GiltAttr *gilt_dense_array_attr_get(GiltType *elem_type, size_t n,
                                              const void *data);
+/* Releases bytes handed to gilt_dense_resource_attr_take. */
+typedef void (*GiltBlobDeleter)(void *user, void *data, size_t nbytes);
+/* As gilt_dense_resource_attr_get, without the copy: the context takes the
+** `nbytes` bytes at `data` (which it never writes) and calls
+** `deleter(user, data, nbytes)` exactly once when it needs them no more:
+** when the context is destroyed; at once when a blob of that name holds
+** the same bytes already (the attribute refers to that one); and at once
+** when the call fails. The call consumes `data` even when it fails. A
+** NULL deleter leaves the bytes with the caller, who keeps them alive and
+** unchanged as long as the context. The bytes need no alignment (readers
+** of dense data copy elements out with memcpy), so they may lie anywhere
+** in a mapped file. Returns NULL (and reports) when `type` is not a
+** statically shaped tensor or vector of integers or floats, or when
+** `nbytes` is not the size of its elements. */
+GILT_API GiltAttr *gilt_dense_resource_attr_take(GiltType *type,
+                                                 const char *name,
+                                                 void *data, size_t nbytes,
+                                                 GiltBlobDeleter deleter,
+                                                 void *user);
 /* `strided<[s0, s1], offset: o>`; GILT_DYNAMIC prints as `?`. */
 GILT_API GiltAttr *gilt_strided_layout_attr_get(GiltContext *ctx,
                                                 int64_t offset, size_t rank,
@@ -320,7 +339,8 @@ GILT_API const char *gilt_symbol_ref_attr_get_root(GiltAttr *a);
 /* Whether a dense elements attribute holds one value for all elements. */
 GILT_API bool gilt_dense_attr_is_splat(GiltAttr *a);
 /* Raw little-endian element bytes of a dense elements or dense resource
-** attribute (one element for a splat). */
+** attribute (one element for a splat). No alignment is promised: read
+** elements with memcpy. */
 GILT_API const void *gilt_dense_attr_get_data(GiltAttr *a, size_t *nbytes);
 /* Number of elements of a dense array. */
 GILT_API size_t gilt_dense_array_attr_get_size(GiltAttr *a);

@@ -239,8 +239,8 @@ static void add_initializer(Graph *g, const char *name, size_t rank,
   g->inits[g->g.n_initializer++] = t;
 }
 
-/* Packs the model around `g` at `opset`, imports it from memory. */
-static GiltOp *import(GiltContext *ctx, Graph *g, int64_t opset)
+/* The model around `g` at `opset`, packed into a buffer from malloc. */
+static uint8_t *pack(Graph *g, int64_t opset, size_t *len)
 {
   Gilt__Onnx__OperatorSetIdProto op;
   gilt__onnx__operator_set_id_proto__init(&op);
@@ -255,9 +255,17 @@ static GiltOp *import(GiltContext *ctx, Graph *g, int64_t opset)
   m.n_opset_import = 1;
   m.opset_import = ops;
   m.graph = &g->g;
-  size_t len = gilt__onnx__model_proto__get_packed_size(&m);
-  uint8_t *buf = malloc(len);
+  *len = gilt__onnx__model_proto__get_packed_size(&m);
+  uint8_t *buf = malloc(*len);
   gilt__onnx__model_proto__pack(&m, buf);
+  return buf;
+}
+
+/* Packs the model around `g` at `opset`, imports it from memory. */
+static GiltOp *import(GiltContext *ctx, Graph *g, int64_t opset)
+{
+  size_t len;
+  uint8_t *buf = pack(g, opset, &len);
   reset_errors();
   GiltOp *module = gilt_onnx_import_buffer(ctx, buf, len, "t.onnx", NULL);
   free(buf);
@@ -499,6 +507,141 @@ static void test_subgraphs(void)
   gilt_context_destroy(ctx);
 }
 
+static void attr_int(Gilt__Onnx__NodeProto *n, const char *name, int64_t i)
+{
+  Gilt__Onnx__AttributeProto *a = add_attr(n, name, AT(INT));
+  a->has_i = true;
+  a->i = i;
+}
+
+/* A value without a type, as subgraph inputs and outputs may be. */
+static Gilt__Onnx__ValueInfoProto *untyped(const char *name)
+{
+  Gilt__Onnx__ValueInfoProto *vi = xcalloc(1, sizeof *vi);
+  gilt__onnx__value_info_proto__init(vi);
+  vi->name = (char *)name;
+  return vi;
+}
+
+static void set_elem_type(Gilt__Onnx__ValueInfoProto *vi, int32_t dt)
+{
+  vi->type->tensor_type->elem_type = dt;
+}
+
+/* Split before opset 18 without `split` has as many equal parts as the
+** node has outputs; the importer used to ask graph.split's inference for
+** none (pytorch-converted/test_GLU). */
+static void test_split_equal_parts(void)
+{
+  GiltContext *ctx = context(false);
+  static const int64_t dims_1x3[] = {1, 3};
+  Graph *g = graph("g");
+  add_input(g, value("x", 2, dims_2x3));
+  Gilt__Onnx__NodeProto *split = node("Split", "split", "x", "a,b");
+  attr_int(split, "axis", 0);
+  add_node(g, split);
+  add_node(g, node("Add", "add", "a,b", "y"));
+  add_output(g, value("y", 2, dims_1x3));
+  GiltOp *module = import(ctx, g, 6);
+  CHECK(module && num_errors == 0);
+  if (module) {
+    CHECK(gilt_op_verify(module) == GILT_SUCCESS);
+    CHECK(strstr(print(module, false),
+                 "graph.split(%arg0) {axis = 0 : i64, num_outputs = 2 : i64} "
+                 ": (tensor<2x3xf32>) -> (tensor<1x3xf32>, tensor<1x3xf32>)"));
+    gilt_op_destroy(module);
+  }
+  gilt_context_destroy(ctx);
+}
+
+/* A Loop body whose inputs and outputs have no types: ONNX implies them
+** from the node (node/test_range_*_expanded), and the loop's results,
+** which nothing declares, come from what its body yields. */
+static void test_loop_body_types(void)
+{
+  GiltContext *ctx = context(false);
+  Graph *body = graph("body");
+  add_input(body, untyped("i"));
+  add_input(body, untyped("cond"));
+  add_input(body, untyped("prev"));
+  add_node(body, node("Identity", "keep", "cond", "cond_out"));
+  add_node(body, node("Add", "next", "prev,prev", "cur"));
+  add_output(body, untyped("cond_out"));
+  add_output(body, untyped("cur"));
+  add_output(body, untyped("prev"));
+  Graph *g = graph("g");
+  Gilt__Onnx__ValueInfoProto *m = value("m", 0, NULL);
+  set_elem_type(m, GILT__ONNX__TENSOR_PROTO__DATA_TYPE__INT64);
+  add_input(g, m);
+  add_input(g, value("x", 1, dims_3));
+  Gilt__Onnx__NodeProto *loop = node("Loop", "loop", "m,,x", "last,all");
+  add_attr(loop, "body", AT(GRAPH))->g = &body->g;
+  add_node(g, loop);
+  add_node(g, node("Identity", "out", "last", "y"));
+  add_output(g, value("y", 1, dims_3));
+  GiltOp *module = import(ctx, g, 11);
+  CHECK(module && num_errors == 0);
+  if (module) {
+    CHECK(gilt_op_verify(module) == GILT_SUCCESS);
+    const char *t = print(module, false);
+    CHECK(strstr(t, "^bb0(%arg2: tensor<i64>, %arg3: tensor<i1>, "
+                    "%arg4: tensor<3xf32>):"));
+    CHECK(strstr(t, "-> (tensor<3xf32>, tensor<?x3xf32>)"));
+    gilt_op_destroy(module);
+  }
+  gilt_context_destroy(ctx);
+}
+
+/* Scan-8 (node/test_scan_sum, batched): a loop over the batch around a
+** Scan-9 on each element's slices, whose body's untyped inputs get the
+** slices' types. sequence_lens has no such mapping. */
+static void test_scan_8(void)
+{
+  GiltContext *ctx = context(false);
+  static const int64_t dims_2x4x3[] = {2, 4, 3}, reverse[] = {1};
+  Graph *body = graph("body");
+  add_input(body, untyped("sum_in"));
+  add_input(body, untyped("next"));
+  add_node(body, node("Add", "add", "sum_in,next", "sum_out"));
+  add_node(body, node("Identity", "id", "sum_out", "scan_out"));
+  add_output(body, untyped("sum_out"));
+  add_output(body, untyped("scan_out"));
+  Graph *g = graph("g");
+  add_input(g, value("init", 2, dims_2x3));
+  add_input(g, value("x", 3, dims_2x4x3));
+  Gilt__Onnx__NodeProto *scan = node("Scan", "scan", ",init,x", "y,z");
+  add_attr(scan, "body", AT(GRAPH))->g = &body->g;
+  attr_int(scan, "num_scan_inputs", 1);
+  attr_ints(scan, "directions", 1, reverse);
+  add_node(g, scan);
+  add_output(g, value("y", 2, dims_2x3));
+  add_output(g, value("z", 3, dims_2x4x3));
+  GiltOp *module = import(ctx, g, 8);
+  CHECK(module && num_errors == 0);
+  if (module) {
+    CHECK(gilt_op_verify(module) == GILT_SUCCESS);
+    const char *t = print(module, false);
+    const char *loop = strstr(t, "graph.loop(%2, %3)");
+    const char *slice = strstr(t, "graph.gather(%arg1, %arg2) : "
+                                  "(tensor<2x4x3xf32>, tensor<i64>) -> "
+                                  "tensor<4x3xf32>");
+    const char *inner = strstr(t, "^bb0(%arg4: tensor<3xf32>, "
+                                  "%arg5: tensor<3xf32>):");
+    CHECK(loop && slice && inner && loop < slice && slice < inner);
+    CHECK(strstr(t, "{num_scan_inputs = 1 : i64, scan_input_directions = "
+                    "[1]} : (tensor<3xf32>, tensor<4x3xf32>) -> "
+                    "(tensor<3xf32>, tensor<4x3xf32>)"));
+    CHECK(strstr(t, ": (tensor<i64>, none) -> (tensor<2x3xf32>, "
+                    "tensor<2x4x3xf32>)"));
+    gilt_op_destroy(module);
+  }
+  scan->input[0] = "init";
+  CHECK(!import(ctx, g, 8));
+  CHECK(strstr(errors, "node 'scan' (Scan, opset 8) uses Scan-8's "
+                       "sequence_lens input, which gilt does not support"));
+  gilt_context_destroy(ctx);
+}
+
 /* Found by onnx_import_fuzzer: a Constant's value_int with type FLOAT
 ** (or value_floats with type INTS) reached the shorthand conversion,
 ** which asserted on the attribute's kind. */
@@ -567,6 +710,119 @@ static void test_constant_of_shape_huge_rank(void)
   gilt_context_destroy(ctx);
 }
 
+/* ---- weights borrowed from the mapped files ----------------------------------- */
+
+/* How many mappings of `path` the process has (/proc/self/maps). */
+static int mappings_of(const char *path)
+{
+  FILE *f = fopen("/proc/self/maps", "r");
+  if (!f)
+    return -1;
+  char line[1024];
+  int n = 0;
+  while (fgets(line, sizeof line, f)) {
+    char *end = strchr(line, '\n');
+    if (end)
+      *end = '\0';
+    size_t len = strlen(line), plen = strlen(path);
+    n += len >= plen && strcmp(line + len - plen, path) == 0;
+  }
+  fclose(f);
+  return n;
+}
+
+typedef struct Resources {
+  GiltAttr *attrs[4];
+  size_t n;
+} Resources;
+
+static GiltWalkResult collect_resource(GiltOp *op, void *user)
+{
+  Resources *r = user;
+  GiltAttr *value = gilt_op_get_attr(op, "value");
+  if (value && gilt_attr_get_kind(value) == GILT_ATTR_DENSE_RESOURCE &&
+      r->n < 4)
+    r->attrs[r->n++] = value;
+  return GILT_WALK_ADVANCE;
+}
+
+static bool holds(GiltAttr *a, const float *want, size_t n)
+{
+  size_t nbytes;
+  const void *data = gilt_dense_attr_get_data(a, &nbytes);
+  return nbytes == n * sizeof *want && memcmp(data, want, nbytes) == 0;
+}
+
+/* Initializers in raw_data and in an external file (at an odd offset)
+** become resources that borrow the mapped files: the mappings outlive the
+** import, a second import of the same model shares the first one's blobs
+** (its own mappings go), and destroying the context unmaps everything. */
+static void test_weights_stay_mapped(void)
+{
+  char dir[] = "/tmp/gilt-onnx-import-XXXXXX";
+  CHECK(mkdtemp(dir));
+  char model[64], ext[64];
+  snprintf(model, sizeof model, "%s/m.onnx", dir);
+  snprintf(ext, sizeof ext, "%s/w.bin", dir);
+  static const float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {-1, -2, -3, -4, -5,
+                                                        -6};
+  FILE *f = fopen(ext, "wb");
+  CHECK(f && fwrite("12345", 1, 5, f) == 5 && fwrite(b, 4, 6, f) == 6);
+  if (f)
+    fclose(f);
+
+  Graph *g = graph("g");
+  add_input(g, value("x", 2, dims_2x3));
+  add_initializer(g, "a", 2, dims_2x3, a);
+  add_initializer(g, "b", 2, dims_2x3, NULL);
+  Gilt__Onnx__TensorProto *tb = g->inits[1];
+  tb->has_raw_data = false;
+  tb->has_data_location = true;
+  tb->data_location = GILT__ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+  static const char *const entries[3][2] = {
+      {"location", "w.bin"}, {"offset", "5"}, {"length", "24"}};
+  tb->n_external_data = 3;
+  tb->external_data = xcalloc(3, sizeof *tb->external_data);
+  for (size_t i = 0; i < 3; i++) {
+    tb->external_data[i] = xcalloc(1, sizeof **tb->external_data);
+    gilt__onnx__string_string_entry_proto__init(tb->external_data[i]);
+    tb->external_data[i]->key = (char *)entries[i][0];
+    tb->external_data[i]->value = (char *)entries[i][1];
+  }
+  add_node(g, node("Add", "", "x,a", "s"));
+  add_node(g, node("Add", "", "s,b", "y"));
+  add_output(g, value("y", 2, dims_2x3));
+  size_t len;
+  uint8_t *buf = pack(g, 13, &len);
+  f = fopen(model, "wb");
+  CHECK(f && fwrite(buf, 1, len, f) == len);
+  if (f)
+    fclose(f);
+  free(buf);
+
+  GiltContext *ctx = context(false);
+  reset_errors();
+  GiltOp *first = gilt_onnx_import_file(ctx, model);
+  GiltOp *second = gilt_onnx_import_file(ctx, model);
+  CHECK(first && second && num_errors == 0);
+  Resources r1 = {0}, r2 = {0};
+  if (first && second) {
+    gilt_op_walk(first, GILT_WALK_PRE_ORDER, collect_resource, &r1);
+    gilt_op_walk(second, GILT_WALK_PRE_ORDER, collect_resource, &r2);
+    CHECK(r1.n == 2 && holds(r1.attrs[0], a, 6) && holds(r1.attrs[1], b, 6));
+    CHECK(r2.n == 2 && r2.attrs[0] == r1.attrs[0] &&
+          r2.attrs[1] == r1.attrs[1]);
+  }
+  gilt_op_destroy(first);
+  gilt_op_destroy(second);
+  CHECK(mappings_of(model) == 1 && mappings_of(ext) == 1);
+  gilt_context_destroy(ctx);
+  CHECK(mappings_of(model) == 0 && mappings_of(ext) == 0);
+  unlink(model);
+  unlink(ext);
+  rmdir(dir);
+}
+
 int main(void)
 {
   test_op_names();
@@ -577,8 +833,12 @@ int main(void)
   test_absent_inputs();
   test_upgrades();
   test_subgraphs();
+  test_split_equal_parts();
+  test_loop_body_types();
+  test_scan_8();
   test_constant_shorthand_types();
   test_constant_of_shape_huge_rank();
+  test_weights_stay_mapped();
   free_all();
   if (check_failures)
     fprintf(stderr, "%d checks failed\n", check_failures);
