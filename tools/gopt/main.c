@@ -94,26 +94,12 @@ static bool is_onnx_path(const char *path)
   return n > 5 && !strcmp(path + n - 5, ".onnx");
 }
 
-/* External data is read relative to the model's directory. */
-static GiltOp *import_onnx(const Driver *d, GiltContext *ctx, const char *data,
-                           size_t len)
-{
-  const char *slash = strrchr(d->filename, '/');
-  char *dir = slash ? strndup(d->filename, (size_t)(slash - d->filename) + 1)
-                    : strdup(".");
-  if (!dir) {
-    fputs("gopt: out of memory\n", stderr);
-    return NULL;
-  }
-  GiltOp *module = gilt_onnx_import_buffer(ctx, data, len, d->filename, dir);
-  free(dir);
-  return module;
-}
-
+/* A model is imported from its file, which the importer maps: its weights
+** are never read into memory here. */
 static GiltStatus compile(const Driver *d, GiltContext *ctx, const char *text,
                           size_t len)
 {
-  GiltOp *module = d->onnx ? import_onnx(d, ctx, text, len)
+  GiltOp *module = d->onnx ? gilt_onnx_import_file(ctx, d->filename)
                            : gilt_parse_source(ctx, text, len, d->filename);
   if (!module)
     return GILT_FAILURE;
@@ -330,14 +316,15 @@ int main(int argc, char **argv)
           stderr);
     return 2;
   }
-  size_t len;
-  char *buf = read_input(o.input, &len);
-  if (!buf)
-    return 1;
   Driver d = {.opts = &o,
               .filename = strcmp(o.input, "-") ? o.input : "<stdin>",
               .pipeline = o.pipeline,
-              .onnx = is_onnx_path(o.input)};
+              .onnx = is_onnx_path(o.input) && !o.run_reproducer};
+  /* A model's bytes are the importer's to read; the text is empty. */
+  size_t len = 0;
+  char *buf = d.onnx ? strdup("") : read_input(o.input, &len);
+  if (!buf)
+    return 1;
   char *repro_pipeline = NULL;
   int rc = 1;
   if (o.run_reproducer)
