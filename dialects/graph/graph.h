@@ -382,6 +382,9 @@ GILT_INTERNAL GiltStatus graph_infer_grid_sample(const GraphOpView *v,
                                                  GiltType **types);
 GILT_INTERNAL GiltStatus graph_infer_max_unpool(const GraphOpView *v,
                                                 GiltType **types);
+/* tfidf.c */
+GILT_INTERNAL GiltStatus graph_infer_tf_idf_vectorizer(const GraphOpView *v,
+                                                       GiltType **types);
 /* normalization.c */
 GILT_INTERNAL GiltStatus graph_infer_channel_norm(const GraphOpView *v,
                                                   GiltType **types);
