@@ -201,7 +201,7 @@ void gilt_op_print(GiltOp *op, const GiltPrintFlags *flags,
   GiltPrintFlags f = {0};
   if (flags)
     f = *flags;
-  if (!f.generic && !verifies_quietly(op))
+  if (!f.generic && !f.assume_verified && !verifies_quietly(op))
     f.generic = true;
   GiltOp *root = op;
   while (gilt_op_get_parent_op(root))

@@ -466,9 +466,14 @@ typedef struct GiltPrintFlags {
   /* Print dense elements with more elements than this as
   ** `dense_resource<__elided__>`; 0 prints everything. */
   int64_t elide_elements_larger_than;
+  /* The op is known to verify: skip the verification that otherwise picks
+  ** the generic form for invalid IR (MLIR's assumeVerified). */
+  bool assume_verified;
 } GiltPrintFlags;
 /* Prints the op (and, for a top-level op, the resource blobs it uses).
-** flags may be NULL for the defaults. */
+** IR that does not verify is printed in the generic form, since custom
+** printers may rely on what the verifier checks. flags may be NULL for the
+** defaults. */
 GILT_API void gilt_op_print(GiltOp *op, const GiltPrintFlags *flags,
                             GiltStringCallback cb, void *user);
 /* Prints to stderr, for debuggers. */

@@ -2,7 +2,8 @@
 ** printer.c - unit test of the printer through the public API only: IR
 ** built with the builder prints in the custom and generic forms, a nested
 ** op prints alone with the names it has in its module, an op that fails to
-** verify falls back to the generic form, and lone types, attributes and
+** verify falls back to the generic form (unless the caller vouches for it),
+** and lone types, attributes and
 ** locations print as the textual IR spells them.
 */
 #include <stdio.h>
@@ -107,6 +108,10 @@ static void test_ops(GiltContext *ctx)
   EXPECT_OP(call, NULL,
             "%0 = \"func.call\"(%arg0, %arg1) {callee = @f} : "
             "(f32, i32) -> i8");
+  /* assume_verified takes the caller's word and skips that check. */
+  GiltPrintFlags trusted = {.assume_verified = true};
+  EXPECT_OP(call, &trusted,
+            "%0 = func.call @f(%arg0, %arg1) : (f32, i32) -> i8");
   gilt_op_destroy(module);
 }
 

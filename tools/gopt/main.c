@@ -80,12 +80,16 @@ static GiltStatus run_passes(const Driver *d, GiltOp *module)
   return status;
 }
 
+/* The module verified after parsing and, unless --no-verify-each, after
+** every pass: then the printer need not verify it again. */
 static void emit(const Driver *d, GiltOp *module)
 {
+  GiltPrintFlags flags = d->opts->print_flags;
+  flags.assume_verified = d->opts->verify_each;
   if (d->opts->emit == GOPT_EMIT_DOT)
     gilt_op_print_dot(module, gilt_print_to_file, d->out);
   else
-    gilt_op_print(module, &d->opts->print_flags, gilt_print_to_file, d->out);
+    gilt_op_print(module, &flags, gilt_print_to_file, d->out);
 }
 
 static bool is_onnx_path(const char *path)
