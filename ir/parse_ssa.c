@@ -75,12 +75,16 @@ static uint32_t new_entry(GiltAsmParser *p)
 ** Printed IR names every value %N, so those names (with result number 0)
 ** index a paged array directly instead of being hashed: a large function's
 ** names then cost no hashing and are looked up in nearly sequential
-** memory. Every other name goes through the hash map. */
+** memory. Every other name goes through the hash map, numbers as large as
+** the source included: the printer's never are (each value takes a few
+** bytes), and a page for each of `%4096, %8192, ...` would cost 32 KB for
+** every 7 bytes of input. */
 static uint32_t ssa_index(GiltAsmParser *p, const char *name, size_t len,
                           uint32_t number, bool add)
 {
   uint32_t n, k;
-  if (number == 0 && decimal_name(name, len, &n)) {
+  if (number == 0 && decimal_name(name, len, &n) &&
+      n < (size_t)(p->lex.end - p->lex.buf)) {
     if (!add) {
       uintptr_t v = gilt_paged_array_get(&p->numbered_ssa, n);
       return v ? (uint32_t)(v - 1) : GILT_NAME_MAP_NONE;
