@@ -159,9 +159,11 @@ void gilt_context_destroy(GiltContext *ctx)
   if (!ctx)
     return;
   gilt_pool_destroy(&ctx->ir_pool);
-  for (size_t i = 0; i < ctx->sources.len; i++)
+  for (size_t i = 0; i < ctx->sources.len; i++) {
     if (ctx->sources.data[i].owned)
       gilt_free(ctx, (char *)ctx->sources.data[i].data);
+    gilt_vec_free(ctx, &ctx->sources.data[i].line_starts);
+  }
   gilt_vec_free(ctx, &ctx->sources);
   gilt_vec_free(ctx, &ctx->passes);
   for (size_t i = 0; i < ctx->file_lines.len; i++)
@@ -201,15 +203,16 @@ static void add_source(GiltContext *ctx, const char *filename,
   for (size_t i = 0; i < ctx->sources.len && !sb; i++)
     if (ctx->sources.data[i].file == file)
       sb = &ctx->sources.data[i];
-  if (sb && sb->len == len && !memcmp(sb->data, buf, len))
+  if (sb && sb->len == len && (sb->data == buf || !memcmp(sb->data, buf, len)))
     return;
   if (!sb) {
-    GiltSourceBuffer fresh = {file, NULL, 0, false};
+    GiltSourceBuffer fresh = {file, NULL, 0, false, {0}};
     gilt_vec_push(ctx, &ctx->sources, fresh);
     sb = &ctx->sources.data[ctx->sources.len - 1];
   } else if (sb->owned) {
     gilt_free(ctx, (char *)sb->data);
   }
+  sb->line_starts.len = 0;
   sb->data = copy ? gilt_strndup(ctx, buf, len) : buf;
   sb->len = len;
   sb->owned = copy;
@@ -228,16 +231,34 @@ void gilt_context_add_source_buffer_borrowed(GiltContext *ctx,
   add_source(ctx, filename, buf, len, false);
 }
 
-const char *gilt_context_get_source(GiltContext *ctx, GiltIdent *file,
-                                    size_t *len)
+static void index_lines(GiltContext *ctx, GiltSourceBuffer *sb)
 {
-  for (size_t i = 0; i < ctx->sources.len; i++) {
-    if (ctx->sources.data[i].file == file) {
-      *len = ctx->sources.data[i].len;
-      return ctx->sources.data[i].data;
-    }
-  }
-  return NULL;
+  gilt_vec_push(ctx, &sb->line_starts, (size_t)0);
+  for (const char *p = sb->data, *end = sb->data + sb->len;
+       (p = memchr(p, '\n', (size_t)(end - p))); p++)
+    gilt_vec_push(ctx, &sb->line_starts, (size_t)(p + 1 - sb->data));
+}
+
+const char *gilt_context_get_source_line(GiltContext *ctx, GiltIdent *file,
+                                         unsigned line, size_t *len)
+{
+  GiltSourceBuffer *sb = NULL;
+  for (size_t i = 0; i < ctx->sources.len && !sb; i++)
+    if (ctx->sources.data[i].file == file)
+      sb = &ctx->sources.data[i];
+  if (!sb || line == 0)
+    return NULL;
+  if (!sb->line_starts.len)
+    index_lines(ctx, sb);
+  if (line > sb->line_starts.len)
+    return NULL;
+  size_t start = sb->line_starts.data[line - 1];
+  size_t end =
+      line < sb->line_starts.len ? sb->line_starts.data[line] - 1 : sb->len;
+  if (start == sb->len && line > 1) /* past the final newline */
+    return NULL;
+  *len = end - start;
+  return sb->data + start;
 }
 
 /* ---- dialect and op registry --------------------------------------------- */

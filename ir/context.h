@@ -43,6 +43,9 @@ typedef struct GiltSourceBuffer {
   const char *data;
   size_t len;
   bool owned; /* a copy the context frees, or the caller's text */
+  /* Offsets of lines 1, 2, ..., built when a diagnostic first quotes the
+  ** text, so that quoting a line costs no scan from the start. */
+  GILT_VEC(size_t) line_starts;
 } GiltSourceBuffer;
 
 struct GiltContext {

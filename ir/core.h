@@ -408,9 +408,11 @@ GILT_INTERNAL GiltStatus gilt_op_emit_error(GiltOp *op, const char *fmt, ...)
 GILT_INTERNAL void gilt_emit_diag(GiltLocation *loc, GiltSeverity sev,
                                   const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* The registered source buffer for a file name, NULL if unknown. */
-GILT_INTERNAL const char *gilt_context_get_source(GiltContext *ctx,
-                                                  GiltIdent *file,
-                                                  size_t *len);
+/* Line `line` (from 1) of the source registered for `file`, without its
+** newline, and its length; NULL if the file or the line is unknown. */
+GILT_INTERNAL const char *gilt_context_get_source_line(GiltContext *ctx,
+                                                       GiltIdent *file,
+                                                       unsigned line,
+                                                       size_t *len);
 
 #endif /* GILT_IR_CORE_H */

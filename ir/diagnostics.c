@@ -165,45 +165,44 @@ static const char *severity_name(GiltSeverity s)
   return "error";
 }
 
-/* Prints the source line of `flc` and a caret under its column. */
-static void print_source_line(GiltContext *ctx, GiltLocation *flc, FILE *out)
+/* The source line of `flc` and a caret under its column. */
+static void format_source_line(GiltStrBuf *sb, GiltLocation *flc)
 {
   size_t len;
-  const char *buf = gilt_context_get_source(ctx, flc->flc.file, &len);
-  if (!buf || flc->flc.line == 0)
+  const char *p =
+      gilt_context_get_source_line(sb->ctx, flc->flc.file, flc->flc.line, &len);
+  if (!p)
     return;
-  const char *p = buf, *end = buf + len;
-  for (unsigned line = 1; line < flc->flc.line && p < end; p++)
-    if (*p == '\n')
-      line++;
-  if (p >= end && flc->flc.line > 1)
-    return;
-  const char *eol = p;
-  while (eol < end && *eol != '\n')
-    eol++;
-  fprintf(out, "%.*s\n", (int)(eol - p), p);
+  gilt_strbuf_append(sb, p, len);
+  gilt_strbuf_append(sb, "\n", 1);
   /* Keep tabs so the caret lines up under tab-indented text. */
-  for (unsigned c = 1; c < flc->flc.col && p + c - 1 < eol; c++)
-    fputc(p[c - 1] == '\t' ? '\t' : ' ', out);
-  fputs("^\n", out);
+  for (unsigned c = 1; c < flc->flc.col && c - 1 < len; c++)
+    gilt_strbuf_append(sb, p[c - 1] == '\t' ? "\t" : " ", 1);
+  gilt_strbuf_append(sb, "^\n", 2);
 }
 
-static void print_one(const GiltDiagnostic *d, FILE *out)
+static void format_one(GiltStrBuf *sb, const GiltDiagnostic *d)
 {
   GiltLocation *flc = gilt_location_find_file_line_col(d->loc);
   if (flc)
-    fprintf(out, "%s:%u:%u: ", flc->flc.file->str, flc->flc.line,
-            flc->flc.col);
+    gilt_strbuf_printf(sb, "%s:%u:%u: ", flc->flc.file->str, flc->flc.line,
+                       flc->flc.col);
   else if (d->loc->kind == GILT_LOC_NAME)
-    fprintf(out, "%s: ", d->loc->name.name->str);
-  fprintf(out, "%s: %s\n", severity_name(d->severity), d->message);
+    gilt_strbuf_printf(sb, "%s: ", d->loc->name.name->str);
+  gilt_strbuf_printf(sb, "%s: %s\n", severity_name(d->severity), d->message);
   if (flc)
-    print_source_line(d->ctx, flc, out);
+    format_source_line(sb, flc);
+  for (size_t i = 0; i < d->notes.len; i++)
+    format_one(sb, d->notes.data[i]);
 }
 
+/* One write for the whole diagnostic: stderr is unbuffered, and a long
+** source line written a character at a time costs a system call each. */
 void gilt_diagnostic_print(const GiltDiagnostic *d, FILE *out)
 {
-  print_one(d, out);
-  for (size_t i = 0; i < d->notes.len; i++)
-    gilt_diagnostic_print(d->notes.data[i], out);
+  GiltStrBuf sb;
+  gilt_strbuf_init(&sb, d->ctx);
+  format_one(&sb, d);
+  fwrite(sb.data, 1, sb.len, out);
+  gilt_strbuf_free(&sb);
 }
