@@ -131,9 +131,9 @@ static double run(long n, const char *label)
 
 int main(int argc, char **argv)
 {
-  /* Keep freed memory in the process (glibc's largest mmap threshold, no
-  ** trimming), so a warm run reuses the pages of the cold one. */
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  /* Keep freed memory in the process (every block from the heap, none
+  ** mapped apart; no trimming), so a warm run reuses the cold one's pages. */
+  mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, -1);
   if (argc > 1) {
     for (int i = 1; i < argc; i++) {

@@ -8,19 +8,14 @@
 ** File positions are the most numerous (the parser makes one per op), so
 ** they skip the context's hash set: each file has a table indexed by line
 ** whose slot chains the positions on that line. The parser asks in line
-** order, so its lookups walk memory sequentially. The table covers the
-** first LINE_TABLE_LINES lines, which is every file a person writes; a
-** `loc("f":4000000000:1)` written by hand or by a fuzzer goes through the
-** hash set instead, so a large line number costs one location, not a
-** directory of pages sized to reach it (8 MB for each such file).
+** order, so its lookups walk memory sequentially; a line number far from
+** the others costs one small page (see paged_array.h), whatever its size.
 */
 #include "ir/core.h"
 
 #include <string.h>
 
 #include "ir/context.h"
-
-enum { LINE_TABLE_LINES = 1u << 20 };
 
 static uint32_t hash_loc(const GiltLocation *l)
 {
@@ -35,10 +30,8 @@ static uint32_t hash_loc(const GiltLocation *l)
   case GILT_LOC_CALLSITE:
     return gilt_hash_ptr(gilt_hash_ptr(h, l->callsite.callee),
                          l->callsite.caller);
-  case GILT_LOC_FILE_LINE_COL: /* lines past the table only */
-    return gilt_hash_u64(gilt_hash_ptr(h, l->flc.file),
-                         (uint64_t)l->flc.line << 32 | l->flc.col);
   case GILT_LOC_UNKNOWN:
+  case GILT_LOC_FILE_LINE_COL: /* not in this table: see file_lines() */
     return h;
   }
   return h;
@@ -62,9 +55,8 @@ static bool loc_eq(const void *key, const void *elem)
            a->callsite.caller == b->callsite.caller;
   case GILT_LOC_UNKNOWN:
     return true;
-  case GILT_LOC_FILE_LINE_COL: /* lines past the table only */
-    return a->flc.file == b->flc.file && a->flc.line == b->flc.line &&
-           a->flc.col == b->flc.col;
+  case GILT_LOC_FILE_LINE_COL: /* not in this table: see file_lines() */
+    return false;
   }
   return false;
 }
@@ -114,13 +106,6 @@ GiltLocation *gilt_location_file_line_col_get_ident(GiltContext *ctx,
                                                     unsigned line,
                                                     unsigned col)
 {
-  if (line >= LINE_TABLE_LINES) {
-    GiltLocation key = {.kind = GILT_LOC_FILE_LINE_COL};
-    key.flc.file = file;
-    key.flc.line = line;
-    key.flc.col = col;
-    return unique_loc(ctx, &key);
-  }
   uintptr_t *first = gilt_paged_array_slot(file_lines(ctx, file), line);
   for (GiltLocation *l = (GiltLocation *)*first; l; l = l->flc.next_on_line)
     if (l->flc.col == col)

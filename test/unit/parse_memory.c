@@ -7,9 +7,10 @@
 ** printer-style SSA names `%N` by N), and an index table sized by a number
 ** the input chose is memory the input did not pay for: parse_fuzzer inputs
 ** such as `loc("f1":4294967295:1)` once cost 8 MB per file name, and
-** `%4096, %8192, ...` 32 KB per name. Past their tables such numbers are
-** hashed; test_far_line_uniqued checks that this keeps locations uniqued,
-** and the lit test test/lit/parser/large-numbers.gilt what they print.
+** `%4096, %8192, ...` 32 KB per name. Tables are now paged sparsely, and
+** names as large as the source is long are hashed; test_far_line_uniqued
+** checks that far lines stay uniqued, and the lit test
+** test/lit/parser/large-numbers.gilt what such numbers print as.
 */
 #include <stdio.h>
 #include <stdlib.h>
