@@ -47,8 +47,9 @@ GiltStatus gilt_parser_pop_scope(GiltAsmParser *p)
   return GILT_SUCCESS;
 }
 
-/* Whether `name` is a decimal number without leading zeros that fits in
-** 32 bits, as the printer's names %0, %1, ... are. */
+/* Whether `name` is a decimal number without leading zeros, as the
+** printer's names %0, %1, ... are, of at most nine digits (so that it
+** fits in 32 bits). */
 static bool decimal_name(const char *name, size_t len, uint32_t *n)
 {
   if (len == 0 || len > 9 || (name[0] == '0' && len > 1))

@@ -330,9 +330,11 @@ static GiltType *without_axis(GiltContext *ctx, GiltType *t, int64_t axis)
 
 /* ONNX lets a Loop or Scan body leave its inputs' types to the node
 ** (shape inference takes them from there): Loop's are the iteration
-** number, the condition and the loop-carried values (v_initial's types);
-** Scan's are the states (the initial states' types) and the scan inputs'
-** slices. Other ops imply nothing. */
+** number, the condition and the loop-carried values (v_initial's element
+** types only: a carried value may change shape from one iteration to the
+** next, and ONNX's inference clears the shape); Scan's are the states (the
+** initial states' types) and the scan inputs' slices. Other ops imply
+** nothing. */
 static void implied_arg_types(GiltOnnxImporter *imp, GiltOnnxNode *n,
                               ImpliedTypes *out)
 {
@@ -346,8 +348,13 @@ static void implied_arg_types(GiltOnnxImporter *imp, GiltOnnxNode *n,
                     gilt_tensor_type_get(
                         ctx, 0, NULL,
                         gilt_onnx_element_type_get(ctx, scalars[i]), NULL));
-    for (size_t i = 2; i < len; i++)
-      gilt_vec_push(ctx, out, gilt_value_get_type(n->operands.data[i]));
+    for (size_t i = 2; i < len; i++) {
+      GiltType *t = gilt_value_get_type(n->operands.data[i]);
+      if (gilt_type_get_kind(t) == GILT_TYPE_TENSOR)
+        t = gilt_unranked_tensor_type_get(
+            ctx, gilt_shaped_type_get_element_type(t));
+      gilt_vec_push(ctx, out, t);
+    }
   } else if (!strcmp(n->op_name, "graph.scan")) {
     int64_t scans =
         int_attr(gilt_onnx_node_get_attr(n, "num_scan_inputs"), 0);

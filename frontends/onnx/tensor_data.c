@@ -12,9 +12,8 @@
 ** model, typed fields are converted into a buffer the reader holds,
 ** external ranges are mapped. None is copied, and a dense resource made
 ** from one keeps its range (bytes.h). Sizes are checked against the dims
-** before anything is allocated,
-** so a tensor claiming a billion elements costs nothing until its bytes
-** are really there.
+** before anything is allocated, so a tensor claiming a billion elements
+** costs nothing until its bytes are really there.
 **
 ** External paths are confined to the model's directory: an absolute path,
 ** a `..` component, or a symbolic link resolving outside it is refused, as
