@@ -78,8 +78,8 @@ static uint32_t new_entry(GiltAsmParser *p)
 ** names then cost no hashing and are looked up in nearly sequential
 ** memory. Every other name goes through the hash map, numbers as large as
 ** the source included: the printer's never are (each value takes a few
-** bytes), and a page for each of `%4096, %8192, ...` would cost 32 KB for
-** every 7 bytes of input. */
+** bytes), and a page for each of `%256, %512, ...` would cost 2 KB for
+** every 6 bytes of input. */
 static uint32_t ssa_index(GiltAsmParser *p, const char *name, size_t len,
                           uint32_t number, bool add)
 {
