@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "gilt/ir.h"
+#include "gilt/register.h"
 
 typedef struct Buffer {
   char *data;
@@ -100,6 +101,7 @@ static double run(long n, const char *label)
   size_t printed = 0;
   generate(&text, n);
   GiltContext *ctx = gilt_context_create();
+  gilt_register_everything(ctx);
   gilt_context_set_allow_unregistered_dialects(ctx, true);
   /* As gopt does: the text outlives the context, so lend it rather than
   ** have the parser copy it for diagnostics. */

@@ -25,6 +25,7 @@
 
 #include "frontends/onnx/onnx.pb-c.h"
 #include "gilt/ir.h"
+#include "gilt/register.h"
 #include "gilt/onnx.h"
 
 #define DT(x) GILT__ONNX__TENSOR_PROTO__DATA_TYPE__##x
@@ -252,6 +253,7 @@ int main(int argc, char **argv)
   unsigned sum = 0;
   for (int run = 0; run < 3; run++) {
     GiltContext *ctx = gilt_context_create();
+    gilt_register_everything(ctx);
     gilt_context_set_diagnostic_handler(ctx, report, NULL);
     long faults = page_faults();
     t0 = now();

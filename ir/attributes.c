@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "ir/context.h"
-#include "ir/float16.h"
+#include "ir/support/float16.h"
 
 static size_t dense_array_nbytes(const GiltAttr *a)
 {

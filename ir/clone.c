@@ -12,7 +12,7 @@
 */
 #include "ir/core.h"
 
-#include "ir/ptr_map.h"
+#include "ir/support/ptr_map.h"
 
 struct GiltIRMapping {
   GiltPtrMap map; /* original -> copy, stored as uintptr_t */

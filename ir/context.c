@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/builtin_dialect.h"
+
 /* ---- hash sets ---------------------------------------------------------- */
 
 void *gilt_hashset_find(GiltHashSet *s, uint32_t hash, const void *key,
@@ -149,8 +151,7 @@ GiltContext *gilt_context_create_with_allocator(GiltReallocFn fn, void *user)
   gilt_arena_init(&ctx->arena, ctx);
   gilt_pool_init(&ctx->ir_pool, ctx);
   gilt_ptr_map_init(&ctx->file_lines_index, ctx);
-  gilt_register_builtin_dialects(ctx);
-  gilt_register_builtin_passes(ctx);
+  gilt_context_register_dialect(ctx, &gilt_builtin_dialect);
   return ctx;
 }
 
@@ -379,7 +380,9 @@ GiltStatus gilt_context_register_dialect(GiltContext *ctx,
                                          const GiltDialectDef *def)
 {
   GiltDialectInfo *d = get_dialect_info(ctx, gilt_ident_get_cstr(ctx, def->name));
-  GILT_ASSERT(!d->def && "dialect registered twice");
+  if (d->def == def)
+    return GILT_SUCCESS; /* registering a dialect twice is harmless */
+  GILT_ASSERT(!d->def && "two dialects with one name");
   d->def = def;
   for (size_t i = 0; i < def->num_ops; i++) {
     const GiltOpDef *od = &def->ops[i];
@@ -452,15 +455,3 @@ const GiltOpInfo *gilt_context_get_op_info(GiltContext *ctx,
   return info;
 }
 
-/* ---- the dialects gilt ships ---------------------------------------------- */
-
-#define GILT_DIALECT(sym) extern const GiltDialectDef sym;
-#include "dialects/dialects.def"
-#undef GILT_DIALECT
-
-void gilt_register_builtin_dialects(GiltContext *ctx)
-{
-#define GILT_DIALECT(sym) gilt_context_register_dialect(ctx, &sym);
-#include "dialects/dialects.def"
-#undef GILT_DIALECT
-}

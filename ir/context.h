@@ -11,9 +11,9 @@
 
 #include "gilt/pass.h"
 #include "ir/op_def.h"
-#include "ir/paged_array.h"
-#include "ir/pool.h"
-#include "ir/ptr_map.h"
+#include "ir/support/paged_array.h"
+#include "ir/support/pool.h"
+#include "ir/support/ptr_map.h"
 
 /* An open-addressing hash set of pointers whose hash is stored with them;
 ** used for every uniquing table. */
@@ -78,8 +78,5 @@ GILT_INTERNAL void *gilt_context_unique(GiltContext *ctx, GiltHashSet *set,
                                                    const void *),
                                         void *(*make)(GiltContext *,
                                                       const void *key));
-
-/* Registration of every pass gilt ships (transforms/passes.def). */
-GILT_INTERNAL void gilt_register_builtin_passes(GiltContext *ctx);
 
 #endif /* GILT_IR_CONTEXT_H */

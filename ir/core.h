@@ -13,7 +13,7 @@
 #define GILT_IR_CORE_H
 
 #include "gilt/ir.h"
-#include "ir/alloc.h"
+#include "ir/support/alloc.h"
 
 typedef struct GiltOpInfo GiltOpInfo;
 typedef struct GiltOpDef GiltOpDef;

@@ -17,7 +17,7 @@
 
 #include <string.h>
 
-#include "ir/ptr_map.h"
+#include "ir/support/ptr_map.h"
 
 #define NONE UINT32_MAX
 

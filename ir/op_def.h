@@ -166,8 +166,4 @@ GILT_INTERNAL GiltDialectInfo *gilt_context_lookup_dialect(GiltContext *ctx,
                                                            const char *name,
                                                            size_t len);
 
-/* Registration of everything gilt ships: the dialects listed in
-** dialects/dialects.def. */
-GILT_INTERNAL void gilt_register_builtin_dialects(GiltContext *ctx);
-
 #endif /* GILT_IR_OP_DEF_H */

@@ -8,7 +8,7 @@
 ** resources, so a load that could be CSE'd with another is not
 ** recognized; ops without the trait are kept, unregistered ops included.
 */
-#include "ir/rewrite.h"
+#include "ir/rewrite/rewrite.h"
 
 /* Terminators inside a pure op only pass control and values back to it or
 ** to a sibling block; they touch no state, so they do not make the op

@@ -13,7 +13,7 @@
 
 #include <limits.h>
 
-#include "ir/rewrite.h"
+#include "ir/rewrite/rewrite.h"
 
 static const GiltPassOptionDef options[] = {
     {"max-iterations", GILT_OPTION_INT, "10",

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "ir/dominance.h"
-#include "ir/rewrite.h"
+#include "ir/rewrite/rewrite.h"
 
 /* ---- the scoped table ------------------------------------------------------ */
 

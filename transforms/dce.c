@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "ir/dominance.h"
-#include "ir/rewrite.h"
+#include "ir/rewrite/rewrite.h"
 
 typedef struct Dce {
   GiltContext *ctx;

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "ir/op_def.h"
-#include "ir/ptr_map.h"
+#include "ir/support/ptr_map.h"
 #include "ir/symbol_table.h"
 
 typedef struct SymbolDce {

@@ -14,7 +14,7 @@
 */
 #include "dialects/graph/graph.h"
 
-#include "ir/asm.h"
+#include "ir/asm/asm.h"
 
 static bool is_constant(const GiltOpInfo *info)
 {

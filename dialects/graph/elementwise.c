@@ -5,7 +5,7 @@
 ** Unary ops keep operand 0's shape; broadcasting ops combine all their
 ** operands' shapes (ONNX multidirectional broadcasting). Both check the
 ** operand categories of the row and take the result element type from the
-** row's rule. Not here: their folding (fold.c, eval.c).
+** row's rule. Not here: their folding (fold_hook.c, eval.c).
 */
 #include "dialects/graph/graph.h"
 

@@ -1,7 +1,7 @@
 /*
 ** eval.c - scalar semantics of the elementwise graph ops, for constant
 ** folding: one function per op kind, all with the same signature, so the
-** folder (fold.c) is a single loop over any of them.
+** folder (fold_hook.c) is a single loop over any of them.
 **
 ** Values travel as doubles; `integer` says the operands are integers,
 ** where division truncates toward zero (as ONNX Runtime does) and a

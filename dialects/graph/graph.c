@@ -13,13 +13,14 @@
 ** operands and attributes (naming the one at fault) and computes result
 ** types, which must agree with the written ones wherever both are known.
 ** Not here: the families' inference (elementwise.c, ...), folding
-** (fold.c), the custom form (assembly.c).
+** (fold_hook.c), the custom form (assembly.c).
 */
 #include "dialects/graph/graph.h"
 
 #include <string.h>
 
-#include "ir/rewrite.h"
+#include "gilt/register.h"
+#include "ir/rewrite/rewrite.h"
 
 /* ---- the table ---------------------------------------------------------------- */
 
@@ -265,3 +266,9 @@ const GiltDialectDef gilt_graph_dialect = {
     .num_ops = NUM_OPS,
     .materialize_constant = materialize_constant,
 };
+
+void gilt_register_graph_dialect(GiltContext *ctx)
+{
+  gilt_register_func_dialect(ctx); /* graph functions are func.func */
+  gilt_context_register_dialect(ctx, &gilt_graph_dialect);
+}

@@ -12,7 +12,7 @@
 **
 ** Every pattern keeps the result type: it only fires when the replacement
 ** has exactly the type of the op it replaces. Identity and inference
-** Dropout fold (fold.c), as do x + 0 and friends (graph_identity_patterns),
+** Dropout fold (fold_hook.c), as do x + 0 and friends (graph_identity_patterns),
 ** and Shape/Size of static shapes. Not here: patterns that need shape
 ** inference to make a new type, or that move ops across others.
 */
@@ -20,7 +20,7 @@
 
 #include <string.h>
 
-#include "ir/rewrite.h"
+#include "ir/rewrite/rewrite.h"
 
 static bool is_op(GiltOp *op, const char *name)
 {

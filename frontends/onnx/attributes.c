@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "ir/core.h"
-#include "ir/float16.h"
+#include "ir/support/float16.h"
 
 #define ATTR(x) GILT__ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__##x
 

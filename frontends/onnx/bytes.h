@@ -19,7 +19,7 @@
 #ifndef GILT_FRONTENDS_ONNX_BYTES_H
 #define GILT_FRONTENDS_ONNX_BYTES_H
 
-#include "ir/alloc.h"
+#include "ir/support/alloc.h"
 
 typedef struct GiltOnnxBytes GiltOnnxBytes;
 

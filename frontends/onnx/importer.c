@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gilt/register.h"
 #include "ir/op_def.h"
 
 static const char *str(const char *s)
@@ -697,6 +698,9 @@ static GiltOp *import(GiltContext *ctx, GiltOnnxReader *r)
 {
   if (!r)
     return NULL;
+  /* The importer produces graph ops, so it loads their dialect itself, as
+  ** MLIR's importers load theirs. */
+  gilt_register_graph_dialect(ctx);
   GiltOnnxImporter imp = {.ctx = ctx,
                           .r = r,
                           .file = gilt_onnx_reader_get_file_name(r),

@@ -15,7 +15,7 @@
 
 #include "frontends/onnx/model_reader.h"
 #include "gilt/onnx.h"
-#include "ir/name_map.h"
+#include "ir/support/name_map.h"
 
 /* The values an ONNX graph has defined so far, by name. A subgraph's scope
 ** points at its parent's: an If branch may read values defined outside. */

@@ -32,7 +32,7 @@
 
 #include "frontends/onnx/bytes.h"
 #include "frontends/onnx/onnx.pb-c.h"
-#include "ir/alloc.h"
+#include "ir/support/alloc.h"
 
 /* The versions of the default operator set ("" or "ai.onnx") gilt imports. */
 #define GILT_ONNX_MIN_OPSET 1

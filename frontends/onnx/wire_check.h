@@ -23,7 +23,7 @@
 
 #include <protobuf-c/protobuf-c.h>
 
-#include "ir/alloc.h"
+#include "ir/support/alloc.h"
 
 /* As protobuf's CodedInputStream default recursion limit. */
 #define GILT_ONNX_MAX_NESTING 100

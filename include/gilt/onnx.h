@@ -29,7 +29,8 @@ extern "C" {
 ** valid model, every node whose operator gilt does not support (all of
 ** them at once, each at its node's location), and the first node that
 ** could not be built. When the context allows unregistered dialects, nodes
-** of unsupported operators become unregistered ops instead. */
+** of unsupported operators become unregistered ops instead. Registers
+** the graph and func dialects in the context if they are not yet. */
 GILT_API GiltOp *gilt_onnx_import_file(GiltContext *ctx, const char *path);
 
 /* As above, from `len` bytes in memory (borrowed for the call). `name`

@@ -54,9 +54,16 @@ typedef struct GiltPassDef {
 } GiltPassDef;
 
 /* Registers a pass in the context; the definition is borrowed and must
-** outlive the context. A name registered twice is an error. */
+** outlive the context. A name registered twice by two definitions is an
+** error; the same definition registered again succeeds. */
 GILT_API GiltStatus gilt_context_register_pass(GiltContext *ctx,
                                                const GiltPassDef *def);
+/* Registers a level's list of passes, shipped together: a name clash among
+** them is a programming error and asserts. Registering the same
+** definition again succeeds and changes nothing. */
+GILT_API void gilt_context_register_passes(GiltContext *ctx,
+                                           const GiltPassDef *const *defs,
+                                           size_t n);
 GILT_API size_t gilt_context_get_num_passes(GiltContext *ctx);
 /* Registered passes sorted by name. */
 GILT_API const GiltPassDef *gilt_context_get_pass(GiltContext *ctx, size_t i);

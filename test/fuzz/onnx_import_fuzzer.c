@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "gilt/ir.h"
+#include "gilt/register.h"
 #include "gilt/onnx.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -35,6 +36,7 @@ static void sink(const char *text, size_t len, void *user)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   GiltContext *ctx = gilt_context_create();
+  gilt_register_everything(ctx);
   gilt_context_set_diagnostic_handler(ctx, ignore, NULL);
 
   GiltOp *module =

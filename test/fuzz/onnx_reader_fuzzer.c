@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "gilt/register.h"
+
 #include "frontends/onnx/model_reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -65,6 +67,7 @@ static void walk_graph(GiltOnnxReader *r, const Gilt__Onnx__GraphProto *g)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   GiltContext *ctx = gilt_context_create();
+  gilt_register_everything(ctx);
   gilt_context_set_diagnostic_handler(ctx, ignore, NULL);
 
   GiltOnnxReader *r =

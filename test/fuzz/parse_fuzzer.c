@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "gilt/ir.h"
+#include "gilt/register.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -66,6 +67,7 @@ static void fail(const char *why, const Text *first, const Text *second)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   GiltContext *ctx = gilt_context_create();
+  gilt_register_everything(ctx);
   gilt_context_set_diagnostic_handler(ctx, ignore, NULL);
   gilt_context_set_allow_unregistered_dialects(ctx, true);
   GiltOp *module =

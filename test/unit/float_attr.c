@@ -13,6 +13,7 @@
 
 #include "test/unit/check.h"
 #include "gilt/ir.h"
+#include "gilt/register.h"
 
 /* The value a float attribute of kind k holds for v. */
 static double held(GiltContext *ctx, GiltFloatKind k, double v)
@@ -58,6 +59,7 @@ static void test_uniqued_after_rounding(GiltContext *ctx)
 int main(void)
 {
   GiltContext *ctx = gilt_context_create();
+  gilt_register_everything(ctx);
   test_rounds_once(ctx);
   test_range(ctx);
   test_uniqued_after_rounding(ctx);

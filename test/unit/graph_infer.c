@@ -14,6 +14,7 @@
 
 #include "test/unit/check.h"
 #include "gilt/ir.h"
+#include "gilt/register.h"
 
 static char last_error[512];
 static int num_errors;
@@ -44,6 +45,7 @@ static GiltType *tensor(Fixture *f, size_t rank, const int64_t *shape,
 static void setup(Fixture *f)
 {
   f->ctx = gilt_context_create();
+  gilt_register_everything(f->ctx);
   gilt_context_set_diagnostic_handler(f->ctx, record, NULL);
   f->loc = gilt_location_unknown_get(f->ctx);
   f->f32 = gilt_float_type_get(f->ctx, GILT_F32);

@@ -10,6 +10,7 @@
 #include "test/unit/check.h"
 #include "test/unit/text.h"
 #include "gilt/ir.h"
+#include "gilt/register.h"
 #include "gilt/pass.h"
 
 
@@ -286,6 +287,7 @@ static void test_clone_use_before_def(GiltContext *ctx)
 static void test_forgotten_ir(void)
 {
   GiltContext *ctx = gilt_context_create();
+  gilt_register_everything(ctx);
   GiltOp *module = gilt_module_create(ctx, gilt_location_unknown_get(ctx));
   (void)module;
   gilt_block_create(ctx, 0, NULL, NULL);
@@ -295,6 +297,7 @@ static void test_forgotten_ir(void)
 int main(void)
 {
   GiltContext *ctx = gilt_context_create();
+  gilt_register_everything(ctx);
   gilt_context_set_diagnostic_handler(ctx, count_errors, NULL);
   gilt_context_set_allow_unregistered_dialects(ctx, true);
   test_uniquing(ctx);

@@ -24,6 +24,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gilt/register.h"
+
 
 /* ---- diagnostics --------------------------------------------------------- */
 
@@ -1021,6 +1023,7 @@ static void test_external_data(GiltContext *ctx)
 int main(void)
 {
   GiltContext *ctx = gilt_context_create();
+  gilt_register_everything(ctx);
   gilt_context_set_diagnostic_handler(ctx, record, NULL);
 
   const char *tmp = getenv("TMPDIR");

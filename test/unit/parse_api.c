@@ -8,6 +8,7 @@
 
 #include "test/unit/check.h"
 #include "gilt/ir.h"
+#include "gilt/register.h"
 
 
 static size_t errors_seen;
@@ -134,6 +135,7 @@ static void test_errors(GiltContext *ctx)
 int main(void)
 {
   GiltContext *ctx = gilt_context_create();
+  gilt_register_everything(ctx);
   gilt_context_set_allow_unregistered_dialects(ctx, true);
   gilt_context_set_diagnostic_handler(ctx, on_diag, NULL);
   test_parse_module(ctx);

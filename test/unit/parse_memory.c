@@ -18,6 +18,7 @@
 
 #include "test/unit/check.h"
 #include "gilt/ir.h"
+#include "gilt/register.h"
 
 /* Each block carries its size in front of it, so frees can be counted. */
 typedef struct Usage {
@@ -62,6 +63,7 @@ static size_t parse_peak(const char *text, bool *parsed)
 {
   Usage u = {0, 0};
   GiltContext *ctx = gilt_context_create_with_allocator(counting_realloc, &u);
+  gilt_register_everything(ctx);
   gilt_context_set_allow_unregistered_dialects(ctx, true);
   gilt_context_set_diagnostic_handler(ctx, ignore, NULL);
   size_t base = u.now;
@@ -116,6 +118,7 @@ static void test_bounded(const char *what, char *text)
 static void test_far_line_uniqued(void)
 {
   GiltContext *ctx = gilt_context_create();
+  gilt_register_everything(ctx);
   GiltLocation *a =
       gilt_location_file_line_col_get(ctx, "f.py", 4294967295u, 7);
   CHECK(a == gilt_location_file_line_col_get(ctx, "f.py", 4294967295u, 7));

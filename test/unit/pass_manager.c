@@ -13,6 +13,8 @@
 #include "test/unit/check.h"
 #include "test/unit/text.h"
 #include "gilt/ir.h"
+#include "gilt/register.h"
+#include "test/lib/test_lib.h"
 #include "gilt/pass.h"
 
 
@@ -90,7 +92,12 @@ static void test_registry(GiltContext *ctx)
 {
   CHECK(gilt_context_register_pass(ctx, &count_pass) == GILT_SUCCESS);
   size_t before = errors_seen;
-  CHECK(gilt_context_register_pass(ctx, &count_pass) == GILT_FAILURE);
+  /* The same definition again is harmless; another one by that name is
+  ** not. */
+  CHECK(gilt_context_register_pass(ctx, &count_pass) == GILT_SUCCESS);
+  CHECK(errors_seen == before);
+  GiltPassDef impostor = count_pass;
+  CHECK(gilt_context_register_pass(ctx, &impostor) == GILT_FAILURE);
   CHECK(errors_seen == before + 1);
   size_t n = gilt_context_get_num_passes(ctx);
   bool found = false;
@@ -351,6 +358,8 @@ static void test_reproducer_line(void)
 int main(void)
 {
   GiltContext *ctx = gilt_context_create();
+  gilt_register_everything(ctx);
+  gilt_test_register_all(ctx);
   gilt_context_set_diagnostic_handler(ctx, on_diagnostic, NULL);
   test_registry(ctx);
   test_pipeline_text(ctx);

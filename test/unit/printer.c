@@ -13,6 +13,7 @@
 #include "test/unit/check.h"
 #include "test/unit/text.h"
 #include "gilt/ir.h"
+#include "gilt/register.h"
 
 
 static void expect(const char *what, const char *got, const char *want,
@@ -162,6 +163,7 @@ static void test_types_and_locations(GiltContext *ctx)
 int main(void)
 {
   GiltContext *ctx = gilt_context_create();
+  gilt_register_everything(ctx);
   test_ops(ctx);
   test_attributes(ctx);
   test_types_and_locations(ctx);

@@ -15,6 +15,7 @@
 
 #include "test/unit/check.h"
 #include "gilt/ir.h"
+#include "gilt/register.h"
 
 static size_t errors_seen, deletions;
 static void *deleted_last;
@@ -53,6 +54,7 @@ static GiltAttr *take(GiltType *type, const char *name, float *data,
 int main(void)
 {
   GiltContext *ctx = gilt_context_create();
+  gilt_register_everything(ctx);
   gilt_context_set_diagnostic_handler(ctx, count_errors, NULL);
   GiltType *f32 = gilt_float_type_get(ctx, GILT_F32);
   int64_t four = 4, dyn = GILT_DYNAMIC;

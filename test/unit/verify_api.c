@@ -15,6 +15,7 @@
 
 #include "test/unit/check.h"
 #include "gilt/ir.h"
+#include "gilt/register.h"
 
 
 /* The errors the handler saw since the last reset, each with its first
@@ -268,6 +269,7 @@ static void test_successor_region(GiltContext *ctx, GiltBuilder *b, Seen *seen)
 int main(void)
 {
   GiltContext *ctx = gilt_context_create();
+  gilt_register_everything(ctx);
   gilt_context_set_allow_unregistered_dialects(ctx, true);
   Seen seen;
   memset(&seen, 0, sizeof seen);

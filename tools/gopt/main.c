@@ -19,6 +19,8 @@
 #include <string.h>
 
 #include "gilt/dot.h"
+#include "gilt/register.h"
+#include "test/lib/test_lib.h"
 #include "gilt/onnx.h"
 #include "gilt/pass.h"
 #include "tools/gopt/split_input.h"
@@ -126,6 +128,8 @@ static GiltStatus process_chunk(const char *text, size_t len, size_t index,
   if (index > 0)
     fputs(GOPT_SPLIT_MARKER "\n", d->out);
   GiltContext *ctx = gilt_context_create();
+  gilt_register_everything(ctx);
+  gilt_test_register_all(ctx);
   if (!ctx) {
     fputs("gopt: out of memory\n", stderr);
     return GILT_FAILURE;
@@ -155,6 +159,8 @@ static GiltStatus process_chunk(const char *text, size_t len, size_t index,
 static GiltStatus check_pipeline(const char *pipeline)
 {
   GiltContext *ctx = gilt_context_create();
+  gilt_register_everything(ctx);
+  gilt_test_register_all(ctx);
   if (!ctx) {
     fputs("gopt: out of memory\n", stderr);
     return GILT_FAILURE;
@@ -277,6 +283,8 @@ static const char *option_kind_name(GiltPassOptionKind kind)
 static int list_passes(void)
 {
   GiltContext *ctx = gilt_context_create();
+  gilt_register_everything(ctx);
+  gilt_test_register_all(ctx);
   if (!ctx) {
     fputs("gopt: out of memory\n", stderr);
     return 1;

@@ -21,6 +21,7 @@
 
 #include "frontends/onnx/model_reader.h"
 #include "gilt/ir.h"
+#include "gilt/register.h"
 
 static void report(const GiltDiagnostic *d, void *user)
 {
@@ -76,6 +77,7 @@ int main(int argc, char **argv)
     return 2;
   }
   GiltContext *ctx = gilt_context_create();
+  gilt_register_everything(ctx);
   gilt_context_set_diagnostic_handler(ctx, report, NULL);
   int status = 0;
   for (int i = 1; i < argc; i++)

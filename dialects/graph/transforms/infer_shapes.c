@@ -1,0 +1,202 @@
+/*
+** infer_shapes.c - `graph-infer-shapes`: makes result types more static
+** where the graph ops' own inference knows more than the written types.
+**
+** An imported model keeps the types its importer wrote: a Reshape whose
+** shape came out of a Shape -> Gather -> Concat subgraph is `tensor<?x?xf32>`
+** even after `canonicalize,graph-fold-constants` turned that subgraph into
+** a constant. This pass is ONNX shape inference (and TVM's InferType) over
+** the IR: one forward sweep in program order asks each graph op's inference
+** function (graph_infer_op, the one the verifier runs; it reads constant
+** operands itself) for its result types given the current operands, and
+** gives a result the most static type that both the written and the
+** inferred type describe. A type never becomes less static; a written
+** static dim that inference contradicts is the verifier's error at the op,
+** and the pass fails. Region-carrying ops (If, Loop, Scan) have their
+** bodies refined before themselves; block arguments (the bodies' inputs,
+** a function's parameters) keep their types. Last, a function whose
+** returned values became more static gets them in its `function_type`.
+**
+** Types change only where every user accepts a more static operand: graph
+** ops (their verifier asks for compatible types only) and the func.return
+** of a function whose signature may change, that is one of a single block
+** that no symbol refers to (a caller's func.call needs the exact types).
+** Requires nothing; preserves every op and value; invalidates nothing but
+** the types it refines. Not here: folding the Shape ops that newly static
+** types make constant (run `canonicalize` after it, and this pass again
+** if shapes still depend on them), and refining a callee through its
+** callers.
+*/
+#include "dialects/graph/graph.h"
+
+#include <string.h>
+
+#include "ir/support/ptr_map.h"
+#include "ir/symbol_table.h"
+#include "dialects/graph/transforms/passes.h"
+
+typedef struct Refiner {
+  GiltContext *ctx;
+  GiltPtrMap referenced; /* ops some symbol reference names */
+  bool retype_ok;        /* the current function's results may change */
+  int64_t num_refined;
+} Refiner;
+
+static bool is_op(GiltOp *op, const char *name)
+{
+  return !strcmp(op->info->name->str, name);
+}
+
+static bool is_graph_op(GiltOp *op)
+{
+  return op->info->def && op->info->dialect &&
+         op->info->dialect->def == &gilt_graph_dialect;
+}
+
+/* The most static type two compatible types describe: the written one's
+** known dims and encoding, the inferred one's dims where it has `?`. */
+static GiltType *meet(GiltContext *ctx, GiltType *written, GiltType *inferred)
+{
+  if (written == inferred || written->kind != GILT_TYPE_TENSOR ||
+      inferred->kind != GILT_TYPE_TENSOR || !inferred->shaped.ranked)
+    return written;
+  if (!written->shaped.ranked)
+    return inferred;
+  size_t rank = written->shaped.rank;
+  if (rank > GRAPH_MAX_RANK || inferred->shaped.rank != rank)
+    return written;
+  int64_t dims[GRAPH_MAX_RANK + 1];
+  for (size_t d = 0; d < rank; d++)
+    dims[d] = written->shaped.shape[d] != GILT_DYNAMIC
+                  ? written->shaped.shape[d]
+                  : inferred->shaped.shape[d];
+  return gilt_tensor_type_get(ctx, rank, dims, written->shaped.elem,
+                              gilt_tensor_type_get_encoding(written));
+}
+
+/* Whether every use of v takes a more static type without a change. */
+static bool users_accept(const Refiner *r, GiltValue *v)
+{
+  for (GiltOperand *u = v->first_use; u; u = u->next_use)
+    if (!is_graph_op(u->owner) &&
+        !(r->retype_ok && is_op(u->owner, "func.return")))
+      return false;
+  return true;
+}
+
+static GiltStatus refine_op(Refiner *r, GiltOp *op)
+{
+  GiltType **types = gilt_calloc(r->ctx, op->num_results + 1, sizeof *types);
+  GiltStatus st = graph_infer_op(op, types);
+  if (st == GILT_SUCCESS)
+    st = graph_check_result_types(op, types);
+  for (size_t i = 0; st == GILT_SUCCESS && i < op->num_results; i++) {
+    GiltValue *v = &gilt_op_result_array(op)[i];
+    GiltType *t = types[i] ? meet(r->ctx, v->type, types[i]) : v->type;
+    if (t != v->type && users_accept(r, v)) {
+      gilt_value_set_type(v, t);
+      r->num_refined++;
+    }
+  }
+  gilt_free(r->ctx, types);
+  return st;
+}
+
+/* The returned types into the signature of a single-block function. */
+static void retype_function(GiltOp *func)
+{
+  GiltAttr *a = gilt_op_get_attr(func, "function_type");
+  GiltBlock *entry = gilt_op_region_array(func)[0].first;
+  GiltOp *ret = entry ? entry->last : NULL;
+  if (!a || a->kind != GILT_ATTR_TYPE || !ret || !is_op(ret, "func.return"))
+    return;
+  GiltType *fnty = a->type;
+  size_t nin = fnty->func.num_inputs, nres = fnty->func.num_results;
+  if (ret->num_operands != nres)
+    return; /* the verifier reports it */
+  GiltContext *ctx = func->loc->ctx;
+  GiltType **results = gilt_calloc(ctx, nres + 1, sizeof *results);
+  bool changed = false;
+  for (size_t i = 0; i < nres; i++) {
+    results[i] = ret->operands[i].value->type;
+    changed = changed || results[i] != fnty->func.types[nin + i];
+  }
+  if (changed)
+    gilt_op_set_attr(func, "function_type",
+                     gilt_type_attr_get(gilt_function_type_get(
+                         ctx, nin, fnty->func.types, nres, results)));
+  gilt_free(ctx, results);
+}
+
+static bool may_retype(const Refiner *r, GiltOp *func)
+{
+  GiltBlock *entry = gilt_op_region_array(func)[0].first;
+  return entry && !entry->next && !gilt_ptr_map_get(&r->referenced, func,
+                                                    NULL);
+}
+
+static GiltStatus refine_regions(Refiner *r, GiltOp *op);
+
+/* Program order; an op's bodies before the op, whose inference reads
+** what they yield. */
+static GiltStatus refine_block(Refiner *r, GiltBlock *b)
+{
+  for (GiltOp *op = b->first; op; op = op->next)
+    if (refine_regions(r, op) || (is_graph_op(op) && refine_op(r, op)))
+      return GILT_FAILURE;
+  return GILT_SUCCESS;
+}
+
+/* A function's body under its own retype_ok, then its signature. */
+static GiltStatus refine_regions(Refiner *r, GiltOp *op)
+{
+  bool outer = r->retype_ok, func = is_op(op, "func.func");
+  if (func)
+    r->retype_ok = may_retype(r, op);
+  GiltStatus st = GILT_SUCCESS;
+  for (size_t i = 0; st == GILT_SUCCESS && i < op->num_regions; i++)
+    for (GiltBlock *b = gilt_op_region_array(op)[i].first;
+         b && st == GILT_SUCCESS; b = b->next)
+      st = refine_block(r, b);
+  if (func && st == GILT_SUCCESS && r->retype_ok)
+    retype_function(op);
+  r->retype_ok = outer;
+  return st;
+}
+
+static GiltWalkResult note_referenced(GiltOp *user, GiltAttr *ref,
+                                      void *data)
+{
+  GiltOp *target = gilt_symbol_lookup_nearest(user, ref);
+  if (target)
+    gilt_ptr_map_put(data, target, 1);
+  return GILT_WALK_ADVANCE;
+}
+
+static GiltStatus run(GiltPass *pass, GiltOp *root)
+{
+  Refiner r = {gilt_pass_get_context(pass), {0}, false, 0};
+  gilt_ptr_map_init(&r.referenced, r.ctx);
+  /* Callers may sit anywhere in the scope, also outside root. */
+  GiltOp *scope = gilt_symbol_table_get_nearest(root);
+  if (scope)
+    gilt_symbol_walk_uses(scope, note_referenced, &r.referenced);
+  GiltStatus st = refine_regions(&r, root);
+  gilt_ptr_map_free(&r.referenced);
+  gilt_pass_add_statistic(pass, "num-refined",
+                          "Number of results given a more static type",
+                          r.num_refined);
+  if (!r.num_refined)
+    gilt_pass_mark_unchanged(pass);
+  return st;
+}
+
+const GiltPassDef gilt_graph_infer_shapes_pass = {
+    .name = "graph-infer-shapes",
+    .description = "Refine result types of graph ops (and function "
+                   "results) to the more static types their inference "
+                   "gives for the current operands",
+    .anchor = NULL,
+    .options = NULL,
+    .run = run,
+};

@@ -1,0 +1,15 @@
+/*
+** test_defs.h - the pieces of the test library, declared to register.c.
+*/
+#ifndef GILT_TEST_LIB_TEST_DEFS_H
+#define GILT_TEST_LIB_TEST_DEFS_H
+
+#include "gilt/pass.h"
+#include "ir/op_def.h"
+
+GILT_INTERNAL extern const GiltDialectDef gilt_test_dialect;
+GILT_INTERNAL extern const GiltPassDef gilt_test_pass_failure_pass;
+GILT_INTERNAL extern const GiltPassDef gilt_test_options_pass;
+GILT_INTERNAL extern const GiltPassDef gilt_test_legalize_pass;
+
+#endif /* GILT_TEST_LIB_TEST_DEFS_H */
