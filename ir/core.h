@@ -12,6 +12,7 @@
 #ifndef GILT_IR_CORE_H
 #define GILT_IR_CORE_H
 
+#include "gilt/dialect.h"
 #include "gilt/ir.h"
 #include "ir/support/alloc.h"
 
@@ -363,7 +364,6 @@ GILT_INTERNAL bool gilt_op_is_ancestor(GiltOp *ancestor, GiltOp *op);
 /* The op's ancestor (or itself) that sits directly in `block`, or NULL. */
 GILT_INTERNAL GiltOp *gilt_block_find_ancestor_op(GiltBlock *block,
                                                   GiltOp *op);
-GILT_INTERNAL bool gilt_op_has_trait(GiltOp *op, unsigned trait);
 /* Value clone mapping, used by gilt_op_clone and the inliner. */
 typedef struct GiltIRMapping GiltIRMapping;
 GILT_INTERNAL GiltIRMapping *gilt_ir_mapping_create(GiltContext *ctx);

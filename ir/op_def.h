@@ -1,111 +1,29 @@
 /*
-** op_def.h - how a dialect declares its operations.
+** op_def.h - what the context knows about a dialect's ops, for the files
+** of ir/ and the dialects gilt ships.
 **
-** Each dialect lists its ops once, in an X-macro table (`<dialect>.def`),
-** one row per op:
+** The definitions themselves (GiltOpDef, GiltDialectDef, traits,
+** interfaces) are public, in include/gilt/dialect.h. Here: GILT_OP_ROW,
+** which the `.def` tables of gilt's own dialects expand through,
 **
 **   GILT_OP(func_call, "func.call", GILT_TRAIT_NONE,
 **           "operands*", "results*", "callee: symbol", 0, 0,
 **           .verify = verify_call, .print = print_call, .parse = parse_call)
 **
-** and expands the table into an array of GiltOpDef. The strings are a small
-** declarative signature checked by the generic verifier before the op's own
-** hook runs:
-**   operands / results: comma-separated names; `name*` is variadic (at most
-**       one per list), `name?` optional. "" means none.
-**   attributes: `name: kind` pairs, `name?: kind` optional; kinds are any,
-**       integer, float, bool, string, array, dictionary, type, symbol, unit,
-**       elements (dense or dense_resource).
-**   regions, successors: exact counts, or -1 for any number.
-** Hooks are all optional.
+** and the registry's view of an op: its parsed signature (GiltOpInfo) and
+** the interfaces attached to it from outside its dialect.
 */
 #ifndef GILT_IR_OP_DEF_H
 #define GILT_IR_OP_DEF_H
 
+#include "gilt/dialect.h"
 #include "ir/core.h"
-
-typedef struct GiltAsmPrinter GiltAsmPrinter;
-typedef struct GiltAsmParser GiltAsmParser;
-typedef struct GiltPatternSet GiltPatternSet;
-
-enum {
-  GILT_TRAIT_NONE = 0,
-  GILT_TRAIT_PURE = 1u << 0,            /* no side effects: CSE/DCE may act */
-  GILT_TRAIT_TERMINATOR = 1u << 1,      /* must end its block */
-  GILT_TRAIT_COMMUTATIVE = 1u << 2,     /* binary, operands may swap */
-  GILT_TRAIT_SAME_SHAPE = 1u << 3,      /* operands and results same shape */
-  GILT_TRAIT_SAME_TYPE = 1u << 4,       /* operands and results same type */
-  GILT_TRAIT_ISOLATED_FROM_ABOVE = 1u << 5, /* regions use no outer values */
-  GILT_TRAIT_SYMBOL = 1u << 6,          /* has `sym_name` */
-  GILT_TRAIT_SYMBOL_TABLE = 1u << 7,    /* its region holds symbols */
-  GILT_TRAIT_NO_TERMINATOR = 1u << 8,   /* blocks need no terminator */
-  GILT_TRAIT_SINGLE_BLOCK = 1u << 9,    /* each region has <= 1 block */
-  GILT_TRAIT_CONSTANT_LIKE = 1u << 10,  /* folds to its `value` attribute */
-  GILT_TRAIT_RETURN_LIKE = 1u << 11,    /* returns to the parent op */
-  GILT_TRAIT_GRAPH_REGION = 1u << 12    /* no SSA dominance inside */
-};
-
-/* How an op combines with its neighbours when fusing loop nests, as in
-** TVM's FuseOps: elementwise (same shape in and out), broadcast (inputs
-** broadcast to the output), injective (each output element reads one input
-** element: transpose, slice, ...), reduction, output-fusable (conv/matmul:
-** elementwise consumers fuse into its output), opaque (never fused). */
-typedef enum GiltFusionKind {
-  GILT_FUSION_OPAQUE = 0,
-  GILT_FUSION_ELEMENTWISE,
-  GILT_FUSION_BROADCAST,
-  GILT_FUSION_INJECTIVE,
-  GILT_FUSION_REDUCTION,
-  GILT_FUSION_OUTPUT_FUSABLE
-} GiltFusionKind;
-
-/* The outcome of folding one result: a constant or an existing value. */
-typedef struct GiltFoldResult {
-  GiltAttr *attr;
-  GiltValue *value;
-} GiltFoldResult;
-
-struct GiltOpDef {
-  const char *name;
-  unsigned traits;
-  const char *operands;
-  const char *results;
-  const char *attributes;
-  int num_regions;
-  int num_successors;
-  GiltFusionKind fusion_kind;
-  /* Op-specific checks after the signature checks. Report through
-  ** gilt_op_emit_error, naming the operand or attribute at fault. */
-  GiltStatus (*verify)(GiltOp *op);
-  /* Result types from operands and attributes of a build. */
-  GiltStatus (*infer_result_types)(GiltOpBuild *b);
-  /* `consts[i]` is operand i's constant value or NULL. On success either
-  ** fills `out[0..num_results)` or (all left NULL) updated op in place. */
-  GiltStatus (*fold)(GiltOp *op, GiltAttr *const *consts,
-                     GiltFoldResult *out);
-  void (*canonicalization_patterns)(GiltPatternSet *set);
-  /* Custom assembly. print writes what follows `%results = name`;
-  ** parse reads it into the build. */
-  void (*print)(GiltOp *op, GiltAsmPrinter *p);
-  GiltStatus (*parse)(GiltAsmParser *p, GiltOpBuild *b);
-};
 
 #define GILT_OP_ROW(name_, traits_, operands_, results_, attrs_, regions_,   \
                     successors_, ...)                                        \
   {.name = (name_), .traits = (traits_), .operands = (operands_),            \
    .results = (results_), .attributes = (attrs_),                            \
    .num_regions = (regions_), .num_successors = (successors_), __VA_ARGS__},
-
-/* A dialect: its namespace, its op table and dialect-wide hooks. */
-typedef struct GiltDialectDef {
-  const char *name;
-  const GiltOpDef *ops;
-  size_t num_ops;
-  /* Builds a constant op producing `value` of `type`, for folding;
-  ** NULL when the dialect has no constant op. */
-  GiltOp *(*materialize_constant)(GiltBuilder *b, GiltAttr *value,
-                                  GiltType *type, GiltLocation *loc);
-} GiltDialectDef;
 
 /* The parsed signature of an op definition. */
 typedef struct GiltOpArgSpec {
@@ -133,6 +51,12 @@ typedef struct GiltOpAttrSpec {
   bool optional;
 } GiltOpAttrSpec;
 
+/* An interface attached to an op from outside its row (interface.c). */
+typedef struct GiltAttachedInterface {
+  GiltInterfaceImpl impl;
+  struct GiltAttachedInterface *next;
+} GiltAttachedInterface;
+
 struct GiltDialectInfo {
   GiltIdent *name;
   const GiltDialectDef *def; /* NULL for an unregistered dialect */
@@ -146,12 +70,9 @@ struct GiltOpInfo {
   size_t num_operand_specs, num_result_specs, num_attr_specs;
   GiltOpArgSpec *operand_specs, *result_specs;
   GiltOpAttrSpec *attr_specs;
+  GiltAttachedInterface *attached; /* external models, newest first */
 };
 
-/* Registers a dialect and its ops (parsing their signatures; a malformed
-** signature is a programming error and asserts). */
-GILT_INTERNAL GiltStatus gilt_context_register_dialect(
-    GiltContext *ctx, const GiltDialectDef *def);
 /* The registered op, or NULL. */
 GILT_INTERNAL const GiltOpInfo *gilt_context_lookup_op(GiltContext *ctx,
                                                        const char *name,

@@ -366,6 +366,7 @@ bool gilt_op_is_before_in_block(GiltOp *a, GiltOp *b)
 GiltContext *gilt_op_get_context(GiltOp *op) { return op_ctx(op); }
 const char *gilt_op_get_name(GiltOp *op) { return op->info->name->str; }
 bool gilt_op_is_registered(GiltOp *op) { return op->info->def != NULL; }
+const GiltOpDef *gilt_op_get_def(GiltOp *op) { return op->info->def; }
 GiltLocation *gilt_op_get_location(GiltOp *op) { return op->loc; }
 void gilt_op_set_location(GiltOp *op, GiltLocation *loc) { op->loc = loc; }
 GiltBlock *gilt_op_get_block(GiltOp *op) { return op->block; }
@@ -477,9 +478,9 @@ bool gilt_op_remove_attr(GiltOp *op, const char *name)
   return false;
 }
 
-bool gilt_op_has_trait(GiltOp *op, unsigned trait)
+bool gilt_op_has_trait(GiltOp *op, unsigned traits)
 {
-  return op->info->def && (op->info->def->traits & trait) == trait;
+  return op->info->def && (op->info->def->traits & traits) == traits;
 }
 
 bool gilt_op_is_ancestor(GiltOp *ancestor, GiltOp *op)

@@ -24,6 +24,20 @@
 
 /* ---- the table ---------------------------------------------------------------- */
 
+static GiltFusionKind graph_fusion_kind(GiltOp *op)
+{
+  return graph_op_desc(gilt_op_get_def(op))->fusion;
+}
+
+static const GiltFusionKindMethods graph_fusion_methods = {graph_fusion_kind};
+
+/* Every graph op implements the same interfaces, each reading the op's
+** descriptor. */
+static const GiltInterfaceImpl graph_interfaces[] = {
+    {&gilt_fusion_kind_interface, &graph_fusion_methods},
+    {0, 0},
+};
+
 static const GiltOpDef graph_ops[] = {
 #define GRAPH_OP(name, traits, operands, results, attrs, fusion, infer, cats, \
                  result, eval, flags, canon)                                  \
@@ -32,10 +46,11 @@ static const GiltOpDef graph_ops[] = {
               : (flags) & GRAPH_ONE_REGION ? 1                               \
                                            : 0,                              \
               0,                                                             \
-              .fusion_kind = (fusion), .verify = graph_verify,               \
+              .verify = graph_verify,                                        \
               .infer_result_types = graph_infer_result_types,                \
               .fold = graph_fold, .canonicalization_patterns = (canon),      \
-              .print = graph_print, .parse = graph_parse)
+              .print = graph_print, .parse = graph_parse,                    \
+              .interfaces = graph_interfaces)
 #include "dialects/graph/ops.def"
 #undef GRAPH_OP
 };
@@ -43,7 +58,7 @@ static const GiltOpDef graph_ops[] = {
 static const GraphOpDesc graph_descs[] = {
 #define GRAPH_OP(name, traits, operands, results, attrs, fusion, infer, cats, \
                  result, eval, flags, canon)                                  \
-  {(infer), (cats), (result), (eval), (flags)},
+  {(infer), (cats), (result), (eval), (flags), (fusion)},
 #include "dialects/graph/ops.def"
 #undef GRAPH_OP
 };

@@ -21,6 +21,7 @@
 #ifndef GILT_DIALECTS_GRAPH_GRAPH_H
 #define GILT_DIALECTS_GRAPH_GRAPH_H
 
+#include "gilt/interfaces.h"
 #include "ir/op_def.h"
 
 GILT_INTERNAL extern const GiltDialectDef gilt_graph_dialect;
@@ -103,6 +104,7 @@ typedef struct GraphOpDesc {
   int result;
   GraphEvalFn eval;
   unsigned flags;
+  GiltFusionKind fusion; /* the fusion-kind interface's answer */
 } GraphOpDesc;
 
 GILT_INTERNAL const GraphOpDesc *graph_op_desc(const GiltOpDef *def);

@@ -1,0 +1,170 @@
+/*
+** gilt/dialect.h - defining dialects: ops, their traits and hooks, and op
+** interfaces.
+**
+** A dialect lists its ops once, in a table (usually an X-macro `.def` file
+** expanded into an array of GiltOpDef), one row per op:
+**
+**     static const GiltOpDef toy_ops[] = {
+**       {.name = "toy.double", .traits = GILT_TRAIT_PURE,
+**        .operands = "input", .results = "output",
+**        .verify = verify_double,
+**        .interfaces = GILT_INTERFACES({&toy_cost_interface, &double_cost})},
+**     };
+**     static const GiltDialectDef toy_dialect = {
+**       .name = "toy", .ops = toy_ops, .num_ops = 1};
+**     gilt_context_register_dialect(ctx, &toy_dialect);
+**
+** The signature strings are checked by the generic verifier before the
+** op's own hook runs (docs/ir.md gives their language):
+**   operands / results: comma-separated names; `name*` is variadic, `name?`
+**       optional. "" means none.
+**   attributes: `name: kind` pairs, `name?: kind` optional; kinds are any,
+**       integer, float, bool, string, array, dictionary, type, symbol, unit,
+**       elements (dense or dense_resource).
+**   regions, successors: exact counts, or -1 for any number.
+**
+** Everything else an op can do is an interface, as in MLIR: an identity
+** (a GiltInterface, compared by address) and a table of functions whose
+** layout the interface's header defines. An op's row lists the interfaces
+** it implements; code outside the op's dialect can attach more to a
+** registered op (an external model), so a new level makes existing ops
+** lowerable or interpretable without editing them. A pass asks
+** gilt_op_get_interface(op, &iface) and gets the table, or NULL.
+**
+** All definitions are borrowed: they must outlive every context they are
+** registered in (static tables, as a rule).
+*/
+#ifndef GILT_DIALECT_H
+#define GILT_DIALECT_H
+
+#include "gilt/ir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct GiltOpBuild GiltOpBuild;       /* an op being built or parsed */
+typedef struct GiltAsmPrinter GiltAsmPrinter; /* custom assembly, printing */
+typedef struct GiltAsmParser GiltAsmParser;   /* custom assembly, parsing */
+typedef struct GiltPatternSet GiltPatternSet; /* canonicalization patterns */
+
+/* Traits: properties the generic verifier checks or passes rely on. */
+enum {
+  GILT_TRAIT_NONE = 0,
+  GILT_TRAIT_PURE = 1u << 0,            /* no memory effects, recursively */
+  GILT_TRAIT_TERMINATOR = 1u << 1,      /* must end its block */
+  GILT_TRAIT_COMMUTATIVE = 1u << 2,     /* binary, operands may swap */
+  GILT_TRAIT_SAME_SHAPE = 1u << 3,      /* operands and results same shape */
+  GILT_TRAIT_SAME_TYPE = 1u << 4,       /* operands and results same type */
+  GILT_TRAIT_ISOLATED_FROM_ABOVE = 1u << 5, /* regions use no outer values */
+  GILT_TRAIT_SYMBOL = 1u << 6,          /* has `sym_name` */
+  GILT_TRAIT_SYMBOL_TABLE = 1u << 7,    /* its region holds symbols */
+  GILT_TRAIT_NO_TERMINATOR = 1u << 8,   /* blocks need no terminator */
+  GILT_TRAIT_SINGLE_BLOCK = 1u << 9,    /* each region has <= 1 block */
+  GILT_TRAIT_CONSTANT_LIKE = 1u << 10,  /* folds to its `value` attribute */
+  GILT_TRAIT_RETURN_LIKE = 1u << 11,    /* returns to the parent op */
+  GILT_TRAIT_GRAPH_REGION = 1u << 12    /* no SSA dominance inside */
+};
+
+/* ---- interfaces --------------------------------------------------------- */
+
+/* An interface's identity: one static object per interface, compared by
+** address. `name` is for diagnostics and documentation. */
+typedef struct GiltInterface {
+  const char *name;
+} GiltInterface;
+
+/* One implementation: the interface and its table of functions (a struct
+** the interface's header defines; borrowed). */
+typedef struct GiltInterfaceImpl {
+  const GiltInterface *iface;
+  const void *methods;
+} GiltInterfaceImpl;
+
+/* The `interfaces` list of an op row: a static array ending in a zeroed
+** entry, written in place. */
+#define GILT_INTERFACES(...)                                                 \
+  ((const GiltInterfaceImpl[]){__VA_ARGS__, {0, 0}})
+
+/* The table of functions `op` implements `iface` with (declared by its
+** row or attached to its definition), or NULL: unregistered ops implement
+** nothing. */
+GILT_API const void *gilt_op_get_interface(GiltOp *op,
+                                           const GiltInterface *iface);
+/* Attaches an implementation of `iface` to the registered op `op_name`
+** (an external model). Reports an error and fails when the op is not
+** registered or already implements the interface. */
+GILT_API GiltStatus gilt_context_attach_interface(GiltContext *ctx,
+                                                  const char *op_name,
+                                                  const GiltInterface *iface,
+                                                  const void *methods);
+/* Whether the registered op `op_name` implements `iface`. */
+GILT_API bool gilt_context_op_implements(GiltContext *ctx,
+                                         const char *op_name,
+                                         const GiltInterface *iface);
+
+/* ---- ops and dialects --------------------------------------------------- */
+
+/* The outcome of folding one result: a constant or an existing value. */
+typedef struct GiltFoldResult {
+  GiltAttr *attr;
+  GiltValue *value;
+} GiltFoldResult;
+
+/* One op: its name, signature, traits, hooks and interfaces. Hooks are all
+** optional. */
+typedef struct GiltOpDef {
+  const char *name;
+  unsigned traits;
+  const char *operands;
+  const char *results;
+  const char *attributes;
+  int num_regions;
+  int num_successors;
+  /* Op-specific checks after the signature checks. Report through
+  ** gilt_op_emit_error, naming the operand or attribute at fault. */
+  GiltStatus (*verify)(GiltOp *op);
+  /* Result types from operands and attributes of a build. */
+  GiltStatus (*infer_result_types)(GiltOpBuild *b);
+  /* `consts[i]` is operand i's constant value or NULL. On success either
+  ** fills `out[0..num_results)` or (all left NULL) updated op in place. */
+  GiltStatus (*fold)(GiltOp *op, GiltAttr *const *consts,
+                     GiltFoldResult *out);
+  void (*canonicalization_patterns)(GiltPatternSet *set);
+  /* Custom assembly. print writes what follows `%results = name`;
+  ** parse reads it into the build. */
+  void (*print)(GiltOp *op, GiltAsmPrinter *p);
+  GiltStatus (*parse)(GiltAsmParser *p, GiltOpBuild *b);
+  /* The interfaces the op implements (GILT_INTERFACES), or NULL. */
+  const GiltInterfaceImpl *interfaces;
+} GiltOpDef;
+
+/* A dialect: its namespace, its op table and dialect-wide hooks. */
+typedef struct GiltDialectDef {
+  const char *name;
+  const GiltOpDef *ops;
+  size_t num_ops;
+  /* Builds a constant op producing `value` of `type`, for folding;
+  ** NULL when the dialect has no constant op. */
+  GiltOp *(*materialize_constant)(GiltBuilder *b, GiltAttr *value,
+                                  GiltType *type, GiltLocation *loc);
+} GiltDialectDef;
+
+/* Registers a dialect and its ops. Registering the same definition again
+** succeeds and changes nothing; a malformed signature string or a second
+** dialect of the same name is a programming error and asserts. */
+GILT_API GiltStatus gilt_context_register_dialect(GiltContext *ctx,
+                                                  const GiltDialectDef *def);
+
+/* Whether `op` has every trait in `traits`. Unregistered ops have none. */
+GILT_API bool gilt_op_has_trait(GiltOp *op, unsigned traits);
+/* The op's definition, or NULL for an unregistered op. Identity tests
+** compare this pointer: `gilt_op_get_def(op) == &my_ops[MY_OP_ADD]`. */
+GILT_API const GiltOpDef *gilt_op_get_def(GiltOp *op);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GILT_DIALECT_H */
