@@ -402,9 +402,6 @@ GILT_INTERNAL void gilt_diag_add_note(GiltDiagnostic *d, GiltLocation *loc,
     __attribute__((format(printf, 3, 4)));
 /* Hands the diagnostic to the handler and frees it. */
 GILT_INTERNAL void gilt_diag_emit(GiltDiagnostic *d);
-/* Emits an error at the op's location; always returns GILT_FAILURE. */
-GILT_INTERNAL GiltStatus gilt_op_emit_error(GiltOp *op, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 GILT_INTERNAL void gilt_emit_diag(GiltLocation *loc, GiltSeverity sev,
                                   const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -157,6 +157,13 @@ typedef struct GiltDialectDef {
 GILT_API GiltStatus gilt_context_register_dialect(GiltContext *ctx,
                                                   const GiltDialectDef *def);
 
+/* Reports "'name' op <message>" at the op's location (the form every
+** verifier uses); always returns GILT_FAILURE. */
+GILT_API GiltStatus gilt_op_emit_error(GiltOp *op, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 /* Whether `op` has every trait in `traits`. Unregistered ops have none. */
 GILT_API bool gilt_op_has_trait(GiltOp *op, unsigned traits);
 /* The op's definition, or NULL for an unregistered op. Identity tests
