@@ -9,6 +9,7 @@
 ** and print it.
 **
 **     GiltContext *ctx = gilt_context_create();
+**     gilt_register_everything(ctx);      // gilt/register.h: func, graph, ...
 **     GiltLocation *loc = gilt_location_unknown_get(ctx);
 **     GiltOp *module = gilt_module_create(ctx, loc);
 **     GiltType *f32 = gilt_float_type_get(ctx, GILT_F32);
@@ -80,7 +81,9 @@ GILT_API void gilt_print_to_file(const char *data, size_t len, void *user);
 /* A realloc-like allocator: ptr NULL allocates, size 0 frees. */
 typedef void *(*GiltReallocFn)(void *user, void *ptr, size_t size);
 
-/* Creates a context with every built-in dialect and pass registered. */
+/* Creates a context that knows only the builtin dialect (builtin.module);
+** register the dialects and passes it should know through gilt/register.h
+** (gilt_register_everything for all of gilt). */
 GILT_API GiltContext *gilt_context_create(void);
 /* As above, with all memory obtained through `fn`. Returns NULL if the
 ** first allocation fails. */
@@ -572,7 +575,8 @@ GILT_API GiltOp *gilt_builder_create_op(GiltBuilder *b,
 /* A `builtin.module` with one empty block, owned by the caller. */
 GILT_API GiltOp *gilt_module_create(GiltContext *ctx, GiltLocation *loc);
 GILT_API GiltBlock *gilt_module_get_body(GiltOp *module);
-/* A `func.func` whose entry block has one argument per input. */
+/* A `func.func` whose entry block has one argument per input. Needs the
+** func dialect registered (NULL after an error otherwise). */
 GILT_API GiltOp *gilt_func_create(GiltContext *ctx, GiltLocation *loc,
                                   const char *name, GiltType *function_type);
 GILT_API GiltBlock *gilt_func_get_entry_block(GiltOp *func);

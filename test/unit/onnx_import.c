@@ -23,7 +23,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gilt/register.h"
 
 
 /* ---- diagnostics: every error message, joined by newlines ------------------ */
@@ -274,10 +273,10 @@ static GiltOp *import(GiltContext *ctx, Graph *g, int64_t opset)
   return module;
 }
 
+/* A bare context: the importer registers the dialects it produces. */
 static GiltContext *context(bool allow_unregistered)
 {
   GiltContext *ctx = gilt_context_create();
-  gilt_register_everything(ctx);
   gilt_context_set_diagnostic_handler(ctx, record, NULL);
   gilt_context_set_allow_unregistered_dialects(ctx, allow_unregistered);
   return ctx;

@@ -21,7 +21,6 @@
 
 #include "frontends/onnx/model_reader.h"
 #include "gilt/ir.h"
-#include "gilt/register.h"
 
 static void report(const GiltDiagnostic *d, void *user)
 {
@@ -77,7 +76,6 @@ int main(int argc, char **argv)
     return 2;
   }
   GiltContext *ctx = gilt_context_create();
-  gilt_register_everything(ctx);
   gilt_context_set_diagnostic_handler(ctx, report, NULL);
   int status = 0;
   for (int i = 1; i < argc; i++)
