@@ -4,11 +4,14 @@
 ** Each dialect lists its ops once, in an X-macro table (`<dialect>.def`),
 ** one row per op:
 **
-**   GILT_OP(func_call, "func.call", GILT_TRAIT_NONE,
+**   GILT_OP(CALL, "func.call", GILT_TRAIT_NONE,
 **           "operands*", "results*", "callee: symbol", 0, 0,
 **           .verify = verify_call, .print = print_call, .parse = parse_call)
 **
-** and expands the table into an array of GiltOpDef. The strings are a small
+** and expands the table into an array of GiltOpDef, and once more into an
+** enum of its ops from the symbol column (FUNC_OP_CALL indexes
+** gilt_func_ops), so that code asks which op an op is by comparing
+** definition pointers (gilt_op_is), never names. The strings are a small
 ** declarative signature checked by the generic verifier before the op's own
 ** hook runs:
 **   operands / results: comma-separated names; `name*` is variadic (at most
@@ -42,7 +45,10 @@ enum {
   GILT_TRAIT_SINGLE_BLOCK = 1u << 9,    /* each region has <= 1 block */
   GILT_TRAIT_CONSTANT_LIKE = 1u << 10,  /* folds to its `value` attribute */
   GILT_TRAIT_RETURN_LIKE = 1u << 11,    /* returns to the parent op */
-  GILT_TRAIT_GRAPH_REGION = 1u << 12    /* no SSA dominance inside */
+  GILT_TRAIT_GRAPH_REGION = 1u << 12,   /* no SSA dominance inside */
+  /* Custom forms in its regions may drop its dialect's prefix (`return`
+  ** in a func.func), as MLIR's OpAsmOpInterface::getDefaultDialect. */
+  GILT_TRAIT_DEFAULT_DIALECT = 1u << 13
 };
 
 /* How an op combines with its neighbours when fusing loop nests, as in
@@ -147,6 +153,16 @@ struct GiltOpInfo {
   GiltOpArgSpec *operand_specs, *result_specs;
   GiltOpAttrSpec *attr_specs;
 };
+
+/* Whether op is an instance of the op that `def` defines. An op is known
+** by its definition's address, never by comparing names: each dialect
+** exports its table, indexed by an enum made from the rows' symbol column
+** (graph_op_is, gilt_func_op_is, gilt_builtin_op_is wrap this). False for
+** a NULL op and for unregistered ops. */
+static inline bool gilt_op_is(const GiltOp *op, const GiltOpDef *def)
+{
+  return op && op->info->def == def;
+}
 
 /* Registers a dialect and its ops (parsing their signatures; a malformed
 ** signature is a programming error and asserts). */
