@@ -73,7 +73,7 @@ static GiltStatus verify_module(GiltOp *op)
   return GILT_SUCCESS;
 }
 
-static const GiltOpDef builtin_ops[] = {
+const GiltOpDef gilt_builtin_ops[BUILTIN_NUM_OPS] = {
 #define GILT_OP(sym, ...) GILT_OP_ROW(__VA_ARGS__)
 #include "ir/builtin.def"
 #undef GILT_OP
@@ -81,8 +81,8 @@ static const GiltOpDef builtin_ops[] = {
 
 const GiltDialectDef gilt_builtin_dialect = {
     .name = "builtin",
-    .ops = builtin_ops,
-    .num_ops = sizeof builtin_ops / sizeof *builtin_ops,
+    .ops = gilt_builtin_ops,
+    .num_ops = BUILTIN_NUM_OPS,
 };
 
 GiltOp *gilt_module_create(GiltContext *ctx, GiltLocation *loc)

@@ -6,12 +6,15 @@
 ** interfaces) are public, in include/gilt/dialect.h. Here: GILT_OP_ROW,
 ** which the `.def` tables of gilt's own dialects expand through,
 **
-**   GILT_OP(func_call, "func.call", GILT_TRAIT_NONE,
+**   GILT_OP(CALL, "func.call", GILT_TRAIT_NONE,
 **           "operands*", "results*", "callee: symbol", 0, 0,
 **           .verify = verify_call, .print = print_call, .parse = parse_call)
 **
-** and the registry's view of an op: its parsed signature (GiltOpInfo) and
-** the interfaces attached to it from outside its dialect.
+** and expand once more into an enum of their ops from the symbol column
+** (FUNC_OP_CALL indexes gilt_func_ops), so that code asks which op an op
+** is by comparing definition pointers (gilt_op_is), never names. Also the
+** registry's view of an op: its parsed signature (GiltOpInfo) and the
+** interfaces attached to it from outside its dialect.
 */
 #ifndef GILT_IR_OP_DEF_H
 #define GILT_IR_OP_DEF_H
@@ -72,6 +75,16 @@ struct GiltOpInfo {
   GiltOpAttrSpec *attr_specs;
   GiltAttachedInterface *attached; /* external models, newest first */
 };
+
+/* Whether op is an instance of the op that `def` defines. An op is known
+** by its definition's address, never by comparing names: each dialect
+** exports its table, indexed by an enum made from the rows' symbol column
+** (graph_op_is, gilt_func_op_is, gilt_builtin_op_is wrap this). False for
+** a NULL op and for unregistered ops. */
+static inline bool gilt_op_is(const GiltOp *op, const GiltOpDef *def)
+{
+  return op && op->info->def == def;
+}
 
 /* The registered op, or NULL. */
 GILT_INTERNAL const GiltOpInfo *gilt_context_lookup_op(GiltContext *ctx,

@@ -39,11 +39,6 @@ static GiltType *func_type(GiltOp *func)
   return a->type;
 }
 
-static bool is_func(GiltOp *op)
-{
-  return op && !strcmp(op->info->name->str, "func.func");
-}
-
 /* The printed forms of two types, for a diagnostic that names both. */
 typedef struct TypePair {
   GiltStrBuf first, second;
@@ -487,7 +482,7 @@ static GiltStatus parse_return(GiltAsmParser *p, GiltOpBuild *b)
 static GiltStatus verify_return(GiltOp *op)
 {
   GiltOp *func = gilt_op_get_parent_op(op);
-  if (!is_func(func))
+  if (!gilt_func_op_is(func, FUNC_OP_FUNC))
     return gilt_op_emit_error(op, "expects parent op 'func.func'");
   GiltType *fnty = func_type(func);
   if (!fnty) /* reported by the func's own verifier */
@@ -640,7 +635,7 @@ static GiltStatus verify_call(GiltOp *op)
                                   "constraint: flat symbol reference "
                                   "attribute");
   GiltOp *fn = gilt_symbol_lookup_nearest(op, callee);
-  GiltType *fnty = is_func(fn) ? func_type(fn) : NULL;
+  GiltType *fnty = gilt_func_op_is(fn, FUNC_OP_FUNC) ? func_type(fn) : NULL;
   if (!fnty)
     return gilt_op_emit_error(op, "'%s' does not reference a valid function",
                               callee->symref.names[0]->str);
@@ -649,7 +644,7 @@ static GiltStatus verify_call(GiltOp *op)
 
 /* ---- the dialect --------------------------------------------------------------------- */
 
-static const GiltOpDef func_ops[] = {
+const GiltOpDef gilt_func_ops[FUNC_NUM_OPS] = {
 #define GILT_OP(sym, ...) GILT_OP_ROW(__VA_ARGS__)
 #include "dialects/func/func.def"
 #undef GILT_OP
@@ -657,8 +652,8 @@ static const GiltOpDef func_ops[] = {
 
 const GiltDialectDef gilt_func_dialect = {
     .name = "func",
-    .ops = func_ops,
-    .num_ops = sizeof func_ops / sizeof *func_ops,
+    .ops = gilt_func_ops,
+    .num_ops = FUNC_NUM_OPS,
 };
 
 /* ---- public API ---------------------------------------------------------------------- */

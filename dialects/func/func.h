@@ -13,4 +13,21 @@
 
 GILT_INTERNAL extern const GiltDialectDef gilt_func_dialect;
 
+/* The func ops by the symbol of their func.def row: an op is known by its
+** definition, gilt_func_ops[id] (ir/op_def.h, gilt_op_is). */
+typedef enum FuncOpId {
+#define GILT_OP(sym, ...) FUNC_OP_##sym,
+#include "dialects/func/func.def"
+#undef GILT_OP
+  FUNC_NUM_OPS
+} FuncOpId;
+
+GILT_INTERNAL extern const GiltOpDef gilt_func_ops[FUNC_NUM_OPS];
+
+/* Whether op (possibly NULL) is the func op `id`. */
+static inline bool gilt_func_op_is(const GiltOp *op, FuncOpId id)
+{
+  return gilt_op_is(op, &gilt_func_ops[id]);
+}
+
 #endif /* GILT_DIALECTS_FUNC_FUNC_H */

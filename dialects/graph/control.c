@@ -17,14 +17,12 @@
 */
 #include "dialects/graph/graph.h"
 
-#include <string.h>
-
 /* The graph.yield ending region r, or NULL after reporting. */
 static GiltOp *yield_of(const GraphOpView *v, size_t r, const char *what)
 {
   GiltBlock *b = r < v->num_regions ? v->regions[r]->first : NULL;
   GiltOp *y = b ? b->last : NULL;
-  if (!y || strcmp(y->info->name->str, "graph.yield")) {
+  if (!graph_op_is(y, GRAPH_OP_YIELD)) {
     graph_error(v, "region '%s' must end with graph.yield", what);
     return NULL;
   }

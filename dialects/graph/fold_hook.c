@@ -370,7 +370,7 @@ typedef struct IdentityRule {
 static bool is_splat_of(GiltValue *v, double x)
 {
   GiltOp *def = gilt_value_get_defining_op(v);
-  if (!def || strcmp(def->info->name->str, "graph.constant"))
+  if (!graph_op_is(def, GRAPH_OP_CONSTANT))
     return false;
   GiltAttr *c = gilt_op_get_attr(def, "value");
   return c && c->kind == GILT_ATTR_DENSE_ELEMENTS &&

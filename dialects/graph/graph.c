@@ -3,11 +3,12 @@
 **
 ** The table is the concatenation of the family .def files (graph.def for
 ** graph.constant, graph.none and graph.yield, then elementwise.def, ...).
-** Each GRAPH_OP row expands twice: once into the GiltOpDef array the
-** context registers, once into a parallel GraphOpDesc array, so a hook
-** finds its op's descriptor from the definition pointer alone. Every row
-** gets the same verify, infer_result_types, fold, print and parse hooks;
-** what differs per op is data in its descriptor.
+** Each GRAPH_OP row expands twice here: once into the GiltOpDef array the
+** context registers (graph_ops, indexed by the GraphOpId that graph.h
+** expands from the rows' symbols), once into a parallel GraphOpDesc array,
+** so a hook finds its op's descriptor from the definition pointer alone.
+** Every row gets the same verify, infer_result_types, fold, print and
+** parse hooks; what differs per op is data in its descriptor.
 **
 ** Verification is inference: the family's inference function checks
 ** operands and attributes (naming the one at fault) and computes result
@@ -16,8 +17,6 @@
 ** (fold_hook.c), the custom form (assembly.c).
 */
 #include "dialects/graph/graph.h"
-
-#include <string.h>
 
 #include "gilt/register.h"
 #include "ir/rewrite/rewrite.h"
@@ -38,9 +37,9 @@ static const GiltInterfaceImpl graph_interfaces[] = {
     {0, 0},
 };
 
-static const GiltOpDef graph_ops[] = {
-#define GRAPH_OP(name, traits, operands, results, attrs, fusion, infer, cats, \
-                 result, eval, flags, canon)                                  \
+const GiltOpDef graph_ops[GRAPH_NUM_OPS] = {
+#define GRAPH_OP(sym, name, traits, operands, results, attrs, fusion, infer, \
+                 cats, result, eval, flags, canon)                            \
   GILT_OP_ROW(name, traits, operands, results, attrs,                        \
               (flags) & GRAPH_TWO_REGIONS  ? 2                               \
               : (flags) & GRAPH_ONE_REGION ? 1                               \
@@ -56,8 +55,8 @@ static const GiltOpDef graph_ops[] = {
 };
 
 static const GraphOpDesc graph_descs[] = {
-#define GRAPH_OP(name, traits, operands, results, attrs, fusion, infer, cats, \
-                 result, eval, flags, canon)                                  \
+#define GRAPH_OP(sym, name, traits, operands, results, attrs, fusion, infer, \
+                 cats, result, eval, flags, canon)                            \
   {(infer), (cats), (result), (eval), (flags), (fusion)},
 #include "dialects/graph/ops.def"
 #undef GRAPH_OP
@@ -81,9 +80,9 @@ static size_t num_yielded_results(const GiltOpBuild *b)
 {
   GiltBlock *block = b->regions.len ? b->regions.data[0]->first : NULL;
   GiltOp *y = block ? block->last : NULL;
-  if (!y || strcmp(y->info->name->str, "graph.yield"))
+  if (!graph_op_is(y, GRAPH_OP_YIELD))
     return 0;
-  bool loop = !strcmp(b->info->name->str, "graph.loop");
+  bool loop = b->info->def == &graph_ops[GRAPH_OP_LOOP];
   return loop && y->num_operands ? y->num_operands - 1 : y->num_operands;
 }
 

@@ -26,6 +26,28 @@
 
 GILT_INTERNAL extern const GiltDialectDef gilt_graph_dialect;
 
+/* ---- op identity -------------------------------------------------------- */
+
+/* The graph ops in table order, one per row of ops.def, named by the row's
+** symbol: GRAPH_OP_CONV is graph.conv. graph_ops[id] is the op's
+** definition, so asking which op an op is compares a pointer, not a name:
+** graph_op_is(op, GRAPH_OP_CONV), or info->def == &graph_ops[id] where
+** only an op info is at hand (a build, a view). */
+typedef enum GraphOpId {
+#define GRAPH_OP(sym, ...) GRAPH_OP_##sym,
+#include "dialects/graph/ops.def"
+#undef GRAPH_OP
+  GRAPH_NUM_OPS
+} GraphOpId;
+
+GILT_INTERNAL extern const GiltOpDef graph_ops[GRAPH_NUM_OPS];
+
+/* Whether op (possibly NULL) is the graph op `id`. */
+static inline bool graph_op_is(const GiltOp *op, GraphOpId id)
+{
+  return gilt_op_is(op, &graph_ops[id]);
+}
+
 /* ---- shapes ---------------------------------------------------------------- */
 
 /* Ranks beyond this are rejected with a diagnostic; no ONNX model in the

@@ -239,8 +239,7 @@ GiltAttr *graph_value_constant(GiltValue *v)
   if (!v || v->type->kind == GILT_TYPE_NONE)
     return NULL;
   GiltOp *def = gilt_value_get_defining_op(v);
-  if (!def || !def->info->def ||
-      strcmp(def->info->name->str, "graph.constant"))
+  if (!graph_op_is(def, GRAPH_OP_CONSTANT))
     return NULL;
   GiltAttr *value = gilt_op_get_attr(def, "value");
   if (!value || (value->kind != GILT_ATTR_DENSE_ELEMENTS &&

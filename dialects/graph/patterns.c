@@ -22,18 +22,13 @@
 
 #include "ir/rewrite/rewrite.h"
 
-static bool is_op(GiltOp *op, const char *name)
-{
-  return op && !strcmp(op->info->name->str, name);
-}
-
-/* The op defining operand i of op when it is named `name`. */
-static GiltOp *operand_op(GiltOp *op, size_t i, const char *name)
+/* The op defining operand i of op when it is the graph op `id`. */
+static GiltOp *operand_op(GiltOp *op, size_t i, GraphOpId id)
 {
   if (i >= op->num_operands)
     return NULL;
   GiltOp *def = gilt_value_get_defining_op(op->operands[i].value);
-  return is_op(def, name) ? def : NULL;
+  return graph_op_is(def, id) ? def : NULL;
 }
 
 /* Replaces op by a copy reading x instead of its operand 0 (through the
@@ -82,7 +77,7 @@ static GiltStatus merge_reshapes(const GiltPattern *pat, GiltOp *op,
                                  GiltRewriter *rw)
 {
   (void)pat;
-  GiltOp *inner = operand_op(op, 0, "graph.reshape");
+  GiltOp *inner = operand_op(op, 0, GRAPH_OP_RESHAPE);
   int64_t shape[GRAPH_MAX_RANK];
   size_t n;
   if (!inner || !const_ints(op, 1, shape, &n))
@@ -111,7 +106,7 @@ static GiltStatus merge_transposes(const GiltPattern *pat, GiltOp *op,
                                    GiltRewriter *rw)
 {
   (void)pat;
-  GiltOp *inner = operand_op(op, 0, "graph.transpose");
+  GiltOp *inner = operand_op(op, 0, GRAPH_OP_TRANSPOSE);
   GiltValue *x = inner ? inner->operands[0].value : NULL;
   if (!x || x->type->kind != GILT_TYPE_TENSOR || !x->type->shaped.ranked ||
       x->type->shaped.rank > GRAPH_MAX_RANK)
@@ -164,13 +159,15 @@ static bool axes(GiltOp *op, size_t r, int64_t *out, size_t *n)
 static GiltStatus cancel_squeezes(const GiltPattern *pat, GiltOp *op,
                                   GiltRewriter *rw)
 {
-  const char *other = pat->data;
-  GiltOp *inner = operand_op(op, 0, other);
+  (void)pat;
+  bool squeeze = graph_op_is(op, GRAPH_OP_SQUEEZE);
+  GiltOp *inner =
+      operand_op(op, 0, squeeze ? GRAPH_OP_UNSQUEEZE : GRAPH_OP_SQUEEZE);
   GiltValue *x = inner ? inner->operands[0].value : NULL;
   if (!x || x->type != gilt_op_result_array(op)[0].type ||
       x->type->kind != GILT_TYPE_TENSOR || !x->type->shaped.ranked)
     return GILT_FAILURE;
-  GiltValue *big = is_op(op, "graph.squeeze") ? op->operands[0].value : x;
+  GiltValue *big = squeeze ? op->operands[0].value : x;
   size_t r = big->type->shaped.rank, n1, n2;
   int64_t a1[GRAPH_MAX_RANK], a2[GRAPH_MAX_RANK];
   if (r > GRAPH_MAX_RANK || !axes(op, r, a1, &n1) ||
@@ -216,10 +213,8 @@ void graph_movement_patterns(GiltPatternSet *set)
       {"graph-reshape-reshape", "graph.reshape", 1, merge_reshapes, NULL},
       {"graph-transpose-transpose", "graph.transpose", 1, merge_transposes,
        NULL},
-      {"graph-unsqueeze-squeeze", "graph.unsqueeze", 1, cancel_squeezes,
-       "graph.squeeze"},
-      {"graph-squeeze-unsqueeze", "graph.squeeze", 1, cancel_squeezes,
-       "graph.unsqueeze"},
+      {"graph-unsqueeze-squeeze", "graph.unsqueeze", 1, cancel_squeezes, NULL},
+      {"graph-squeeze-unsqueeze", "graph.squeeze", 1, cancel_squeezes, NULL},
       {"graph-cast-same-type", "graph.cast", 1, drop_cast, NULL},
       {"graph-cast-like-same-type", "graph.cast_like", 1, drop_cast, NULL},
       {"graph-full-slice", "graph.slice", 1, drop_full_slice, NULL}};

@@ -11,8 +11,6 @@
 */
 #include "dialects/graph/graph.h"
 
-#include <string.h>
-
 static GiltType *dtype_or(const GraphOpView *v, GiltType *def)
 {
   if (!gilt_dictionary_attr_lookup(v->attrs, "dtype"))
@@ -38,7 +36,7 @@ GiltStatus graph_infer_random(const GraphOpView *v, GiltType **types)
       return graph_error(v, "attribute 'shape' has %zu entries", n);
     s.rank = n;
     elem = dtype_or(v, f32);
-  } else if (!strcmp(v->info->name->str, "graph.multinomial")) {
+  } else if (v->info->def == &graph_ops[GRAPH_OP_MULTINOMIAL]) {
     GraphShape x;
     graph_operand_shape(v, 0, &x);
     if (x.ranked && x.rank != 2)

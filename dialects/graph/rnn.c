@@ -12,9 +12,11 @@
 
 #include <string.h>
 
-static int64_t gates_of(const char *name)
+static int64_t gates_of(const GiltOpDef *def)
 {
-  return !strcmp(name, "graph.lstm") ? 4 : !strcmp(name, "graph.gru") ? 3 : 1;
+  if (def == &graph_ops[GRAPH_OP_LSTM])
+    return 4;
+  return def == &graph_ops[GRAPH_OP_GRU] ? 3 : 1;
 }
 
 GiltStatus graph_infer_rnn(const GraphOpView *v, GiltType **types)
@@ -41,7 +43,7 @@ GiltStatus graph_infer_rnn(const GraphOpView *v, GiltType **types)
   int64_t hidden = graph_dict_int(v->attrs, "hidden_size", GILT_DYNAMIC);
   if (hidden == GILT_DYNAMIC && r.ranked)
     hidden = r.dims[2];
-  int64_t gates = gates_of(v->info->name->str);
+  int64_t gates = gates_of(v->info->def);
   if (w.ranked && w.dims[0] != GILT_DYNAMIC && w.dims[0] != dirs)
     return graph_error(v, "operand 'W' has %lld directions but attribute "
                        "'direction' asks for %lld", (long long)w.dims[0],

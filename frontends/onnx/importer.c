@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dialects/graph/graph.h"
 #include "gilt/register.h"
 #include "ir/op_def.h"
 
@@ -335,13 +336,13 @@ static GiltType *without_axis(GiltContext *ctx, GiltType *t, int64_t axis)
 ** types only: a carried value may change shape from one iteration to the
 ** next, and ONNX's inference clears the shape); Scan's are the states (the
 ** initial states' types) and the scan inputs' slices. Other ops imply
-** nothing. */
+** nothing. `def` is the definition of the op the node becomes. */
 static void implied_arg_types(GiltOnnxImporter *imp, GiltOnnxNode *n,
-                              ImpliedTypes *out)
+                              const GiltOpDef *def, ImpliedTypes *out)
 {
   GiltContext *ctx = imp->ctx;
   size_t len = n->operands.len;
-  if (!strcmp(n->op_name, "graph.loop")) {
+  if (def == &graph_ops[GRAPH_OP_LOOP]) {
     int32_t scalars[2] = {GILT__ONNX__TENSOR_PROTO__DATA_TYPE__INT64,
                           GILT__ONNX__TENSOR_PROTO__DATA_TYPE__BOOL};
     for (size_t i = 0; i < 2; i++)
@@ -356,7 +357,7 @@ static void implied_arg_types(GiltOnnxImporter *imp, GiltOnnxNode *n,
             ctx, gilt_shaped_type_get_element_type(t));
       gilt_vec_push(ctx, out, t);
     }
-  } else if (!strcmp(n->op_name, "graph.scan")) {
+  } else if (def == &graph_ops[GRAPH_OP_SCAN]) {
     int64_t scans =
         int_attr(gilt_onnx_node_get_attr(n, "num_scan_inputs"), 0);
     GiltAttr *axes = gilt_onnx_node_get_attr(n, "scan_input_axes");
@@ -395,7 +396,7 @@ GiltOp *gilt_onnx_build_op(GiltOnnxImporter *imp, GiltOnnxNode *n,
   for (size_t i = 0; i < n->attrs.len; i++)
     gilt_op_build_add_attr(&b, n->attrs.data[i].name, n->attrs.data[i].attr);
   ImpliedTypes implied = {0};
-  implied_arg_types(imp, n, &implied);
+  implied_arg_types(imp, n, info->def, &implied);
   for (size_t i = 0; i < n->graphs.len; i++) {
     GiltRegion *region = gilt_op_build_add_region(&b);
     if (import_subgraph(imp, n->graphs.data[i], &implied, region, n->loc) !=

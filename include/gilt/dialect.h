@@ -64,7 +64,10 @@ enum {
   GILT_TRAIT_SINGLE_BLOCK = 1u << 9,    /* each region has <= 1 block */
   GILT_TRAIT_CONSTANT_LIKE = 1u << 10,  /* folds to its `value` attribute */
   GILT_TRAIT_RETURN_LIKE = 1u << 11,    /* returns to the parent op */
-  GILT_TRAIT_GRAPH_REGION = 1u << 12    /* no SSA dominance inside */
+  GILT_TRAIT_GRAPH_REGION = 1u << 12,   /* no SSA dominance inside */
+  /* Custom forms in its regions may drop its dialect's prefix (`return`
+  ** in a func.func), as MLIR's OpAsmOpInterface::getDefaultDialect. */
+  GILT_TRAIT_DEFAULT_DIALECT = 1u << 13
 };
 
 /* ---- interfaces --------------------------------------------------------- */

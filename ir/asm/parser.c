@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ir/builtin_dialect.h"
 #include "ir/context.h"
 
 void gilt_parser_init(GiltAsmParser *p, GiltContext *ctx, const char *buf,
@@ -384,7 +385,7 @@ static GiltOp *take_module(GiltContext *ctx, GiltBlock *body)
 {
   GiltOp *first = gilt_block_get_first_op(body);
   if (first && !gilt_op_get_next(first) &&
-      strcmp(gilt_op_get_name(first), "builtin.module") == 0) {
+      gilt_builtin_op_is(first, BUILTIN_OP_MODULE)) {
     gilt_op_remove_from_parent(first);
     return first;
   }

@@ -19,18 +19,13 @@
 #include <string.h>
 
 /* The dialect whose prefix custom forms drop inside an op's regions, as
-** MLIR's OpAsmOpInterface::getDefaultDialect. Only these two ops define
-** one in MLIR's builtin and func dialects. */
+** MLIR's OpAsmOpInterface::getDefaultDialect: the op's own, when its row
+** says so (builtin.module and func.func, as in MLIR). */
 static const char *default_dialect_of(GiltOp *op)
 {
-  const char *name = op->info->name->str;
-  if (!op->info->def)
+  if (!op->info->def || !gilt_op_has_trait(op, GILT_TRAIT_DEFAULT_DIALECT))
     return "";
-  if (!strcmp(name, "builtin.module"))
-    return "builtin";
-  if (!strcmp(name, "func.func"))
-    return "func";
-  return "";
+  return op->info->dialect->name->str;
 }
 
 /* ---- values and blocks by name -------------------------------------------- */

@@ -42,11 +42,6 @@ typedef struct Affine {
   double *scale, *shift;
 } Affine;
 
-static bool is_op(GiltOp *op, const char *name)
-{
-  return op && !strcmp(op->info->name->str, name);
-}
-
 static bool foldable_float(GiltType *t)
 {
   return t->kind == GILT_TYPE_TENSOR && t->shaped.ranked &&
@@ -116,9 +111,9 @@ static int64_t output_channels(const WeightLayout *w)
 static bool weight_layout(GiltOp *p, GiltAttr *w, WeightLayout *out)
 {
   memset(out, 0, sizeof *out);
-  out->gemm = is_op(p, "graph.gemm");
-  out->conv_transpose = is_op(p, "graph.conv_transpose");
-  if (!out->gemm && !out->conv_transpose && !is_op(p, "graph.conv"))
+  out->gemm = graph_op_is(p, GRAPH_OP_GEMM);
+  out->conv_transpose = graph_op_is(p, GRAPH_OP_CONV_TRANSPOSE);
+  if (!out->gemm && !out->conv_transpose && !graph_op_is(p, GRAPH_OP_CONV))
     return false;
   out->rank = w->type->shaped.rank;
   if (out->rank > GRAPH_MAX_RANK || out->rank < 2 ||
@@ -161,7 +156,7 @@ static GiltValue *new_constant(GiltBuilder *b, GiltOp *before, GiltType *type,
 
 static void erase_if_unused(GiltOp *op)
 {
-  if (is_op(op, "graph.constant") &&
+  if (graph_op_is(op, GRAPH_OP_CONSTANT) &&
       !gilt_value_has_uses(&gilt_op_result_array(op)[0]))
     gilt_op_destroy(op);
 }
@@ -302,15 +297,16 @@ static bool fold_mul_add(GiltBuilder *b, GiltOp *add)
   for (size_t i = 0; i < 2; i++) {
     GiltValue *m = add->operands[i].value;
     GiltOp *mul = gilt_value_get_defining_op(m);
-    if (!is_op(mul, "graph.mul") || gilt_value_get_num_uses(m) != 1 ||
+    if (!graph_op_is(mul, GRAPH_OP_MUL) || gilt_value_get_num_uses(m) != 1 ||
         m->type != gilt_op_result_array(add)[0].type)
       continue;
     for (size_t j = 0; j < 2; j++) {
       GiltValue *x = mul->operands[j].value;
       GiltOp *p = sole_producer(x);
       if (!p || x->type != m->type || channels_of(x) == GILT_DYNAMIC ||
-          !(is_op(p, "graph.conv") || is_op(p, "graph.conv_transpose") ||
-            is_op(p, "graph.gemm")))
+          !(graph_op_is(p, GRAPH_OP_CONV) ||
+            graph_op_is(p, GRAPH_OP_CONV_TRANSPOSE) ||
+            graph_op_is(p, GRAPH_OP_GEMM)))
         continue;
       int64_t c = channels_of(x);
       size_t rank = x->type->shaped.rank;
@@ -336,7 +332,8 @@ static bool fold_mul_add(GiltBuilder *b, GiltOp *add)
 
 static GiltWalkResult collect(GiltOp *op, void *user)
 {
-  if (is_op(op, "graph.batch_normalization") || is_op(op, "graph.add"))
+  if (graph_op_is(op, GRAPH_OP_BATCH_NORMALIZATION) ||
+      graph_op_is(op, GRAPH_OP_ADD))
     gilt_vec_push(op->loc->ctx, (OpList *)user, op);
   return GILT_WALK_ADVANCE;
 }
@@ -352,8 +349,8 @@ static GiltStatus run(GiltPass *pass, GiltOp *root)
   int64_t folded = 0;
   for (size_t i = 0; i < ops.len; i++) {
     GiltOp *op = ops.data[i];
-    if (is_op(op, "graph.batch_normalization") ? fold_batch_norm(b, op)
-                                               : fold_mul_add(b, op))
+    if (graph_op_is(op, GRAPH_OP_BATCH_NORMALIZATION) ? fold_batch_norm(b, op)
+                                                      : fold_mul_add(b, op))
       folded++;
   }
   gilt_vec_free(ctx, &ops);

@@ -21,7 +21,6 @@
 #include "dialects/graph/graph.h"
 
 #include <stdio.h>
-#include <string.h>
 
 #include "dialects/graph/transforms/passes.h"
 
@@ -118,7 +117,7 @@ static bool replace_by_constants(Folder *f, GiltOp *op,
 static void try_fold(Folder *f, GiltOp *op)
 {
   if (!is_graph_op(op) || op->num_regions || !op->num_operands ||
-      !strcmp(op->info->name->str, "graph.constant"))
+      graph_op_is(op, GRAPH_OP_CONSTANT))
     return;
   GiltAttr **consts = gilt_calloc(f->ctx, op->num_operands, sizeof *consts);
   GiltFoldResult *out = gilt_calloc(f->ctx, op->num_results + 1,

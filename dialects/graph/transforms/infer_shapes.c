@@ -29,8 +29,7 @@
 */
 #include "dialects/graph/graph.h"
 
-#include <string.h>
-
+#include "dialects/func/func.h"
 #include "ir/support/ptr_map.h"
 #include "ir/symbol_table.h"
 #include "dialects/graph/transforms/passes.h"
@@ -41,11 +40,6 @@ typedef struct Refiner {
   bool retype_ok;        /* the current function's results may change */
   int64_t num_refined;
 } Refiner;
-
-static bool is_op(GiltOp *op, const char *name)
-{
-  return !strcmp(op->info->name->str, name);
-}
 
 static bool is_graph_op(GiltOp *op)
 {
@@ -79,7 +73,7 @@ static bool users_accept(const Refiner *r, GiltValue *v)
 {
   for (GiltOperand *u = v->first_use; u; u = u->next_use)
     if (!is_graph_op(u->owner) &&
-        !(r->retype_ok && is_op(u->owner, "func.return")))
+        !(r->retype_ok && gilt_func_op_is(u->owner, FUNC_OP_RETURN)))
       return false;
   return true;
 }
@@ -108,7 +102,8 @@ static void retype_function(GiltOp *func)
   GiltAttr *a = gilt_op_get_attr(func, "function_type");
   GiltBlock *entry = gilt_op_region_array(func)[0].first;
   GiltOp *ret = entry ? entry->last : NULL;
-  if (!a || a->kind != GILT_ATTR_TYPE || !ret || !is_op(ret, "func.return"))
+  if (!a || a->kind != GILT_ATTR_TYPE || !ret ||
+      !gilt_func_op_is(ret, FUNC_OP_RETURN))
     return;
   GiltType *fnty = a->type;
   size_t nin = fnty->func.num_inputs, nres = fnty->func.num_results;
@@ -150,7 +145,7 @@ static GiltStatus refine_block(Refiner *r, GiltBlock *b)
 /* A function's body under its own retype_ok, then its signature. */
 static GiltStatus refine_regions(Refiner *r, GiltOp *op)
 {
-  bool outer = r->retype_ok, func = is_op(op, "func.func");
+  bool outer = r->retype_ok, func = gilt_func_op_is(op, FUNC_OP_FUNC);
   if (func)
     r->retype_ok = may_retype(r, op);
   GiltStatus st = GILT_SUCCESS;
