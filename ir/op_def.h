@@ -11,8 +11,23 @@
 ** and expands the table into an array of GiltOpDef. The strings are a small
 ** declarative signature checked by the generic verifier before the op's own
 ** hook runs:
-**   operands / results: comma-separated names; `name*` is variadic (at most
-**       one per list), `name?` optional. "" means none.
+**   operands / results: comma-separated groups, each a name, `name*`
+**       (variadic: any number of values) or `name?` (optional: 0 or 1),
+**       and perhaps a type constraint after a colon:
+**         "lbs*: index, ubs*: index, steps*: index"
+**       Constraints: any, index, integer (iN, siN, uiN), signless-integer,
+**       signless-integer-or-index, float, int-or-float, and the containers
+**       tensor, ranked-tensor, memref, vector, shaped, which may constrain
+**       their element type: tensor<float>, memref<index>. "" means none.
+**       Without a segment attribute (below), the count tells the groups
+**       apart, so a list has at most one variadic group, and not beside an
+**       optional one; optional groups take one value each, in order, while
+**       values remain.
+**       With GILT_TRAIT_ATTR_SIZED_OPERANDS (_RESULTS), a dense i32 array
+**       attribute `operandSegmentSizes` (`resultSegmentSizes`) holds each
+**       group's size, as MLIR's AttrSizedOperandSegments, and any groups
+**       may be variadic or optional. gilt_op_get_operand_group finds a
+**       group's values.
 **   attributes: `name: kind` pairs, `name?: kind` optional; kinds are any,
 **       integer, float, bool, string, array, dictionary, type, symbol, unit,
 **       elements (dense or dense_resource).
@@ -42,7 +57,11 @@ enum {
   GILT_TRAIT_SINGLE_BLOCK = 1u << 9,    /* each region has <= 1 block */
   GILT_TRAIT_CONSTANT_LIKE = 1u << 10,  /* folds to its `value` attribute */
   GILT_TRAIT_RETURN_LIKE = 1u << 11,    /* returns to the parent op */
-  GILT_TRAIT_GRAPH_REGION = 1u << 12    /* no SSA dominance inside */
+  GILT_TRAIT_GRAPH_REGION = 1u << 12,   /* no SSA dominance inside */
+  GILT_TRAIT_SAME_ELEMENT_TYPE = 1u << 13, /* operands, results: one element
+                                           type (a scalar is its own) */
+  GILT_TRAIT_ATTR_SIZED_OPERANDS = 1u << 14, /* `operandSegmentSizes` */
+  GILT_TRAIT_ATTR_SIZED_RESULTS = 1u << 15   /* `resultSegmentSizes` */
 };
 
 /* How an op combines with its neighbours when fusing loop nests, as in
@@ -107,10 +126,33 @@ typedef struct GiltDialectDef {
                                   GiltType *type, GiltLocation *loc);
 } GiltDialectDef;
 
-/* The parsed signature of an op definition. */
+/* What the type of an operand or result must be (ir/signature.c). The
+** container kinds constrain their element type by `elem`, a scalar kind
+** or GILT_TYPE_ANY_KIND. */
+typedef enum GiltTypeConstraintKind {
+  GILT_TYPE_ANY_KIND,
+  GILT_TYPE_IS_INDEX,
+  GILT_TYPE_IS_INTEGER,
+  GILT_TYPE_IS_SIGNLESS_INTEGER,
+  GILT_TYPE_IS_SIGNLESS_INTEGER_OR_INDEX,
+  GILT_TYPE_IS_FLOAT,
+  GILT_TYPE_IS_INT_OR_FLOAT,
+  GILT_TYPE_IS_TENSOR,
+  GILT_TYPE_IS_RANKED_TENSOR,
+  GILT_TYPE_IS_MEMREF,
+  GILT_TYPE_IS_VECTOR,
+  GILT_TYPE_IS_SHAPED
+} GiltTypeConstraintKind;
+
+typedef struct GiltTypeConstraint {
+  GiltTypeConstraintKind kind, elem;
+} GiltTypeConstraint;
+
+/* The parsed signature of an op definition: one spec per group. */
 typedef struct GiltOpArgSpec {
   GiltIdent *name;
   bool variadic, optional;
+  GiltTypeConstraint type;
 } GiltOpArgSpec;
 
 typedef enum GiltAttrConstraint {
