@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ir/builtin_dialect.h"
+#include "ir/signature.h"
 
 /* ---- hash sets ---------------------------------------------------------- */
 
@@ -295,8 +296,8 @@ GiltDialectInfo *gilt_context_lookup_dialect(GiltContext *ctx,
   return d && d->def ? d : NULL;
 }
 
-/* Splits "a, b*, c?" into specs; a trailing `*` marks variadic, `?`
-** optional. */
+/* Splits "a, b*: index, c?" into specs; a trailing `*` marks variadic,
+** `?` optional, and `: constraint` constrains the type (signature.c). */
 static size_t parse_arg_specs(GiltContext *ctx, const char *spec,
                               GiltOpArgSpec **out)
 {
@@ -305,14 +306,24 @@ static size_t parse_arg_specs(GiltContext *ctx, const char *spec,
     while (*p == ' ' || *p == ',')
       p++;
     const char *start = p;
-    while (*p && *p != ',' && *p != ' ' && *p != '*' && *p != '?')
+    while (*p && !strchr(", *?:", *p))
       p++;
     if (p == start)
       break;
     GiltOpArgSpec a = {gilt_ident_get(ctx, start, (size_t)(p - start)),
-                       *p == '*', *p == '?'};
+                       *p == '*', *p == '?', {0}};
     if (*p == '*' || *p == '?')
       p++;
+    while (*p == ' ')
+      p++;
+    if (*p == ':') {
+      for (p++; *p == ' '; p++)
+        ;
+      const char *c = p;
+      while (*p && *p != ',' && *p != ' ')
+        p++;
+      a.type = gilt_type_constraint_parse(c, (size_t)(p - c));
+    }
     gilt_vec_push(ctx, &v, a);
   }
   *out = v.len ? gilt_arena_dup(&ctx->arena, v.data, v.len * sizeof *v.data)
@@ -400,6 +411,7 @@ GiltStatus gilt_context_register_dialect(GiltContext *ctx,
         ctx, od->results ? od->results : "", &info->result_specs);
     info->num_attr_specs = parse_attr_specs(
         ctx, od->attributes ? od->attributes : "", &info->attr_specs);
+    gilt_op_info_check_groups(info);
     gilt_hashset_insert(ctx, &ctx->op_infos, name->hash, info);
   }
   return GILT_SUCCESS;

@@ -28,10 +28,33 @@
    .results = (results_), .attributes = (attrs_),                            \
    .num_regions = (regions_), .num_successors = (successors_), __VA_ARGS__},
 
-/* The parsed signature of an op definition. */
+/* What the type of an operand or result must be (ir/signature.c). The
+** container kinds constrain their element type by `elem`, a scalar kind
+** or GILT_TYPE_ANY_KIND. */
+typedef enum GiltTypeConstraintKind {
+  GILT_TYPE_ANY_KIND,
+  GILT_TYPE_IS_INDEX,
+  GILT_TYPE_IS_INTEGER,
+  GILT_TYPE_IS_SIGNLESS_INTEGER,
+  GILT_TYPE_IS_SIGNLESS_INTEGER_OR_INDEX,
+  GILT_TYPE_IS_FLOAT,
+  GILT_TYPE_IS_INT_OR_FLOAT,
+  GILT_TYPE_IS_TENSOR,
+  GILT_TYPE_IS_RANKED_TENSOR,
+  GILT_TYPE_IS_MEMREF,
+  GILT_TYPE_IS_VECTOR,
+  GILT_TYPE_IS_SHAPED
+} GiltTypeConstraintKind;
+
+typedef struct GiltTypeConstraint {
+  GiltTypeConstraintKind kind, elem;
+} GiltTypeConstraint;
+
+/* The parsed signature of an op definition: one spec per group. */
 typedef struct GiltOpArgSpec {
   GiltIdent *name;
   bool variadic, optional;
+  GiltTypeConstraint type;
 } GiltOpArgSpec;
 
 typedef enum GiltAttrConstraint {

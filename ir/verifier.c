@@ -7,7 +7,9 @@
 ** MLIR says emitOpError, a bare message where MLIR says emitError), so that
 ** lit tests read like MLIR's test/IR/invalid.mlir. Per op, in order:
 **   1. its definition's declarative signature: operand, result, region and
-**      successor counts and the required attributes and their kinds;
+**      successor counts (or the segment sizes of operand and result
+**      groups), the types of operands and results against the table's
+**      constraints, and the required attributes and their kinds;
 **   2. its traits and the structure of its blocks: terminators, single
 **      blocks, symbols and symbol tables, successors in the same region;
 **   3. its own verify hook, only when 1 and 2 passed, so that a hook may
@@ -26,8 +28,8 @@
 ** function of a million ops verifies in linear time.
 **
 ** Not here: resolving symbol uses (op hooks do it through symbol_table.h),
-** checking types against what ops expect (op hooks), or the parser's
-** checks of textual IR.
+** the relations between types beyond what the table and traits declare
+** (op hooks), or the parser's checks of textual IR.
 */
 #include "ir/core.h"
 
@@ -35,6 +37,7 @@
 
 #include "ir/context.h"
 #include "ir/dominance.h"
+#include "ir/signature.h"
 
 typedef struct Frame {
   GiltRegion *region;
@@ -167,13 +170,29 @@ static bool check_fixed_count(GiltOp *op, const char *what, size_t found,
          check_count(op, what, found, (size_t)expected, (size_t)expected);
 }
 
+/* Operands or results: their count, or the segment attribute that sizes
+** their groups, then their types. */
+static bool check_arg_list(GiltOp *op, GiltArgKind kind, unsigned sized)
+{
+  const GiltOpInfo *info = op->info;
+  bool ok;
+  if (info->def->traits & sized)
+    ok = gilt_op_verify_segments(op, kind);
+  else if (kind == GILT_ARG_OPERAND)
+    ok = check_arg_count(op, "operand", info->operand_specs,
+                         info->num_operand_specs, op->num_operands);
+  else
+    ok = check_arg_count(op, "result", info->result_specs,
+                         info->num_result_specs, op->num_results);
+  return ok && gilt_op_verify_arg_types(op, kind);
+}
+
 static bool check_signature(GiltOp *op)
 {
   const GiltOpInfo *info = op->info;
-  bool ok = check_arg_count(op, "operand", info->operand_specs,
-                            info->num_operand_specs, op->num_operands);
-  ok &= check_arg_count(op, "result", info->result_specs,
-                        info->num_result_specs, op->num_results);
+  bool ok =
+      check_arg_list(op, GILT_ARG_OPERAND, GILT_TRAIT_ATTR_SIZED_OPERANDS);
+  ok &= check_arg_list(op, GILT_ARG_RESULT, GILT_TRAIT_ATTR_SIZED_RESULTS);
   for (size_t i = 0; i < info->num_attr_specs; i++)
     ok &= check_attr(op, &info->attr_specs[i]);
   ok &=
@@ -183,7 +202,7 @@ static bool check_signature(GiltOp *op)
   return ok;
 }
 
-/* ---- 2a. same type / same shape ----------------------------------------- */
+/* ---- 2a. same type / same shape / same element type --------------------- */
 
 /* Operand types, then result types. */
 static GiltType *type_at(const GiltOp *op, size_t i)
@@ -260,6 +279,26 @@ static bool check_same_types(GiltOp *op, unsigned traits)
   gilt_op_emit_error(op,
                      "requires the same shape for all operands and results");
   return false;
+}
+
+/* MLIR's SameOperandsAndResultElementType: a shaped type's element type,
+** or a scalar type itself, is one for all operands and results. */
+static bool check_same_element_type(GiltOp *op)
+{
+  size_t n = op->num_operands + op->num_results;
+  GiltType *first = NULL;
+  for (size_t i = 0; i < n; i++) {
+    GiltType *t = type_at(op, i);
+    GiltType *elem = gilt_type_is_shaped(t) ? t->shaped.elem : t;
+    if (!first)
+      first = elem;
+    else if (elem != first) {
+      gilt_op_emit_error(
+          op, "requires the same element type for all operands and results");
+      return false;
+    }
+  }
+  return true;
 }
 
 /* ---- 2b. symbols and symbol tables -------------------------------------- */
@@ -371,6 +410,8 @@ static bool check_traits(Verifier *v, GiltOp *op, unsigned traits)
   }
   if (traits & (GILT_TRAIT_SAME_TYPE | GILT_TRAIT_SAME_SHAPE))
     ok &= check_same_types(op, traits);
+  if (traits & GILT_TRAIT_SAME_ELEMENT_TYPE)
+    ok &= check_same_element_type(op);
   if (traits & GILT_TRAIT_SYMBOL)
     ok &= check_symbol(v, op);
   if (traits & GILT_TRAIT_SYMBOL_TABLE)

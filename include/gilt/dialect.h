@@ -17,8 +17,23 @@
 **
 ** The signature strings are checked by the generic verifier before the
 ** op's own hook runs (docs/ir.md gives their language):
-**   operands / results: comma-separated names; `name*` is variadic, `name?`
-**       optional. "" means none.
+**   operands / results: comma-separated groups, each a name, `name*`
+**       (variadic: any number of values) or `name?` (optional: 0 or 1),
+**       and perhaps a type constraint after a colon:
+**         "lbs*: index, ubs*: index, steps*: index"
+**       Constraints: any, index, integer (iN, siN, uiN), signless-integer,
+**       signless-integer-or-index, float, int-or-float, and the containers
+**       tensor, ranked-tensor, memref, vector, shaped, which may constrain
+**       their element type: tensor<float>, memref<index>. "" means none.
+**       Without a segment attribute (below), the count tells the groups
+**       apart, so a list has at most one variadic group, and not beside an
+**       optional one; optional groups take one value each, in order, while
+**       values remain.
+**       With GILT_TRAIT_ATTR_SIZED_OPERANDS (_RESULTS), a dense i32 array
+**       attribute `operandSegmentSizes` (`resultSegmentSizes`) holds each
+**       group's size, as MLIR's AttrSizedOperandSegments, and any groups
+**       may be variadic or optional. gilt_op_get_operand_group finds a
+**       group's values.
 **   attributes: `name: kind` pairs, `name?: kind` optional; kinds are any,
 **       integer, float, bool, string, array, dictionary, type, symbol, unit,
 **       elements (dense or dense_resource).
@@ -67,7 +82,11 @@ enum {
   GILT_TRAIT_GRAPH_REGION = 1u << 12,   /* no SSA dominance inside */
   /* Custom forms in its regions may drop its dialect's prefix (`return`
   ** in a func.func), as MLIR's OpAsmOpInterface::getDefaultDialect. */
-  GILT_TRAIT_DEFAULT_DIALECT = 1u << 13
+  GILT_TRAIT_DEFAULT_DIALECT = 1u << 13,
+  GILT_TRAIT_SAME_ELEMENT_TYPE = 1u << 14, /* operands, results: one element
+                                           type (a scalar is its own) */
+  GILT_TRAIT_ATTR_SIZED_OPERANDS = 1u << 15, /* `operandSegmentSizes` */
+  GILT_TRAIT_ATTR_SIZED_RESULTS = 1u << 16   /* `resultSegmentSizes` */
 };
 
 /* ---- interfaces --------------------------------------------------------- */

@@ -436,6 +436,19 @@ GILT_API GiltValue *gilt_op_get_operand(GiltOp *op, size_t i);
 GILT_API void gilt_op_set_operand(GiltOp *op, size_t i, GiltValue *v);
 GILT_API size_t gilt_op_get_num_results(GiltOp *op);
 GILT_API GiltValue *gilt_op_get_result(GiltOp *op, size_t i);
+/* The operands of one group of a registered op's declared signature (a
+** name in its table row, counted from 0: group 2 of "lbs*, ubs*, steps*"
+** is `steps`): returns the index of the group's first operand and sets
+** *count to the number of its operands (0 for an absent optional one).
+** The count of operands or, on an op with `operandSegmentSizes`, that
+** attribute decides. When the group cannot be found (no such group, an
+** unregistered op, operands that do not verify), returns the number of
+** operands and sets *count to 0. */
+GILT_API size_t gilt_op_get_operand_group(GiltOp *op, size_t group,
+                                          size_t *count);
+/* The same for results (`resultSegmentSizes`). */
+GILT_API size_t gilt_op_get_result_group(GiltOp *op, size_t group,
+                                         size_t *count);
 GILT_API size_t gilt_op_get_num_regions(GiltOp *op);
 GILT_API GiltRegion *gilt_op_get_region(GiltOp *op, size_t i);
 GILT_API size_t gilt_op_get_num_successors(GiltOp *op);

@@ -11,8 +11,13 @@
 ** test.flip, which never converges, for the greedy driver's limit.
 ** test.op_with_region, test.yield and test.br give CSE and DCE regions and
 ** blocks to work on; test.side_effect has effects; test.illegal and
-** test.legal are what test-legalize converts. No custom forms: tests
-** spell these ops in the generic form.
+** test.legal are what test-legalize converts. test.attr_sized_operands
+** and test.attr_sized_results have groups sized by a segment attribute
+** (lower and upper bounds as loop.parallel will have, and a hook that
+** reads them by group); test.scalar_types, test.shaped_types,
+** test.variadic_types and test.same_element_type exercise the type
+** constraints of op tables. No custom forms: tests spell these ops in the
+** generic form.
 */
 #include "test/lib/test_defs.h"
 
@@ -172,6 +177,22 @@ static void flop_patterns(GiltPatternSet *set)
   GiltPattern p = {"test-flop-to-flip", "test.flop", 1, rename_op,
                    "test.flip"};
   gilt_pattern_set_add(set, p);
+}
+
+/* ---- verifiers --------------------------------------------------------------- */
+
+/* What the table cannot say: the bound groups pair up. */
+static GiltStatus verify_bounds(GiltOp *op)
+{
+  size_t lbs, ubs;
+  gilt_op_get_operand_group(op, 0, &lbs);
+  gilt_op_get_operand_group(op, 1, &ubs);
+  if (lbs != ubs)
+    return gilt_op_emit_error(op,
+                              "expects as many upper bounds (%zu) as "
+                              "lower bounds (%zu)",
+                              ubs, lbs);
+  return GILT_SUCCESS;
 }
 
 /* ---- the dialect -------------------------------------------------------------- */
