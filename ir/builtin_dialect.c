@@ -74,16 +74,13 @@ static GiltStatus verify_module(GiltOp *op)
 }
 
 const GiltOpDef gilt_builtin_ops[BUILTIN_NUM_OPS] = {
-#define GILT_OP(sym, ...) GILT_OP_ROW(__VA_ARGS__)
+#define GILT_OP GILT_OP_AS_ROW
 #include "ir/builtin.def"
 #undef GILT_OP
 };
 
-const GiltDialectDef gilt_builtin_dialect = {
-    .name = "builtin",
-    .ops = gilt_builtin_ops,
-    .num_ops = BUILTIN_NUM_OPS,
-};
+const GiltDialectDef gilt_builtin_dialect =
+    GILT_DIALECT_DEF("builtin", gilt_builtin_ops, NULL);
 
 GiltOp *gilt_module_create(GiltContext *ctx, GiltLocation *loc)
 {

@@ -28,6 +28,17 @@
    .results = (results_), .attributes = (attrs_),                            \
    .num_regions = (regions_), .num_successors = (successors_), __VA_ARGS__},
 
+/* A GILT_OP(sym, name, ...) row as a table entry: a dialect's .c defines
+** GILT_OP as this around the #include of its .def. */
+#define GILT_OP_AS_ROW(sym, ...) GILT_OP_ROW(__VA_ARGS__)
+
+/* The GiltDialectDef of the dialect `name_` whose op table is the array
+** `ops_`, with its materialize_constant hook (or NULL). */
+#define GILT_DIALECT_DEF(name_, ops_, materialize_constant_)                 \
+  {.name = (name_), .ops = (ops_),                                           \
+   .num_ops = sizeof(ops_) / sizeof *(ops_),                                 \
+   .materialize_constant = (materialize_constant_)}
+
 /* What the type of an operand or result must be (ir/signature.c). The
 ** container kinds constrain their element type by `elem`, a scalar kind
 ** or GILT_TYPE_ANY_KIND. */

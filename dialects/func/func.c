@@ -645,16 +645,13 @@ static GiltStatus verify_call(GiltOp *op)
 /* ---- the dialect --------------------------------------------------------------------- */
 
 const GiltOpDef gilt_func_ops[FUNC_NUM_OPS] = {
-#define GILT_OP(sym, ...) GILT_OP_ROW(__VA_ARGS__)
+#define GILT_OP GILT_OP_AS_ROW
 #include "dialects/func/func.def"
 #undef GILT_OP
 };
 
-const GiltDialectDef gilt_func_dialect = {
-    .name = "func",
-    .ops = gilt_func_ops,
-    .num_ops = FUNC_NUM_OPS,
-};
+const GiltDialectDef gilt_func_dialect =
+    GILT_DIALECT_DEF("func", gilt_func_ops, NULL);
 
 /* ---- public API ---------------------------------------------------------------------- */
 

@@ -274,12 +274,8 @@ static GiltOp *materialize_constant(GiltBuilder *b, GiltAttr *value,
   return gilt_builder_create_op(b, &st);
 }
 
-const GiltDialectDef gilt_graph_dialect = {
-    .name = "graph",
-    .ops = graph_ops,
-    .num_ops = NUM_OPS,
-    .materialize_constant = materialize_constant,
-};
+const GiltDialectDef gilt_graph_dialect =
+    GILT_DIALECT_DEF("graph", graph_ops, materialize_constant);
 
 void gilt_register_graph_dialect(GiltContext *ctx)
 {

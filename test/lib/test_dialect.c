@@ -198,14 +198,10 @@ static GiltStatus verify_bounds(GiltOp *op)
 /* ---- the dialect -------------------------------------------------------------- */
 
 static const GiltOpDef test_ops[] = {
-#define GILT_OP(sym, ...) GILT_OP_ROW(__VA_ARGS__)
+#define GILT_OP GILT_OP_AS_ROW
 #include "test/lib/test_dialect.def"
 #undef GILT_OP
 };
 
-const GiltDialectDef gilt_test_dialect = {
-    .name = "test",
-    .ops = test_ops,
-    .num_ops = sizeof test_ops / sizeof *test_ops,
-    .materialize_constant = materialize_constant,
-};
+const GiltDialectDef gilt_test_dialect =
+    GILT_DIALECT_DEF("test", test_ops, materialize_constant);
