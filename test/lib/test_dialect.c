@@ -11,11 +11,15 @@
 ** test.flip, which never converges, for the greedy driver's limit.
 ** test.op_with_region, test.yield and test.br give CSE and DCE regions and
 ** blocks to work on; test.side_effect has effects; test.illegal and
-** test.legal are what test-legalize converts. No custom forms: tests
-** spell these ops in the generic form.
+** test.legal are what test-legalize converts. test.alloc, test.load,
+** test.store and test.free state their memory effects declaratively
+** (allocate the result, read operand 0, write operand 1, free operand 0),
+** and test.for is a loop-like op for loop-invariant-code-motion. No custom
+** forms: tests spell these ops in the generic form.
 */
 #include "test/lib/test_defs.h"
 
+#include "gilt/interfaces.h"
 #include "ir/rewrite/rewrite.h"
 
 /* ---- folds ---------------------------------------------------------------- */
@@ -173,6 +177,16 @@ static void flop_patterns(GiltPatternSet *set)
                    "test.flip"};
   gilt_pattern_set_add(set, p);
 }
+
+/* ---- memory and loops -------------------------------------------------------- */
+
+/* test.for runs its body, `^bb0(%iv, %iter_args...)` ended by test.yield,
+** from lower to upper by step, as scf.for. Like scf.for, it has no effects
+** of its own, only its body's (MLIR's RecursiveMemoryEffects), and is not
+** PURE: a loop is not something to speculate. Its body is its loop
+** region, with the interface's defaults. */
+static const GiltMemoryEffectsMethods for_effects = {.recursive = true};
+static const GiltLoopLikeMethods for_loop = {0};
 
 /* ---- the dialect -------------------------------------------------------------- */
 
