@@ -1,33 +1,51 @@
 /*
 ** side_effects.c - which ops may be removed when nothing uses them.
 **
-** gilt's effect model is MLIR's coarsest one: an op either has no side
-** effects at all (the PURE trait, and for an op with regions, nothing
-** inside with effects either: MLIR's Pure plus RecursiveMemoryEffects) or
-** is assumed to have any effect. There are no read/write effect sets on
-** resources, so a load that could be CSE'd with another is not
-** recognized; ops without the trait are kept, unregistered ops included.
+** MLIR's wouldOpBeTriviallyDead over the memory effects of
+** ir/interfaces/memory_effects.c: an unused op may go when all it does is
+** read, or allocate its own results (and touch them: memory nobody else
+** can see), and the same holds of every op nested in it where its effects
+** are recursive. A write, a free, an allocation of anything else, or
+** unknown effects keep it. Not here: the effect queries themselves
+** (gilt/interfaces.h), and whether a whole cycle of unused ops is dead.
 */
 #include "ir/rewrite/rewrite.h"
 
-/* Terminators inside a pure op only pass control and values back to it or
-** to a sibling block; they touch no state, so they do not make the op
-** effectful even when their own definition says nothing about purity. */
-static bool nested_op_is_effect_free(GiltOp *op)
+#include "ir/interfaces/memory_effects.h"
+
+/* Whether an effect only matters to whoever uses the op's results: a read,
+** or any effect on a result the op allocates itself. */
+static bool effect_is_droppable(GiltOp *op, const GiltEffects *e,
+                                const GiltMemoryEffect *effect)
 {
-  if (op->num_regions == 0 && gilt_op_has_trait(op, GILT_TRAIT_TERMINATOR))
+  if (effect->kind == GILT_EFFECT_READ)
     return true;
-  return gilt_op_is_side_effect_free(op);
+  if (!effect->value || effect->value->is_block_arg ||
+      effect->value->owner.op != op)
+    return false;
+  for (size_t i = 0; i < e->len; i++)
+    if (e->data[i].kind == GILT_EFFECT_ALLOCATE &&
+        e->data[i].value == effect->value)
+      return true;
+  return false;
 }
 
-bool gilt_op_is_side_effect_free(GiltOp *op)
+static bool effects_are_droppable(GiltOp *op, bool nested)
 {
-  if (!gilt_op_has_trait(op, GILT_TRAIT_PURE))
-    return false;
+  GiltEffects e;
+  gilt_effects_init(&e, gilt_op_get_context(op));
+  bool ok = gilt_op_collect_own_effects(op, &e);
+  if (!ok)
+    ok = nested && gilt_op_is_passive_terminator(op);
+  for (size_t i = 0; ok && i < e.len; i++)
+    ok = effect_is_droppable(op, &e, &e.data[i]);
+  gilt_effects_free(&e);
+  if (!ok || op->num_regions == 0 || !gilt_op_has_recursive_effects(op))
+    return ok;
   for (size_t r = 0; r < op->num_regions; r++)
     for (GiltBlock *b = gilt_op_region_array(op)[r].first; b; b = b->next)
       for (GiltOp *o = b->first; o; o = o->next)
-        if (!nested_op_is_effect_free(o))
+        if (!effects_are_droppable(o, true))
           return false;
   return true;
 }
@@ -43,5 +61,5 @@ bool gilt_op_is_trivially_dead(GiltOp *op)
   if (gilt_op_has_trait(op, GILT_TRAIT_TERMINATOR) ||
       gilt_op_has_trait(op, GILT_TRAIT_SYMBOL))
     return false;
-  return gilt_op_is_side_effect_free(op);
+  return effects_are_droppable(op, false);
 }

@@ -1,5 +1,6 @@
 /*
-** cse.c - `cse`: common subexpression elimination of side-effect-free ops.
+** cse.c - `cse`: common subexpression elimination of effect-free and
+** read-only ops.
 **
 ** Requires nothing; erases ops, never creates any; values keep their
 ** types. MLIR's CSE: a walk over the regions with a scoped table of the
@@ -16,12 +17,24 @@
 ** Regions without SSA dominance (graph regions) are not CSE'd. Ops that
 ** are already dead are erased on the way, as MLIR's CSE does.
 **
+** Memory effects (gilt/interfaces.h) decide which ops are candidates.
+** Effect-free ops are merged as above. An op whose only effects are reads
+** is merged, as in MLIR's CSE, only with an equal op of the same block
+** with no op between them that may write (a write, a free, or unknown
+** effects: there is no alias analysis). Rather than scanning the ops in
+** between, the walk counts the ops that may write as it passes them (the
+** write epoch); a read-only op in the table is reusable while the epoch
+** is still the one it was entered at. The epoch also moves for writes in
+** nested regions, which can only over-approximate: the op holding them
+** may write too.
+**
 ** Statistics: num-cse'd, num-dce'd.
 */
 #include "transforms/passes.h"
 
 #include <string.h>
 
+#include "gilt/interfaces.h"
 #include "ir/dominance.h"
 #include "ir/rewrite/rewrite.h"
 
@@ -30,6 +43,8 @@
 typedef struct Entry {
   GiltOp *op;
   uint32_t hash;
+  bool reads;     /* op reads memory: reusable only in its write epoch */
+  uint64_t epoch; /* the write epoch when op was entered */
   size_t next; /* index + 1 of the next entry in the bucket, 0 at the end */
 } Entry;
 
@@ -51,9 +66,10 @@ static void link_entry(Table *t, size_t i)
   t->buckets[b] = i + 1;
 }
 
-static void table_insert(Table *t, GiltOp *op, uint32_t hash)
+static void table_insert(Table *t, GiltOp *op, uint32_t hash, bool reads,
+                         uint64_t epoch)
 {
-  Entry e = {op, hash, 0};
+  Entry e = {op, hash, reads, epoch, 0};
   gilt_vec_push(t->ctx, &t->entries, e);
   if (t->entries.len > t->num_buckets) {
     gilt_free(t->ctx, t->buckets);
@@ -184,6 +200,7 @@ typedef struct Cse {
   Table table;
   GILT_VEC(DomScope) doms;
   GILT_VEC(GiltOp *) to_erase; /* erased at the end, in this order */
+  uint64_t epoch;              /* ops passed that may write */
   int64_t num_cse, num_dce;
 } Cse;
 
@@ -208,6 +225,13 @@ static bool dominates(Cse *c, GiltOp *known, GiltOp *op)
   return false;
 }
 
+/* A read-only op in the table stands for `op` only if nothing may have
+** written since it ran: same block, same write epoch. */
+static bool still_valid(Cse *c, const Entry *e, GiltOp *op)
+{
+  return !e->reads || (e->op->block == op->block && e->epoch == c->epoch);
+}
+
 static GiltOp *lookup(Cse *c, GiltOp *op, uint32_t hash)
 {
   Table *t = &c->table;
@@ -216,23 +240,29 @@ static GiltOp *lookup(Cse *c, GiltOp *op, uint32_t hash)
   for (size_t i = t->buckets[hash & (t->num_buckets - 1)]; i;
        i = t->entries.data[i - 1].next) {
     Entry *e = &t->entries.data[i - 1];
-    if (i - 1 >= t->floor && e->hash == hash &&
+    if (i - 1 >= t->floor && e->hash == hash && still_valid(c, e, op) &&
         equivalent(c->ctx, e->op, op) && dominates(c, e->op, op))
       return e->op;
   }
   return NULL;
 }
 
-static bool cse_candidate(GiltOp *op)
+/* Whether op may be merged: results, no region of several blocks, and
+** no effect but reads (*reads tells whether it has any). */
+static bool cse_candidate(GiltOp *op, bool *reads)
 {
   for (size_t i = 0; i < op->num_regions; i++)
     if (gilt_op_region_array(op)[i].first != gilt_op_region_array(op)[i].last)
       return false;
-  return op->num_results > 0 && gilt_op_is_side_effect_free(op);
+  if (op->num_results == 0 || !gilt_op_only_reads(op))
+    return false;
+  *reads = !gilt_op_is_effect_free(op);
+  return true;
 }
 
 static void simplify_op(Cse *c, GiltOp *op, bool ssa)
 {
+  bool reads;
   if (gilt_op_has_trait(op, GILT_TRAIT_TERMINATOR))
     return;
   if (gilt_op_is_trivially_dead(op)) {
@@ -240,12 +270,12 @@ static void simplify_op(Cse *c, GiltOp *op, bool ssa)
     c->num_dce++;
     return;
   }
-  if (!ssa || !cse_candidate(op))
+  if (!ssa || !cse_candidate(op, &reads))
     return;
   uint32_t hash = hash_op(op);
   GiltOp *known = lookup(c, op, hash);
   if (!known) {
-    table_insert(&c->table, op, hash);
+    table_insert(&c->table, op, hash, reads, c->epoch);
     return;
   }
   for (size_t i = 0; i < op->num_results; i++)
@@ -267,6 +297,8 @@ static void simplify_block(Cse *c, GiltBlock *b, bool ssa)
       simplify_region(c, &gilt_op_region_array(op)[i]);
     c->table.floor = floor;
     simplify_op(c, op, ssa);
+    if (gilt_op_may_write(op))
+      c->epoch++;
   }
 }
 
@@ -363,7 +395,7 @@ static GiltStatus run(GiltPass *pass, GiltOp *op)
 const GiltPassDef gilt_cse_pass = {
     .name = "cse",
     .description = "Eliminate common subexpressions among side-effect-free "
-                   "ops, by dominance scope",
+                   "ops, by dominance scope, and reads with no write between",
     .anchor = NULL,
     .options = NULL,
     .run = run,

@@ -161,11 +161,10 @@ GILT_INTERNAL GiltStatus gilt_apply_patterns_greedily(
 ** erased, or it was updated in place. Used by the greedy driver. */
 GILT_INTERNAL GiltStatus gilt_op_try_fold(GiltOp *op, GiltRewriter *rw);
 
-/* Whether an op can be erased when unused: no results in use, pure, and
-** no nested ops with side effects. */
+/* Whether an op can be erased when unused: no result in use, neither a
+** terminator nor a symbol, and no memory effect but reads and allocations
+** of its own results, nested ops included (side_effects.c). Whether an op
+** has effects at all: gilt_op_is_effect_free (gilt/interfaces.h). */
 GILT_INTERNAL bool gilt_op_is_trivially_dead(GiltOp *op);
-/* Whether the op has no side effects (PURE trait, recursively for ops with
-** regions). Unregistered ops are assumed to have effects. */
-GILT_INTERNAL bool gilt_op_is_side_effect_free(GiltOp *op);
 
 #endif /* GILT_IR_REWRITE_H */

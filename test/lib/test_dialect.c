@@ -16,11 +16,15 @@
 ** (lower and upper bounds as loop.parallel will have, and a hook that
 ** reads them by group); test.scalar_types, test.shaped_types,
 ** test.variadic_types and test.same_element_type exercise the type
-** constraints of op tables. No custom forms: tests spell these ops in the
-** generic form.
+** constraints of op tables. test.alloc, test.load, test.store and
+** test.free state their memory effects declaratively (allocate the
+** result, read operand 0, write operand 1, free operand 0), and test.for
+** is a loop-like op for loop-invariant-code-motion. No custom forms: tests
+** spell these ops in the generic form.
 */
 #include "test/lib/test_defs.h"
 
+#include "gilt/interfaces.h"
 #include "ir/rewrite/rewrite.h"
 
 /* ---- folds ---------------------------------------------------------------- */
@@ -194,6 +198,16 @@ static GiltStatus verify_bounds(GiltOp *op)
                               ubs, lbs);
   return GILT_SUCCESS;
 }
+
+/* ---- memory and loops -------------------------------------------------------- */
+
+/* test.for runs its body, `^bb0(%iv, %iter_args...)` ended by test.yield,
+** from lower to upper by step, as scf.for. Like scf.for, it has no effects
+** of its own, only its body's (MLIR's RecursiveMemoryEffects), and is not
+** PURE: a loop is not something to speculate. Its body is its loop
+** region, with the interface's defaults. */
+static const GiltMemoryEffectsMethods for_effects = {.recursive = true};
+static const GiltLoopLikeMethods for_loop = {0};
 
 /* ---- the dialect -------------------------------------------------------------- */
 
