@@ -14,6 +14,7 @@
 
 #include <string.h>
 
+#include "gilt/interfaces.h"
 #include "ir/support/ptr_map.h"
 
 typedef struct DotGraph {
@@ -166,7 +167,7 @@ typedef struct FuncSearch {
 static GiltWalkResult print_if_func(GiltOp *op, void *user)
 {
   FuncSearch *s = user;
-  if (strcmp(gilt_op_get_name(op), "func.func"))
+  if (!gilt_op_is_function_like(op))
     return GILT_WALK_ADVANCE;
   print_graph(op, s->cb, s->user);
   s->found++;
