@@ -11,11 +11,18 @@
 ** test.flip, which never converges, for the greedy driver's limit.
 ** test.op_with_region, test.yield and test.br give CSE and DCE regions and
 ** blocks to work on; test.side_effect has effects; test.illegal and
-** test.legal are what test-legalize converts. No custom forms: tests
-** spell these ops in the generic form.
+** test.legal are what test-legalize converts. test.func, test.return and
+** test.call are a function, its return and a call that are not func's:
+** test.func takes every hook from the function-like interface (the shared
+** signature form and checks), test.call is call-like, so the inliner and
+** the call checks are seen to work by interface, not by op name. Only
+** test.func has a custom form: tests spell the other ops in the generic
+** form.
 */
 #include "test/lib/test_defs.h"
 
+#include "gilt/interfaces.h"
+#include "ir/asm/function_asm.h"
 #include "ir/rewrite/rewrite.h"
 
 /* ---- folds ---------------------------------------------------------------- */
@@ -172,6 +179,18 @@ static void flop_patterns(GiltPatternSet *set)
   GiltPattern p = {"test-flop-to-flip", "test.flop", 1, rename_op,
                    "test.flip"};
   gilt_pattern_set_add(set, p);
+}
+
+/* ---- functions and calls ------------------------------------------------------ */
+
+/* Any function-like parent will do, so the shared return check runs
+** against whatever function the test puts it in. */
+static GiltStatus verify_return(GiltOp *op)
+{
+  GiltOp *func = gilt_op_get_parent_op(op);
+  if (!func || !gilt_op_is_function_like(func))
+    return gilt_op_emit_error(op, "expects a function-like parent op");
+  return gilt_function_like_verify_return(func, op);
 }
 
 /* ---- the dialect -------------------------------------------------------------- */
