@@ -14,12 +14,11 @@
 ** inlined before it is copied into its callers. A call is inlined when it
 ** names, with a flat reference, a callable whose region is one block
 ** ending in a return-like terminator and whose types match the call's
-** argument operands and results. Calls
-** between functions of one component (recursion) are never inlined, and
-** neither are calls that were themselves copied in by inlining: that is
-** what stops a recursive function from being unrolled into its callers
-** once per iteration (MLIR's inline history). Calls outside any function
-** come last. `max-iterations` bounds how often the whole graph is redone
+** argument operands and results. Calls between functions of one component
+** (recursion) are never inlined, and neither are calls that were
+** themselves copied in by inlining: that is what stops a recursive
+** function from being unrolled into its callers once per iteration
+** (MLIR's inline history). Calls outside any function come last. `max-iterations` bounds how often the whole graph is redone
 ** while something changes; with no simplification between iterations the
 ** second one normally finds nothing.
 **
