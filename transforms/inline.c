@@ -1,21 +1,24 @@
 /*
 ** inline.c - `inline`: inline calls to functions, callees first.
 **
-** Requires nothing; replaces `func.call` ops by a copy of the callee's
-** body (each copied op located at `callsite(its location at the call's)`)
-** and leaves the callees in place: erasing the private ones that become
-** unused is symbol-dce's job, as in MLIR.
+** Requires nothing; replaces call-like ops by a copy of the callee's body
+** (each copied op located at `callsite(its location at the call's)`) and
+** leaves the callees in place: erasing the private ones that become unused
+** is symbol-dce's job, as in MLIR. Calls and callees are known by their
+** interfaces (gilt/interfaces.h), not their names: any call-like op naming
+** any callable op is a candidate, so func.call into func.func, and the
+** same for the function and call ops of every other level or dialect.
 **
 ** The order is MLIR's inliner: bottom-up over the call graph's strongly
 ** connected components (Tarjan, 1972), so a callee has had its own calls
 ** inlined before it is copied into its callers. A call is inlined when it
-** names, with a flat reference, a `func.func` whose body is one block
-** ending in a return-like terminator and whose types match the call. Calls
-** between functions of one component (recursion) are never inlined, and
-** neither are calls that were themselves copied in by inlining: that is
-** what stops a recursive function from being unrolled into its callers
-** once per iteration (MLIR's inline history). Calls outside any function
-** come last. `max-iterations` bounds how often the whole graph is redone
+** names, with a flat reference, a callable whose region is one block
+** ending in a return-like terminator and whose types match the call's
+** argument operands and results. Calls between functions of one component
+** (recursion) are never inlined, and neither are calls that were
+** themselves copied in by inlining: that is what stops a recursive
+** function from being unrolled into its callers once per iteration
+** (MLIR's inline history). Calls outside any function come last. `max-iterations` bounds how often the whole graph is redone
 ** while something changes; with no simplification between iterations the
 ** second one normally finds nothing.
 **
@@ -29,9 +32,9 @@
 
 #include <string.h>
 
+#include "gilt/interfaces.h"
 #include "ir/op_def.h"
 #include "ir/support/ptr_map.h"
-#include "ir/symbol_table.h"
 
 typedef GILT_VEC(GiltOp *) OpVec;
 
@@ -46,9 +49,8 @@ typedef struct Node {
 typedef struct Inliner {
   GiltContext *ctx;
   GiltOp *root;
-  GiltIdent *func_name, *call_name;
   GILT_VEC(Node) nodes;
-  GiltPtrMap node_of;    /* func.func -> node index */
+  GiltPtrMap node_of;    /* callable op -> node index */
   GILT_VEC(size_t) order; /* nodes, callee components first */
   GILT_VEC(size_t) stack; /* Tarjan's stack */
   long counter;
@@ -57,14 +59,24 @@ typedef struct Inliner {
   int64_t num_inlined;
 } Inliner;
 
-/* The func.func a call names, NULL if it is anything else. */
-static GiltOp *callee_of(Inliner *in, GiltOp *call)
+static bool is_callable(GiltOp *op)
 {
-  GiltAttr *ref = gilt_op_get_attr(call, "callee");
-  if (!ref || ref->kind != GILT_ATTR_SYMBOL_REF || ref->symref.n != 1)
+  return gilt_op_get_interface(op, &gilt_callable_interface) != NULL;
+}
+
+static bool is_call(GiltOp *op)
+{
+  return gilt_op_get_interface(op, &gilt_call_like_interface) != NULL;
+}
+
+/* The callable a call names with a flat reference, NULL if it names
+** anything else. */
+static GiltOp *callee_of(GiltOp *call)
+{
+  GiltAttr *ref = gilt_call_like_get_callee(call);
+  if (!ref || ref->symref.n != 1)
     return NULL;
-  GiltOp *callee = gilt_symbol_lookup_nearest(call, ref);
-  return callee && callee->info->name == in->func_name ? callee : NULL;
+  return gilt_call_like_resolve_callee(call);
 }
 
 /* ---- the call graph -------------------------------------------------------- */
@@ -75,14 +87,14 @@ typedef struct CallWalk {
   OpVec *calls;
 } CallWalk;
 
-/* Nested functions and symbol tables are scopes of their own. */
+/* Nested callables and symbol tables are scopes of their own. */
 static GiltWalkResult collect_call(GiltOp *op, void *user)
 {
   CallWalk *w = user;
-  if (op != w->scope && (op->info->name == w->in->func_name ||
-                         gilt_op_has_trait(op, GILT_TRAIT_SYMBOL_TABLE)))
+  if (op != w->scope &&
+      (is_callable(op) || gilt_op_has_trait(op, GILT_TRAIT_SYMBOL_TABLE)))
     return GILT_WALK_SKIP;
-  if (op->info->name == w->in->call_name)
+  if (is_call(op))
     gilt_vec_push(w->in->ctx, w->calls, op);
   return GILT_WALK_ADVANCE;
 }
@@ -97,7 +109,7 @@ static void collect_calls(Inliner *in, GiltOp *scope, OpVec *calls)
 static GiltWalkResult add_node(GiltOp *op, void *user)
 {
   Inliner *in = user;
-  if (op->info->name != in->func_name)
+  if (!is_callable(op))
     return GILT_WALK_ADVANCE;
   Node n;
   memset(&n, 0, sizeof n);
@@ -115,7 +127,7 @@ static void build_graph(Inliner *in)
   for (size_t i = 0; i < in->nodes.len; i++) {
     collect_calls(in, in->nodes.data[i].func, &calls);
     for (size_t j = 0; j < calls.len; j++) {
-      GiltOp *callee = callee_of(in, calls.data[j]);
+      GiltOp *callee = callee_of(calls.data[j]);
       size_t k;
       if (callee && gilt_ptr_map_get(&in->node_of, callee, &k))
         gilt_vec_push(in->ctx, &in->nodes.data[i].callees, k);
@@ -158,11 +170,11 @@ static void strong_connect(Inliner *in, size_t v)
 static bool types_match(GiltOp *call, GiltBlock *body)
 {
   GiltOp *ret = body->last;
-  if (call->num_operands != body->num_args ||
+  if (gilt_call_like_get_num_args(call) != body->num_args ||
       call->num_results != ret->num_operands)
     return false;
   for (size_t i = 0; i < body->num_args; i++)
-    if (call->operands[i].value->type != body->args[i]->type)
+    if (gilt_call_like_get_arg(call, i)->type != body->args[i]->type)
       return false;
   for (size_t i = 0; i < call->num_results; i++)
     if (gilt_op_result_array(call)[i].type != ret->operands[i].value->type)
@@ -174,14 +186,13 @@ static bool types_match(GiltOp *call, GiltBlock *body)
 ** function when scc is SIZE_MAX), may be inlined. */
 static GiltOp *inlinable_callee(Inliner *in, GiltOp *call, size_t scc)
 {
-  GiltOp *callee = callee_of(in, call);
+  GiltOp *callee = callee_of(call);
   size_t k;
   if (!callee || !gilt_ptr_map_get(&in->node_of, callee, &k) ||
       in->nodes.data[k].scc == scc ||
       gilt_ptr_map_get(&in->copied_calls, call, NULL))
     return NULL;
-  GiltRegion *body =
-      callee->num_regions ? &gilt_op_region_array(callee)[0] : NULL;
+  GiltRegion *body = gilt_callable_get_region(callee);
   if (!body || !body->first || body->first != body->last ||
       !body->first->last ||
       !gilt_op_has_trait(body->first->last, GILT_TRAIT_RETURN_LIKE) ||
@@ -199,17 +210,17 @@ static GiltWalkResult adopt_copy(GiltOp *op, void *user)
 {
   CopyWalk *w = user;
   op->loc = gilt_location_callsite_get(op->loc, w->call_loc);
-  if (op->info->name == w->in->call_name)
+  if (is_call(op))
     gilt_ptr_map_put(&w->in->copied_calls, op, 0);
   return GILT_WALK_ADVANCE;
 }
 
 static void inline_call(Inliner *in, GiltOp *call, GiltOp *callee)
 {
-  GiltBlock *body = gilt_op_region_array(callee)[0].first;
+  GiltBlock *body = gilt_callable_get_region(callee)->first;
   GiltIRMapping *m = gilt_ir_mapping_create(in->ctx);
   for (size_t i = 0; i < body->num_args; i++)
-    gilt_ir_mapping_map(m, body->args[i], call->operands[i].value);
+    gilt_ir_mapping_map(m, body->args[i], gilt_call_like_get_arg(call, i));
   CopyWalk w = {in, call->loc};
   for (GiltOp *op = body->first; op != body->last; op = op->next) {
     GiltOp *copy = gilt_op_clone_with_mapping(op, m);
@@ -277,8 +288,6 @@ static GiltStatus run(GiltPass *pass, GiltOp *op)
   memset(&in, 0, sizeof in);
   in.ctx = gilt_pass_get_context(pass);
   in.root = op;
-  in.func_name = gilt_ident_get_cstr(in.ctx, "func.func");
-  in.call_name = gilt_ident_get_cstr(in.ctx, "func.call");
   gilt_ptr_map_init(&in.node_of, in.ctx);
   gilt_ptr_map_init(&in.copied_calls, in.ctx);
   int64_t max = gilt_pass_get_option_int(pass, "max-iterations");

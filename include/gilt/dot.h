@@ -14,8 +14,9 @@
 extern "C" {
 #endif
 
-/* Prints one `digraph "name" { ... }` per func.func in `op` (op itself
-** included), or a single digraph named after `op` when it holds none.
+/* Prints one `digraph "name" { ... }` per function-like op in `op` (op
+** itself included; func.func and the like, gilt/interfaces.h), or a single
+** digraph named after `op` when it holds none.
 ** Each op is a box labelled with its name and result types, each block
 ** argument an ellipse; an edge runs from whatever defines a value to each
 ** op using it; an op with regions is a cluster around its nested ops.

@@ -174,6 +174,141 @@ GILT_API bool gilt_loop_like_is_defined_outside(GiltOp *loop,
 /* Moves `op`, directly in one of the loop's body regions, out of it. */
 GILT_API void gilt_loop_like_move_out(GiltOp *loop, GiltOp *op);
 
+
+/* ---- callable ----------------------------------------------------------- */
+
+/* An op that can be called (MLIR's CallableOpInterface): it has a region
+** that a call runs, with one block argument per argument, and a function
+** type that says what a call passes and gets back. The inliner and call
+** verifiers use it; they never ask which op it is. */
+typedef struct GiltCallableMethods {
+  /* The region a call runs, NULL when there is none (a declaration). */
+  GiltRegion *(*get_callable_region)(GiltOp *op);
+  /* A function type: the argument types, then the result types; NULL when
+  ** the op is malformed (its verifier says why). */
+  GiltType *(*get_callable_type)(GiltOp *op);
+} GiltCallableMethods;
+
+GILT_API extern const GiltInterface gilt_callable_interface;
+/* The region a call of `op` runs; NULL when `op` is not callable or is a
+** declaration. */
+GILT_API GiltRegion *gilt_callable_get_region(GiltOp *op);
+/* The function type of `op` (borrowed); NULL when it is not callable or
+** is malformed. */
+GILT_API GiltType *gilt_callable_get_type(GiltOp *op);
+
+/* ---- call-like ---------------------------------------------------------- */
+
+/* An op that calls a callable by symbol (MLIR's CallOpInterface): it names
+** the callee with a symbol reference and passes some of its operands as the
+** callee's arguments; its results are the callee's results. */
+typedef struct GiltCallLikeMethods {
+  /* The symbol reference naming the callee, NULL when it has none. */
+  GiltAttr *(*get_callee)(GiltOp *op);
+  /* Makes the op call `callee` (a symbol reference attribute) instead. */
+  void (*set_callee)(GiltOp *op, GiltAttr *callee);
+  /* The operands passed as arguments are [*first, *first + count); returns
+  ** count. */
+  size_t (*get_arg_operands)(GiltOp *op, size_t *first);
+} GiltCallLikeMethods;
+
+GILT_API extern const GiltInterface gilt_call_like_interface;
+/* The methods of an op whose `callee` attribute names the callee and whose
+** operands are all arguments, as func.call: a row lists
+** {&gilt_call_like_interface, &gilt_call_like_callee_attr_methods}. */
+GILT_API extern const GiltCallLikeMethods gilt_call_like_callee_attr_methods;
+
+/* The callee's symbol reference (borrowed); NULL when `call` is not
+** call-like or names no callee. */
+GILT_API GiltAttr *gilt_call_like_get_callee(GiltOp *call);
+/* Makes `call` call the symbol reference `callee`. Fails, reporting
+** nothing, when `call` is not call-like or `callee` is not a symbol
+** reference. */
+GILT_API GiltStatus gilt_call_like_set_callee(GiltOp *call, GiltAttr *callee);
+/* The operands passed to the callee: how many, and the i-th (borrowed). Not
+** call-like: 0 and NULL. */
+GILT_API size_t gilt_call_like_get_num_args(GiltOp *call);
+GILT_API GiltValue *gilt_call_like_get_arg(GiltOp *call, size_t i);
+/* The callable op the callee names, looked up from the nearest symbol table
+** around `call` (MLIR's resolveCallable); NULL when `call` is not call-like
+** or the symbol is missing or not callable. */
+GILT_API GiltOp *gilt_call_like_resolve_callee(GiltOp *call);
+/* The checks every call-like op wants from its verify hook (MLIR's
+** CallOp::verifySymbolUses): the callee is a flat reference to a callable
+** whose argument and result types are those of the call. Reports the first
+** problem at `call` and fails. */
+GILT_API GiltStatus gilt_call_like_verify(GiltOp *call);
+
+/* ---- function-like ------------------------------------------------------ */
+
+/* An op that is a function (MLIR's FunctionOpInterface): a symbol whose
+** `function_type` attribute holds its function type, whose optional
+** `arg_attrs`/`res_attrs` arrays hold one dictionary per argument/result,
+** and whose one region is the body (no blocks for a declaration, else an
+** entry block whose arguments are the function's). The storage is the same
+** for every function-like op, so the accessors below need no methods; the
+** table holds what may differ. A function-like op is callable too: its row
+** lists both, through GILT_FUNCTION_LIKE_INTERFACES:
+**
+**     GILT_OP(my_func, "my.func",
+**             GILT_TRAIT_SYMBOL | GILT_TRAIT_ISOLATED_FROM_ABOVE, "", "",
+**             "sym_name: string, function_type: type, "
+**             "sym_visibility?: string, arg_attrs?: array, "
+**             "res_attrs?: array", 1, 0,
+**             .verify = gilt_function_like_verify,
+**             .print = gilt_function_asm_print,
+**             .parse = gilt_function_asm_parse,
+**             .interfaces = GILT_INTERFACES(GILT_FUNCTION_LIKE_INTERFACES))
+**
+** gilt_function_like_verify is below; the textual signature,
+** `my.func private @f(%arg0: i32 {attrs}) -> (i32 {attrs}) attributes {...}
+** {body}`, is printed and parsed by ir/asm/function_asm.h (gilt's own
+** dialects). */
+typedef struct GiltFunctionLikeMethods {
+  /* The function type, NULL when malformed. */
+  GiltType *(*get_type)(GiltOp *op);
+} GiltFunctionLikeMethods;
+
+GILT_API extern const GiltInterface gilt_function_like_interface;
+/* The methods of an op that keeps its type in `function_type`. */
+GILT_API extern const GiltFunctionLikeMethods gilt_function_like_methods;
+/* Callable through its body region and its function type. */
+GILT_API extern const GiltCallableMethods gilt_function_like_callable_methods;
+
+/* The `.interfaces` entries of a function-like op: function-like and
+** callable. */
+#define GILT_FUNCTION_LIKE_INTERFACES                                        \
+  {&gilt_function_like_interface, &gilt_function_like_methods},              \
+  {&gilt_callable_interface, &gilt_function_like_callable_methods}
+
+GILT_API bool gilt_op_is_function_like(GiltOp *op);
+/* The function type (borrowed); NULL when `func` is not function-like or
+** its `function_type` is not a function type. */
+GILT_API GiltType *gilt_function_like_get_type(GiltOp *func);
+/* The body region; NULL when `func` is not function-like or has no
+** region. */
+GILT_API GiltRegion *gilt_function_like_get_body(GiltOp *func);
+/* The entry block; NULL for a declaration or an op that is not
+** function-like. */
+GILT_API GiltBlock *gilt_function_like_get_entry_block(GiltOp *func);
+/* Whether a function-like op has no body. */
+GILT_API bool gilt_function_like_is_declaration(GiltOp *func);
+/* The attribute dictionary of argument / result i (borrowed); NULL when
+** there is none. */
+GILT_API GiltAttr *gilt_function_like_get_arg_attrs(GiltOp *func, size_t i);
+GILT_API GiltAttr *gilt_function_like_get_res_attrs(GiltOp *func, size_t i);
+/* The checks of every function-like op, for its verify hook (MLIR's
+** function_interface_impl::verifyTrait): `function_type` is a function
+** type, `arg_attrs`/`res_attrs` have one dictionary per argument/result, a
+** declaration is not public, and the entry block's arguments have the
+** argument types. Reports the first problem at `func` and fails. */
+GILT_API GiltStatus gilt_function_like_verify(GiltOp *func);
+/* The checks of a return-like terminator `ret` against the results of the
+** function-like op `func` it returns from: as many operands as results,
+** of the same types. */
+GILT_API GiltStatus gilt_function_like_verify_return(GiltOp *func,
+                                                     GiltOp *ret);
+
 #ifdef __cplusplus
 }
 #endif

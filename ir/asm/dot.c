@@ -14,7 +14,7 @@
 
 #include <string.h>
 
-#include "ir/op_def.h"
+#include "gilt/interfaces.h"
 #include "ir/support/ptr_map.h"
 
 typedef struct DotGraph {
@@ -164,21 +164,10 @@ typedef struct FuncSearch {
   size_t found;
 } FuncSearch;
 
-/* A function, told by its traits rather than its name (as MLIR asks
-** FunctionOpInterface): a symbol whose body is isolated from above and
-** holds no symbols of its own. func.func is one; a module is not. */
-static bool is_function(GiltOp *op)
-{
-  return gilt_op_get_num_regions(op) > 0 &&
-         gilt_op_has_trait(op, GILT_TRAIT_SYMBOL) &&
-         gilt_op_has_trait(op, GILT_TRAIT_ISOLATED_FROM_ABOVE) &&
-         !gilt_op_has_trait(op, GILT_TRAIT_SYMBOL_TABLE);
-}
-
 static GiltWalkResult print_if_func(GiltOp *op, void *user)
 {
   FuncSearch *s = user;
-  if (!is_function(op))
+  if (!gilt_op_is_function_like(op))
     return GILT_WALK_ADVANCE;
   print_graph(op, s->cb, s->user);
   s->found++;

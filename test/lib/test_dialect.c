@@ -19,12 +19,18 @@
 ** constraints of op tables. test.alloc, test.load, test.store and
 ** test.free state their memory effects declaratively (allocate the
 ** result, read operand 0, write operand 1, free operand 0), and test.for
-** is a loop-like op for loop-invariant-code-motion. No custom forms: tests
-** spell these ops in the generic form.
+** is a loop-like op for loop-invariant-code-motion. test.func, test.return
+** and test.call are a function, its return and a call that are not func's:
+** test.func takes every hook from the function-like interface (the shared
+** signature form and checks), test.call is call-like, so the inliner and
+** the call checks are seen to work by interface, not by op name. Only
+** test.func has a custom form: tests spell the other ops in the generic
+** form.
 */
 #include "test/lib/test_defs.h"
 
 #include "gilt/interfaces.h"
+#include "ir/asm/function_asm.h"
 #include "ir/rewrite/rewrite.h"
 
 /* ---- folds ---------------------------------------------------------------- */
@@ -208,6 +214,18 @@ static GiltStatus verify_bounds(GiltOp *op)
 ** region, with the interface's defaults. */
 static const GiltMemoryEffectsMethods for_effects = {.recursive = true};
 static const GiltLoopLikeMethods for_loop = {0};
+
+/* ---- functions and calls ------------------------------------------------------ */
+
+/* Any function-like parent will do, so the shared return check runs
+** against whatever function the test puts it in. */
+static GiltStatus verify_return(GiltOp *op)
+{
+  GiltOp *func = gilt_op_get_parent_op(op);
+  if (!func || !gilt_op_is_function_like(func))
+    return gilt_op_emit_error(op, "expects a function-like parent op");
+  return gilt_function_like_verify_return(func, op);
+}
 
 /* ---- the dialect -------------------------------------------------------------- */
 

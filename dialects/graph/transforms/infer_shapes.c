@@ -18,9 +18,11 @@
 ** returned values became more static gets them in its `function_type`.
 **
 ** Types change only where every user accepts a more static operand: graph
-** ops (their verifier asks for compatible types only) and the func.return
-** of a function whose signature may change, that is one of a single block
-** that no symbol refers to (a caller's func.call needs the exact types).
+** ops (their verifier asks for compatible types only) and the return of a
+** function whose signature may change, that is one of a single block that
+** no symbol refers to (a caller's call needs the exact types). Functions
+** and their returns are known by interface and trait (any function-like op,
+** a return-like terminator directly in it), not by func's op names.
 ** Requires nothing; preserves every op and value; invalidates nothing but
 ** the types it refines. Not here: folding the Shape ops that newly static
 ** types make constant (run `canonicalize` after it, and this pass again
@@ -29,7 +31,7 @@
 */
 #include "dialects/graph/graph.h"
 
-#include "dialects/func/func.h"
+#include "gilt/interfaces.h"
 #include "ir/support/ptr_map.h"
 #include "ir/symbol_table.h"
 #include "dialects/graph/transforms/passes.h"
@@ -40,6 +42,14 @@ typedef struct Refiner {
   bool retype_ok;        /* the current function's results may change */
   int64_t num_refined;
 } Refiner;
+
+/* A return-like terminator of a function body (func.return), not of a
+** region nested in it (whose yielded types belong to the region's op). */
+static bool returns_from_function(GiltOp *op)
+{
+  return gilt_op_has_trait(op, GILT_TRAIT_RETURN_LIKE) &&
+         gilt_op_is_function_like(gilt_op_get_parent_op(op));
+}
 
 static bool is_graph_op(GiltOp *op)
 {
@@ -73,7 +83,7 @@ static bool users_accept(const Refiner *r, GiltValue *v)
 {
   for (GiltOperand *u = v->first_use; u; u = u->next_use)
     if (!is_graph_op(u->owner) &&
-        !(r->retype_ok && gilt_func_op_is(u->owner, FUNC_OP_RETURN)))
+        !(r->retype_ok && returns_from_function(u->owner)))
       return false;
   return true;
 }
@@ -99,13 +109,11 @@ static GiltStatus refine_op(Refiner *r, GiltOp *op)
 /* The returned types into the signature of a single-block function. */
 static void retype_function(GiltOp *func)
 {
-  GiltAttr *a = gilt_op_get_attr(func, "function_type");
-  GiltBlock *entry = gilt_op_region_array(func)[0].first;
+  GiltType *fnty = gilt_function_like_get_type(func);
+  GiltBlock *entry = gilt_function_like_get_entry_block(func);
   GiltOp *ret = entry ? entry->last : NULL;
-  if (!a || a->kind != GILT_ATTR_TYPE || !ret ||
-      !gilt_func_op_is(ret, FUNC_OP_RETURN))
+  if (!fnty || !ret || !returns_from_function(ret))
     return;
-  GiltType *fnty = a->type;
   size_t nin = fnty->func.num_inputs, nres = fnty->func.num_results;
   if (ret->num_operands != nres)
     return; /* the verifier reports it */
@@ -125,7 +133,7 @@ static void retype_function(GiltOp *func)
 
 static bool may_retype(const Refiner *r, GiltOp *func)
 {
-  GiltBlock *entry = gilt_op_region_array(func)[0].first;
+  GiltBlock *entry = gilt_function_like_get_entry_block(func);
   return entry && !entry->next && !gilt_ptr_map_get(&r->referenced, func,
                                                     NULL);
 }
@@ -145,7 +153,7 @@ static GiltStatus refine_block(Refiner *r, GiltBlock *b)
 /* A function's body under its own retype_ok, then its signature. */
 static GiltStatus refine_regions(Refiner *r, GiltOp *op)
 {
-  bool outer = r->retype_ok, func = gilt_func_op_is(op, FUNC_OP_FUNC);
+  bool outer = r->retype_ok, func = gilt_op_is_function_like(op);
   if (func)
     r->retype_ok = may_retype(r, op);
   GiltStatus st = GILT_SUCCESS;
