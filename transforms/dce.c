@@ -8,7 +8,7 @@
 **     eraseUnreachableBlocks. This runs top-down, before the ops inside a
 **     region are looked at, so nothing is visited that is about to go.
 **   - dead ops: every op that is trivially dead (unused, side-effect free,
-**     not a terminator or a symbol: side_effects.c) is erased, and the
+**     not a terminator or a symbol: ir/side_effects.c) is erased, and the
 **     producers of its operands are looked at again, so chains and trees of
 **     unused pure ops disappear whatever their order. Ops are visited
 **     users first (reverse program order, nested ops before their parent):
