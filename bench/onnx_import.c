@@ -2,17 +2,18 @@
 ** onnx_import.c - how fast the ONNX importer takes in a model with large
 ** weights.
 **
-** Builds a ModelProto with the protobuf-c generated API: a chain of N Conv
+** Builds a ModelProto with test/support/onnx_model.h: a chain of N Conv
 ** nodes (3x3, C channels in and out, padding 1, each with a random f32
 ** weight and bias initializer), about 100 MB of weights with the defaults
 ** (N = 50, C = 240), as ResNet-50 has. Writes it to a temporary file, then
 ** times gilt_onnx_import_file and gilt_op_verify on it, best of three
 ** runs, and reports seconds, MB/s of model file and the page faults the
 ** import took; and the first run on its own, which is what a tool that
-** imports once pays (later runs reuse memory the first one faulted in). The importer leaves weights in the mapped file, so it also
-** times a first read of every weight byte after the import ("touch"):
-** import plus touch is what a compiler that uses every weight pays. Not
-** a test: timings are reported, never asserted.
+** imports once pays (later runs reuse memory the first one faulted in).
+** The importer leaves weights in the mapped file, so it also times a
+** first read of every weight byte after the import ("touch"): import
+** plus touch is what a compiler that uses every weight pays. Not a test:
+** timings are reported, never asserted.
 **
 **     bench/onnx_import [N [C]]
 */
@@ -23,31 +24,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "frontends/onnx/onnx.pb-c.h"
 #include "gilt/ir.h"
 #include "gilt/register.h"
 #include "gilt/onnx.h"
-
-#define DT(x) GILT__ONNX__TENSOR_PROTO__DATA_TYPE__##x
-#define AT(x) GILT__ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__##x
-
-static void *xcalloc(size_t n, size_t size)
-{
-  void *p = calloc(n ? n : 1, size);
-  if (!p) {
-    perror("calloc");
-    exit(1);
-  }
-  return p;
-}
-
-/* `prefix` followed by `i`, as a new string: "w7". */
-static char *numbered(const char *prefix, int i)
-{
-  char *s = xcalloc(32, 1);
-  snprintf(s, 32, "%s%d", prefix, i);
-  return s;
-}
+#include "test/support/onnx_model.h"
 
 static double now(void)
 {
@@ -66,140 +46,48 @@ static float random_float(void)
   return (float)(rng_state >> 40) / (float)(1 << 24) - 0.5f;
 }
 
-static Gilt__Onnx__TensorProto *random_tensor(char *name, size_t rank,
-                                              int64_t *dims)
+static const float *random_floats(size_t count)
 {
-  Gilt__Onnx__TensorProto *t = xcalloc(1, sizeof *t);
-  gilt__onnx__tensor_proto__init(t);
-  t->name = name;
-  t->has_data_type = true;
-  t->data_type = DT(FLOAT);
-  t->n_dims = rank;
-  t->dims = dims;
-  size_t count = 1;
-  for (size_t i = 0; i < rank; i++)
-    count *= (size_t)dims[i];
-  float *data = xcalloc(count, sizeof *data);
+  float *data = onnx_alloc(count, sizeof *data);
   for (size_t i = 0; i < count; i++)
     data[i] = random_float();
-  t->has_raw_data = true;
-  t->raw_data.len = count * sizeof *data;
-  t->raw_data.data = (uint8_t *)data;
-  return t;
-}
-
-static Gilt__Onnx__ValueInfoProto *value(char *name, int64_t c)
-{
-  static int64_t dims[4];
-  dims[0] = 1, dims[1] = c, dims[2] = 14, dims[3] = 14;
-  Gilt__Onnx__TensorShapeProto *shape = xcalloc(1, sizeof *shape);
-  gilt__onnx__tensor_shape_proto__init(shape);
-  shape->n_dim = 4;
-  shape->dim = xcalloc(4, sizeof *shape->dim);
-  for (int i = 0; i < 4; i++) {
-    Gilt__Onnx__TensorShapeProto__Dimension *d = xcalloc(1, sizeof *d);
-    gilt__onnx__tensor_shape_proto__dimension__init(d);
-    d->value_case = GILT__ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
-    d->dim_value = dims[i];
-    shape->dim[i] = d;
-  }
-  Gilt__Onnx__TypeProto__Tensor *tt = xcalloc(1, sizeof *tt);
-  gilt__onnx__type_proto__tensor__init(tt);
-  tt->has_elem_type = true;
-  tt->elem_type = DT(FLOAT);
-  tt->shape = shape;
-  Gilt__Onnx__TypeProto *type = xcalloc(1, sizeof *type);
-  gilt__onnx__type_proto__init(type);
-  type->tensor_type = tt;
-  Gilt__Onnx__ValueInfoProto *vi = xcalloc(1, sizeof *vi);
-  gilt__onnx__value_info_proto__init(vi);
-  vi->name = name;
-  vi->type = type;
-  return vi;
-}
-
-static Gilt__Onnx__AttributeProto *ints_attr(char *name, size_t n,
-                                             int64_t *values)
-{
-  Gilt__Onnx__AttributeProto *a = xcalloc(1, sizeof *a);
-  gilt__onnx__attribute_proto__init(a);
-  a->name = name;
-  a->has_type = true;
-  a->type = AT(INTS);
-  a->n_ints = n;
-  a->ints = values;
-  return a;
+  return data;
 }
 
 /* Writes the model to `path`; returns its size in bytes. */
 static size_t write_model(const char *path, int n, int64_t c)
 {
-  static int64_t pads[4] = {1, 1, 1, 1}, kernel[2] = {3, 3};
-  int64_t *wdims = xcalloc(4, sizeof *wdims), *bdims = xcalloc(1, 8);
-  wdims[0] = c, wdims[1] = c, wdims[2] = 3, wdims[3] = 3;
-  bdims[0] = c;
+  static const int64_t pads[4] = {1, 1, 1, 1}, kernel[2] = {3, 3};
+  const int64_t wdims[4] = {c, c, 3, 3}, bdims[1] = {c},
+                xdims[4] = {1, c, 14, 14};
+  size_t wcount = (size_t)(c * c * 9);
 
-  Gilt__Onnx__GraphProto *g = xcalloc(1, sizeof *g);
-  gilt__onnx__graph_proto__init(g);
-  g->name = "conv_chain";
-  g->n_node = (size_t)n;
-  g->node = xcalloc((size_t)n, sizeof *g->node);
-  g->n_initializer = 2 * (size_t)n;
-  g->initializer = xcalloc(2 * (size_t)n, sizeof *g->initializer);
+  Gilt__Onnx__GraphProto *g = onnx_graph("conv_chain");
   for (int i = 0; i < n; i++) {
-    char *w = numbered("w", i), *b = numbered("b", i);
-    g->initializer[2 * i] = random_tensor(w, 4, wdims);
-    g->initializer[2 * i + 1] = random_tensor(b, 1, bdims);
-    Gilt__Onnx__NodeProto *node = xcalloc(1, sizeof *node);
-    gilt__onnx__node_proto__init(node);
-    node->op_type = "Conv";
-    node->name = numbered("conv", i);
-    node->n_input = 3;
-    node->input = xcalloc(3, sizeof *node->input);
-    node->input[0] = numbered("x", i);
-    node->input[1] = w;
-    node->input[2] = b;
-    node->n_output = 1;
-    node->output = xcalloc(1, sizeof *node->output);
-    node->output[0] = numbered("x", i + 1);
-    node->n_attribute = 2;
-    node->attribute = xcalloc(2, sizeof *node->attribute);
-    node->attribute[0] = ints_attr("kernel_shape", 2, kernel);
-    node->attribute[1] = ints_attr("pads", 4, pads);
-    g->node[i] = node;
+    char w[32], b[32], name[32], ins[128], out[32];
+    snprintf(w, sizeof w, "w%d", i);
+    snprintf(b, sizeof b, "b%d", i);
+    onnx_add_initializer(g, w, 4, wdims, random_floats(wcount));
+    onnx_add_initializer(g, b, 1, bdims, random_floats((size_t)c));
+    snprintf(name, sizeof name, "conv%d", i);
+    snprintf(ins, sizeof ins, "x%d,%s,%s", i, w, b);
+    snprintf(out, sizeof out, "x%d", i + 1);
+    Gilt__Onnx__NodeProto *node = onnx_node("Conv", name, ins, out);
+    onnx_attr_ints(node, "kernel_shape", 2, kernel);
+    onnx_attr_ints(node, "pads", 4, pads);
+    onnx_add_node(g, node);
   }
-  g->n_input = 1;
-  g->input = xcalloc(1, sizeof *g->input);
-  g->input[0] = value("x0", c);
-  g->n_output = 1;
-  g->output = xcalloc(1, sizeof *g->output);
-  g->output[0] = value(numbered("x", n), c);
+  char out[32];
+  snprintf(out, sizeof out, "x%d", n);
+  onnx_add_input(g, onnx_value("x0", 4, xdims));
+  onnx_add_output(g, onnx_value(out, 4, xdims));
 
-  Gilt__Onnx__OperatorSetIdProto opset;
-  gilt__onnx__operator_set_id_proto__init(&opset);
-  opset.domain = "";
-  opset.has_version = true;
-  opset.version = 17;
-  Gilt__Onnx__OperatorSetIdProto *opsets[1] = {&opset};
-  Gilt__Onnx__ModelProto m;
-  gilt__onnx__model_proto__init(&m);
-  m.has_ir_version = true;
-  m.ir_version = 8;
-  m.n_opset_import = 1;
-  m.opset_import = opsets;
-  m.graph = g;
-
-  size_t len = gilt__onnx__model_proto__get_packed_size(&m);
-  uint8_t *buf = xcalloc(len, 1);
-  gilt__onnx__model_proto__pack(&m, buf);
-  FILE *f = fopen(path, "wb");
-  if (!f || fwrite(buf, 1, len, f) != len || fclose(f) != 0) {
+  size_t len = onnx_write(g, 17, path);
+  if (!len) {
     perror(path);
     exit(1);
   }
-  free(buf);
-  /* The model's strings and tensors stay allocated: this is a benchmark,
-  ** and the process ends soon. */
+  onnx_free_all();
   return len;
 }
 

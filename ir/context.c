@@ -5,8 +5,8 @@
 ** Uniqued objects (identifiers, types, attributes, locations) are allocated
 ** in the context's arena and found again through open-addressing hash sets,
 ** so equal objects are the same pointer. Ops and blocks are not uniqued:
-** they come from the context's IR pool (pool.h), which frees IR its owner
-** forgot when the context goes.
+** they come from the context's IR pool (ir/support/pool.h), which frees
+** IR its owner forgot when the context goes.
 */
 #include "ir/context.h"
 

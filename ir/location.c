@@ -9,7 +9,8 @@
 ** they skip the context's hash set: each file has a table indexed by line
 ** whose slot chains the positions on that line. The parser asks in line
 ** order, so its lookups walk memory sequentially; a line number far from
-** the others costs one small page (see paged_array.h), whatever its size.
+** the others costs one small page (see ir/support/paged_array.h),
+** whatever its size.
 */
 #include "ir/core.h"
 

@@ -4,8 +4,9 @@
 **
 ** Requires nothing; preserves nothing in particular (any op nested in the
 ** one it runs on may be folded, replaced or erased); the op itself stays.
-** It is MLIR's canonicalizer: the greedy driver of greedy_rewriter.c with
-** the patterns that ops list in their `canonicalization_patterns` hook.
+** It is MLIR's canonicalizer: the greedy driver of
+** ir/rewrite/greedy_rewriter.c with the patterns that ops list in their
+** `canonicalization_patterns` hook.
 ** Duplicate constants it materializes are left for `cse`, and unreachable
 ** blocks for `dce`.
 */

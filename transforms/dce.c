@@ -9,7 +9,7 @@
 **     region are looked at, so nothing is visited that is about to go.
 **   - dead ops: every op that is trivially dead (unused, not a terminator
 **     or a symbol, and doing nothing to memory but reads and allocations
-**     of its own results: side_effects.c) is erased, and the
+**     of its own results: ir/side_effects.c) is erased, and the
 **     producers of its operands are looked at again, so chains and trees of
 **     unused pure ops disappear whatever their order. Ops are visited
 **     users first (reverse program order, nested ops before their parent):

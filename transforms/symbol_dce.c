@@ -7,7 +7,7 @@
 ** op of the table that is not a symbol, and every symbol that someone
 ** outside could name (public ones, and all of them in a table that is
 ** itself public and nested). A live op makes live every symbol its
-** attributes or nested ops reference (symbol_table.h walks them); a live
+** attributes or nested ops reference (ir/symbol_table.h walks them); a live
 ** nested table gets the same treatment for its own body. Whatever symbol
 ** is left unmarked is erased, so private functions that only call each
 ** other go together, in one run.

@@ -15,8 +15,9 @@
 ** verifier, type inference and the folder are each one function driven by
 ** that descriptor. This header is the contract between the files of the
 ** dialect; the ONNX importer and the lowerings use the attribute readers.
-** Not here: the graph-level passes (fusion, layout), which have their own
-** files.
+** Not here: the passes at the graph level (constant and batch-norm
+** folding, shape inference), one file each under transforms/ beside this
+** header, declared in transforms/passes.def.
 */
 #ifndef GILT_DIALECTS_GRAPH_GRAPH_H
 #define GILT_DIALECTS_GRAPH_GRAPH_H
@@ -129,9 +130,10 @@ typedef struct GraphOpDesc {
   GiltFusionKind fusion; /* the fusion-kind interface's answer */
 } GraphOpDesc;
 
+/* graph.c */
 GILT_INTERNAL const GraphOpDesc *graph_op_desc(const GiltOpDef *def);
 
-/* ---- checks and helpers shared by the families --------------------------- */
+/* ---- checks and helpers shared by the families (operands.c) ------------ */
 
 /* Reports "'graph.x' op <message>" at v->loc; always GILT_FAILURE. */
 GILT_INTERNAL GiltStatus graph_error(const GraphOpView *v, const char *fmt,
@@ -208,6 +210,7 @@ GILT_INTERNAL bool graph_attr_ints(GiltOp *op, const char *name,
 
 /* ---- the hooks every row shares ------------------------------------------ */
 
+/* graph.c: verification and inference. */
 GILT_INTERNAL GiltStatus graph_verify(GiltOp *op);
 /* The result types op's inference function gives for its current operands
 ** (constant operands read through graph_value_constant) into
@@ -220,6 +223,7 @@ GILT_INTERNAL GiltStatus graph_infer_op(GiltOp *op, GiltType **types);
 GILT_INTERNAL GiltStatus graph_check_result_types(GiltOp *op,
                                                   GiltType *const *types);
 GILT_INTERNAL GiltStatus graph_infer_result_types(GiltOpBuild *b);
+/* fold_hook.c: the fold hook and the identity patterns. */
 GILT_INTERNAL GiltStatus graph_fold(GiltOp *op, GiltAttr *const *consts,
                                     GiltFoldResult *out);
 /* Stores x as one element of type t (f32, f64 or an integer) at dst;
@@ -231,10 +235,11 @@ GILT_INTERNAL GiltStatus graph_fold_limited(GiltOp *op,
                                             GiltAttr *const *consts,
                                             int64_t limit,
                                             GiltFoldResult *out);
-GILT_INTERNAL void graph_print(GiltOp *op, GiltAsmPrinter *p);
-GILT_INTERNAL GiltStatus graph_parse(GiltAsmParser *p, GiltOpBuild *b);
 /* x + 0, x - 0, x * 1, x / 1 (and 0 + x, 1 * x) -> x. */
 GILT_INTERNAL void graph_identity_patterns(GiltPatternSet *set);
+/* assembly.c: the custom form. */
+GILT_INTERNAL void graph_print(GiltOp *op, GiltAsmPrinter *p);
+GILT_INTERNAL GiltStatus graph_parse(GiltAsmParser *p, GiltOpBuild *b);
 /* patterns.c: reshape/transpose chains, squeeze/unsqueeze pairs, casts to
 ** the same type, slices keeping everything. */
 GILT_INTERNAL void graph_movement_patterns(GiltPatternSet *set);

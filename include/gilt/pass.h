@@ -78,7 +78,8 @@ GILT_API const char *gilt_pass_get_option_string(GiltPass *pass,
 /* Adds `delta` to the named statistic (created on first use). */
 GILT_API void gilt_pass_add_statistic(GiltPass *pass, const char *name,
                                       const char *description, int64_t delta);
-/* Tells the instrumentation that the pass left the IR unchanged. */
+/* Tells the pass manager that the pass left the IR unchanged: the verifier
+** and --print-ir-after-change skip it (a debug build checks the claim). */
 GILT_API void gilt_pass_mark_unchanged(GiltPass *pass);
 
 GILT_API GiltPassManager *gilt_pass_manager_create(GiltContext *ctx);
@@ -94,7 +95,9 @@ GILT_API void gilt_pass_manager_print_pipeline(GiltPassManager *pm,
 /* Runs the pipeline on `op` (usually a builtin.module). */
 GILT_API GiltStatus gilt_pass_manager_run(GiltPassManager *pm, GiltOp *op);
 
-/* Instrumentation, all off by default except the verifier. */
+/* Instrumentation, all off by default except the verifier, which checks
+** the op after every pass that did not mark the IR unchanged (in a debug
+** build, GILT_DEBUG, after every pass, and a false "unchanged" fails). */
 GILT_API void gilt_pass_manager_enable_verifier(GiltPassManager *pm, bool on);
 
 typedef struct GiltIRPrintingConfig {

@@ -1,6 +1,6 @@
 /*
 ** parser.h - the state the parser's files share (ir/asm/parser.c and
-** ir/parse_*.c); internal to them.
+** ir/asm/parse_*.c); internal to them.
 **
 ** struct GiltAsmParser is the whole parser: the lexer and its one token of
 ** lookahead, the symbol tables (aliases, SSA names, block names, resource

@@ -8,7 +8,10 @@
 ** pipeline whose anchor is the root op's own name runs on the root itself,
 ** which is how MLIR's `builtin.module(...)` reads. After each pass that did
 ** not declare the IR unchanged, the op it ran on is verified (when
-** enabled); a failing pass or verification stops the run. Everything
+** enabled); a failing pass or verification stops the run. A debug build
+** (GILT_DEBUG) trusts no such declaration, as MLIR's expensive pass
+** verification: it verifies after every pass, and fails a pass that
+** declared the IR unchanged yet changed the op's printed form. Everything
 ** optional around a pass (IR printing, timing and statistics reports, the
 ** crash reproducer) is pass_instrumentation.c's. This is a sequential
 ** driver: there is no multi-threading and no analysis caching.
@@ -70,18 +73,45 @@ static double now(void)
 static GiltStatus run_pipeline(GiltPassManager *pm, GiltPipeline *pl,
                                GiltOp *op, bool top);
 
+static void hash_text(const char *text, size_t len, void *user)
+{
+  uint32_t *h = user;
+  *h = gilt_hash_bytes(*h, text, len);
+}
+
+/* A hash of op's generic form with locations: what a pass that declares
+** the IR unchanged must leave alone. Generic and assume_verified, so that
+** it prints whatever the pass left, valid or not. */
+static uint32_t fingerprint(GiltOp *op)
+{
+  GiltPrintFlags flags = {
+      .generic = true, .debug_info = true, .assume_verified = true};
+  uint32_t h = GILT_HASH_SEED;
+  gilt_op_print(op, &flags, hash_text, &h);
+  return h;
+}
+
 static GiltStatus run_pass(GiltPassManager *pm, GiltPass *pass, GiltOp *op)
 {
   size_t errors = gilt_context_get_error_count(pm->ctx);
   gilt_instrumentation_before_pass(&pm->instr, pass, op);
   pass->unchanged = false;
+  uint32_t before = GILT_DEBUG ? fingerprint(op) : 0;
   gilt_reproducer_arm(&pm->instr.reproducer);
   double start = now();
   GiltStatus status = pass->def->run(pass, op);
   pass->seconds += now() - start;
+  if (GILT_DEBUG && status == GILT_SUCCESS && pass->unchanged &&
+      fingerprint(op) != before) {
+    gilt_emit_error(gilt_op_get_location(op),
+                    "pass '%s' declared the IR unchanged but changed it",
+                    pass->def->name);
+    status = GILT_FAILURE;
+  }
   /* A pass that produced broken IR may crash the verifier: keep the
   ** reproducer armed through it. */
-  if (status == GILT_SUCCESS && pm->verify && !pass->unchanged)
+  if (status == GILT_SUCCESS && pm->verify &&
+      (GILT_DEBUG || !pass->unchanged))
     status = gilt_op_verify(op);
   gilt_reproducer_disarm(&pm->instr.reproducer);
   if (status != GILT_SUCCESS &&

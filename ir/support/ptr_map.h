@@ -9,7 +9,7 @@
 ** backward-shift deletion: no tombstones, so a map that sees many inserts
 ** and removals stays short.
 **
-** Not a uniquing table (that is GiltHashSet in context.h, which hashes
+** Not a uniquing table (that is GiltHashSet in ir/context.h, which hashes
 ** contents) and not an ordered map: iteration order is unspecified.
 */
 #ifndef GILT_IR_PTR_MAP_H

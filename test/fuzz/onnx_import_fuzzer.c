@@ -15,16 +15,10 @@
 #include <stdlib.h>
 
 #include "gilt/ir.h"
-#include "gilt/register.h"
+#include "test/fuzz/fuzz_context.h"
 #include "gilt/onnx.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void ignore(const GiltDiagnostic *d, void *user)
-{
-  (void)d;
-  (void)user;
-}
 
 /* Counts the bytes so the printer's output is consumed, not optimized. */
 static void sink(const char *text, size_t len, void *user)
@@ -35,9 +29,7 @@ static void sink(const char *text, size_t len, void *user)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-  GiltContext *ctx = gilt_context_create();
-  gilt_register_everything(ctx);
-  gilt_context_set_diagnostic_handler(ctx, ignore, NULL);
+  GiltContext *ctx = fuzz_context_create();
 
   GiltOp *module =
       gilt_onnx_import_buffer(ctx, data, size, "fuzz.onnx", NULL);

@@ -14,17 +14,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "gilt/register.h"
+#include "test/fuzz/fuzz_context.h"
 
 #include "frontends/onnx/model_reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void ignore(const GiltDiagnostic *d, void *user)
-{
-  (void)d;
-  (void)user;
-}
 
 static void resolve(GiltOnnxReader *r, const Gilt__Onnx__TensorProto *t)
 {
@@ -66,9 +60,7 @@ static void walk_graph(GiltOnnxReader *r, const Gilt__Onnx__GraphProto *g)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-  GiltContext *ctx = gilt_context_create();
-  gilt_register_everything(ctx);
-  gilt_context_set_diagnostic_handler(ctx, ignore, NULL);
+  GiltContext *ctx = fuzz_context_create();
 
   GiltOnnxReader *r =
       gilt_onnx_reader_open_model_buffer(ctx, data, size, "fuzz.onnx", NULL);

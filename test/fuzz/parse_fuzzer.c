@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "gilt/ir.h"
-#include "gilt/register.h"
+#include "test/fuzz/fuzz_context.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -47,12 +47,6 @@ static Text print_op(GiltOp *op)
   return t;
 }
 
-static void ignore(const GiltDiagnostic *d, void *user)
-{
-  (void)d;
-  (void)user;
-}
-
 /* Shows both printouts before aborting, so a crash report explains itself. */
 static void fail(const char *why, const Text *first, const Text *second)
 {
@@ -66,9 +60,7 @@ static void fail(const char *why, const Text *first, const Text *second)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-  GiltContext *ctx = gilt_context_create();
-  gilt_register_everything(ctx);
-  gilt_context_set_diagnostic_handler(ctx, ignore, NULL);
+  GiltContext *ctx = fuzz_context_create();
   gilt_context_set_allow_unregistered_dialects(ctx, true);
   GiltOp *module =
       gilt_parse_source(ctx, (const char *)data, size, "fuzz.gilt");

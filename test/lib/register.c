@@ -12,6 +12,7 @@ void gilt_test_register_all(GiltContext *ctx)
       &gilt_test_pass_failure_pass,
       &gilt_test_options_pass,
       &gilt_test_legalize_pass,
+      &gilt_test_false_unchanged_pass,
   };
   gilt_context_register_dialect(ctx, &gilt_test_dialect);
   gilt_context_register_passes(ctx, passes, sizeof passes / sizeof *passes);

@@ -11,5 +11,6 @@ GILT_INTERNAL extern const GiltDialectDef gilt_test_dialect;
 GILT_INTERNAL extern const GiltPassDef gilt_test_pass_failure_pass;
 GILT_INTERNAL extern const GiltPassDef gilt_test_options_pass;
 GILT_INTERNAL extern const GiltPassDef gilt_test_legalize_pass;
+GILT_INTERNAL extern const GiltPassDef gilt_test_false_unchanged_pass;
 
 #endif /* GILT_TEST_LIB_TEST_DEFS_H */

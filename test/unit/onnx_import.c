@@ -1,22 +1,24 @@
 /*
 ** onnx_import.c - unit test of the ONNX importer (include/gilt/onnx.h).
 **
-** The models are built here with the protobuf-c code generated from
-** frontends/onnx/onnx.proto, packed, and imported from memory or from a
-** temporary file, so that every case is exactly what it claims to be
-** without an ONNX installation. It checks what the importer makes (the
-** function's signature, initializers as dense resources, locations,
-** absent operands, subgraph regions, the upgrades of older opsets) by
-** printing the module and looking for lines; and what it refuses: corrupt
-** files, every unsupported node reported at once, undefined inputs, and
-** outputs whose type nothing tells. Ops that the graph dialect may not
-** have yet are imported with unregistered dialects allowed, which the
-** importer supports for exactly this. Like onnx_reader.c, it includes an
-** internal header, for the generated structures and the op-name rule.
+** The models are built with test/support/onnx_model.h (the protobuf-c
+** code generated from frontends/onnx/onnx.proto), packed, and imported
+** from memory or from a temporary file, so that every case is exactly
+** what it claims to be without an ONNX installation. It checks what the
+** importer makes (the function's signature, initializers as dense
+** resources, locations, absent operands, subgraph regions, the upgrades
+** of older opsets) by printing the module and looking for lines; and
+** what it refuses: corrupt files, every unsupported node reported at
+** once, undefined inputs, and outputs whose type nothing tells. Ops that
+** the graph dialect may not have yet are imported with unregistered
+** dialects allowed, which the importer supports for exactly this. Like
+** onnx_reader.c, it includes internal headers, for the generated
+** structures and the op-name rule.
 */
 #include "test/unit/check.h"
 #include "test/unit/text.h"
 #include "frontends/onnx/importer.h"
+#include "test/support/onnx_model.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,213 +62,18 @@ static const char *print(GiltOp *module, bool debug_info)
   return text.data;
 }
 
-/* ---- building models: everything allocated here is freed at the end --------- */
-
-static void *allocs[4096];
-static size_t num_allocs;
-
-static void *xcalloc(size_t n, size_t size)
-{
-  void *p = calloc(n ? n : 1, size);
-  if (!p || num_allocs == sizeof allocs / sizeof *allocs) {
-    fputs("out of memory\n", stderr);
-    exit(1);
-  }
-  allocs[num_allocs++] = p;
-  return p;
-}
-
-static void free_all(void)
-{
-  while (num_allocs)
-    free(allocs[--num_allocs]);
-}
-
-#define DT_FLOAT GILT__ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT
-#define AT(x) GILT__ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__##x
-
-/* A float tensor value: rank dims, -1 for a dynamic one. */
-static Gilt__Onnx__ValueInfoProto *value(const char *name, size_t rank,
-                                         const int64_t *dims)
-{
-  Gilt__Onnx__TensorShapeProto__Dimension **d = xcalloc(rank, sizeof *d);
-  for (size_t i = 0; i < rank; i++) {
-    d[i] = xcalloc(1, sizeof **d);
-    gilt__onnx__tensor_shape_proto__dimension__init(d[i]);
-    if (dims[i] >= 0) {
-      d[i]->value_case =
-          GILT__ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
-      d[i]->dim_value = dims[i];
-    }
-  }
-  Gilt__Onnx__TensorShapeProto *shape = xcalloc(1, sizeof *shape);
-  gilt__onnx__tensor_shape_proto__init(shape);
-  shape->n_dim = rank;
-  shape->dim = d;
-  Gilt__Onnx__TypeProto__Tensor *tt = xcalloc(1, sizeof *tt);
-  gilt__onnx__type_proto__tensor__init(tt);
-  tt->has_elem_type = true;
-  tt->elem_type = DT_FLOAT;
-  tt->shape = shape;
-  Gilt__Onnx__TypeProto *type = xcalloc(1, sizeof *type);
-  gilt__onnx__type_proto__init(type);
-  type->tensor_type = tt;
-  Gilt__Onnx__ValueInfoProto *vi = xcalloc(1, sizeof *vi);
-  gilt__onnx__value_info_proto__init(vi);
-  vi->name = (char *)name;
-  vi->type = type;
-  return vi;
-}
+/* ---- building models (test/support/onnx_model.h) ------------------------ */
 
 static const int64_t dims_2x3[] = {2, 3};
 static const int64_t dims_3[] = {3};
 static const int64_t dims_1x3x1[] = {1, 3, 1};
 
-/* A node; `ins` and `outs` are comma-separated names ("x,,y": the middle
-** one absent). */
-static char **split_names(const char *list, size_t *n)
-{
-  *n = 0;
-  if (!*list)
-    return xcalloc(1, sizeof(char *));
-  size_t count = 1;
-  for (const char *p = list; *p; p++)
-    count += *p == ',';
-  char **names = xcalloc(count, sizeof *names);
-  const char *start = list;
-  for (size_t i = 0; i < count; i++) {
-    const char *end = strchr(start, ',');
-    size_t len = end ? (size_t)(end - start) : strlen(start);
-    names[i] = xcalloc(len + 1, 1);
-    memcpy(names[i], start, len);
-    start = end ? end + 1 : start + len;
-  }
-  *n = count;
-  return names;
-}
-
-static Gilt__Onnx__NodeProto *node(const char *op_type, const char *name,
-                                   const char *ins, const char *outs)
-{
-  Gilt__Onnx__NodeProto *n = xcalloc(1, sizeof *n);
-  gilt__onnx__node_proto__init(n);
-  n->op_type = (char *)op_type;
-  n->name = (char *)name;
-  n->input = split_names(ins, &n->n_input);
-  n->output = split_names(outs, &n->n_output);
-  n->attribute = xcalloc(4, sizeof *n->attribute);
-  return n;
-}
-
-static Gilt__Onnx__AttributeProto *add_attr(Gilt__Onnx__NodeProto *n,
-                                            const char *name, int type)
-{
-  Gilt__Onnx__AttributeProto *a = xcalloc(1, sizeof *a);
-  gilt__onnx__attribute_proto__init(a);
-  a->name = (char *)name;
-  a->has_type = true;
-  a->type = type;
-  n->attribute[n->n_attribute++] = a;
-  return a;
-}
-
-static void attr_ints(Gilt__Onnx__NodeProto *n, const char *name, size_t count,
-                      const int64_t *values)
-{
-  Gilt__Onnx__AttributeProto *a = add_attr(n, name, AT(INTS));
-  a->n_ints = count;
-  a->ints = (int64_t *)values;
-}
-
-static void attr_float(Gilt__Onnx__NodeProto *n, const char *name, float f)
-{
-  Gilt__Onnx__AttributeProto *a = add_attr(n, name, AT(FLOAT));
-  a->has_f = true;
-  a->f = f;
-}
-
-typedef struct Graph {
-  Gilt__Onnx__GraphProto g;
-  Gilt__Onnx__NodeProto *nodes[8];
-  Gilt__Onnx__ValueInfoProto *inputs[4], *outputs[4], *infos[4];
-  Gilt__Onnx__TensorProto *inits[4];
-} Graph;
-
-static Graph *graph(const char *name)
-{
-  Graph *g = xcalloc(1, sizeof *g);
-  gilt__onnx__graph_proto__init(&g->g);
-  g->g.name = (char *)name;
-  g->g.node = g->nodes;
-  g->g.input = g->inputs;
-  g->g.output = g->outputs;
-  g->g.value_info = g->infos;
-  g->g.initializer = g->inits;
-  return g;
-}
-
-static void add_node(Graph *g, Gilt__Onnx__NodeProto *n)
-{
-  g->nodes[g->g.n_node++] = n;
-}
-
-static void add_input(Graph *g, Gilt__Onnx__ValueInfoProto *vi)
-{
-  g->inputs[g->g.n_input++] = vi;
-}
-
-static void add_output(Graph *g, Gilt__Onnx__ValueInfoProto *vi)
-{
-  g->outputs[g->g.n_output++] = vi;
-}
-
-/* A float initializer of `count` elements in raw_data. */
-static void add_initializer(Graph *g, const char *name, size_t rank,
-                            const int64_t *dims, const float *data)
-{
-  Gilt__Onnx__TensorProto *t = xcalloc(1, sizeof *t);
-  gilt__onnx__tensor_proto__init(t);
-  t->name = (char *)name;
-  t->has_data_type = true;
-  t->data_type = DT_FLOAT;
-  t->n_dims = rank;
-  t->dims = (int64_t *)dims;
-  size_t count = 1;
-  for (size_t i = 0; i < rank; i++)
-    count *= (size_t)dims[i];
-  t->has_raw_data = true;
-  t->raw_data.len = count * sizeof *data;
-  t->raw_data.data = (uint8_t *)data;
-  g->inits[g->g.n_initializer++] = t;
-}
-
-/* The model around `g` at `opset`, packed into a buffer from malloc. */
-static uint8_t *pack(Graph *g, int64_t opset, size_t *len)
-{
-  Gilt__Onnx__OperatorSetIdProto op;
-  gilt__onnx__operator_set_id_proto__init(&op);
-  op.domain = "";
-  op.has_version = true;
-  op.version = opset;
-  Gilt__Onnx__OperatorSetIdProto *ops[1] = {&op};
-  Gilt__Onnx__ModelProto m;
-  gilt__onnx__model_proto__init(&m);
-  m.has_ir_version = true;
-  m.ir_version = 8;
-  m.n_opset_import = 1;
-  m.opset_import = ops;
-  m.graph = &g->g;
-  *len = gilt__onnx__model_proto__get_packed_size(&m);
-  uint8_t *buf = malloc(*len);
-  gilt__onnx__model_proto__pack(&m, buf);
-  return buf;
-}
-
 /* Packs the model around `g` at `opset`, imports it from memory. */
-static GiltOp *import(GiltContext *ctx, Graph *g, int64_t opset)
+static GiltOp *import(GiltContext *ctx, const Gilt__Onnx__GraphProto *g,
+                      int64_t opset)
 {
   size_t len;
-  uint8_t *buf = pack(g, opset, &len);
+  uint8_t *buf = onnx_pack(g, opset, &len);
   reset_errors();
   GiltOp *module = gilt_onnx_import_buffer(ctx, buf, len, "t.onnx", NULL);
   free(buf);
@@ -320,13 +127,13 @@ static void test_basic(void)
 {
   GiltContext *ctx = context(false);
   static const float w[6] = {1, 2, 3, 4, 5, 6};
-  Graph *g = graph("g");
-  add_input(g, value("x", 2, dims_2x3));
-  add_input(g, value("w/0:weights", 2, dims_2x3));
-  add_initializer(g, "w/0:weights", 2, dims_2x3, w);
-  add_node(g, node("Add", "add0", "x,w/0:weights", "s"));
-  add_node(g, node("Relu", "", "s", "y"));
-  add_output(g, value("y", 2, dims_2x3));
+  Gilt__Onnx__GraphProto *g = onnx_graph("g");
+  onnx_add_input(g, onnx_value("x", 2, dims_2x3));
+  onnx_add_input(g, onnx_value("w/0:weights", 2, dims_2x3));
+  onnx_add_initializer(g, "w/0:weights", 2, dims_2x3, w);
+  onnx_add_node(g, onnx_node("Add", "add0", "x,w/0:weights", "s"));
+  onnx_add_node(g, onnx_node("Relu", "", "s", "y"));
+  onnx_add_output(g, onnx_value("y", 2, dims_2x3));
   GiltOp *module = import(ctx, g, 13);
   CHECK(module && num_errors == 0);
   if (module) {
@@ -349,18 +156,18 @@ static void test_basic(void)
 static void test_unsupported(void)
 {
   GiltContext *ctx = context(false);
-  Graph *body = graph("then");
-  add_node(body, node("NoSuchOpInside", "inner", "x", "t"));
-  add_output(body, value("t", 2, dims_2x3));
-  Graph *g = graph("g");
-  add_input(g, value("x", 2, dims_2x3));
-  add_node(g, node("NoSuchOp", "first", "x", "a"));
-  add_node(g, node("Relu", "fine", "a", "b"));
-  Gilt__Onnx__NodeProto *n = node("AnotherMissingOp", "", "b", "y");
-  Gilt__Onnx__AttributeProto *attr = add_attr(n, "branch", AT(GRAPH));
-  attr->g = &body->g;
-  add_node(g, n);
-  add_output(g, value("y", 2, dims_2x3));
+  Gilt__Onnx__GraphProto *body = onnx_graph("then");
+  onnx_add_node(body, onnx_node("NoSuchOpInside", "inner", "x", "t"));
+  onnx_add_output(body, onnx_value("t", 2, dims_2x3));
+  Gilt__Onnx__GraphProto *g = onnx_graph("g");
+  onnx_add_input(g, onnx_value("x", 2, dims_2x3));
+  onnx_add_node(g, onnx_node("NoSuchOp", "first", "x", "a"));
+  onnx_add_node(g, onnx_node("Relu", "fine", "a", "b"));
+  Gilt__Onnx__NodeProto *n = onnx_node("AnotherMissingOp", "", "b", "y");
+  Gilt__Onnx__AttributeProto *attr = onnx_attr(n, "branch", ONNX_AT(GRAPH));
+  attr->g = body;
+  onnx_add_node(g, n);
+  onnx_add_output(g, onnx_value("y", 2, dims_2x3));
   GiltOp *module = import(ctx, g, 13);
   CHECK(!module);
   CHECK(num_errors == 3);
@@ -397,20 +204,20 @@ static void test_bad_graphs(void)
 {
   GiltContext *ctx = context(true);
   /* An input nobody defines. */
-  Graph *g = graph("g");
-  add_input(g, value("x", 2, dims_2x3));
-  add_node(g, node("Relu", "r", "nope", "y"));
-  add_output(g, value("y", 2, dims_2x3));
+  Gilt__Onnx__GraphProto *g = onnx_graph("g");
+  onnx_add_input(g, onnx_value("x", 2, dims_2x3));
+  onnx_add_node(g, onnx_node("Relu", "r", "nope", "y"));
+  onnx_add_output(g, onnx_value("y", 2, dims_2x3));
   CHECK(!import(ctx, g, 13));
   CHECK(num_errors == 1 &&
         strstr(errors, "node 'r' (Relu) reads 'nope', which no graph input"));
   /* An intermediate value of an op that infers nothing (unregistered),
   ** with no value_info. */
-  g = graph("g");
-  add_input(g, value("x", 2, dims_2x3));
-  add_node(g, node("Mystery", "m", "x", "t"));
-  add_node(g, node("Relu", "r", "t", "y"));
-  add_output(g, value("y", 2, dims_2x3));
+  g = onnx_graph("g");
+  onnx_add_input(g, onnx_value("x", 2, dims_2x3));
+  onnx_add_node(g, onnx_node("Mystery", "m", "x", "t"));
+  onnx_add_node(g, onnx_node("Relu", "r", "t", "y"));
+  onnx_add_output(g, onnx_value("y", 2, dims_2x3));
   CHECK(!import(ctx, g, 13));
   CHECK(num_errors == 1 &&
         strstr(errors, "cannot tell the type of output 0 ('t') of node 'm' "
@@ -422,11 +229,11 @@ static void test_bad_graphs(void)
 static void test_absent_inputs(void)
 {
   GiltContext *ctx = context(true);
-  Graph *g = graph("g");
-  add_input(g, value("x", 2, dims_2x3));
-  add_input(g, value("c", 0, NULL));
-  add_node(g, node("Opt", "o", "x,,c,,", "y"));
-  add_output(g, value("y", 2, dims_2x3));
+  Gilt__Onnx__GraphProto *g = onnx_graph("g");
+  onnx_add_input(g, onnx_value("x", 2, dims_2x3));
+  onnx_add_input(g, onnx_value("c", 0, NULL));
+  onnx_add_node(g, onnx_node("Opt", "o", "x,,c,,", "y"));
+  onnx_add_output(g, onnx_value("y", 2, dims_2x3));
   GiltOp *module = import(ctx, g, 13);
   CHECK(module);
   if (module) {
@@ -445,16 +252,16 @@ static void test_upgrades(void)
 {
   GiltContext *ctx = context(true);
   static const int64_t axes[] = {0, 2};
-  Graph *g = graph("g");
-  add_input(g, value("x", 3, dims_1x3x1));
-  Gilt__Onnx__NodeProto *sq = node("Squeeze", "sq", "x", "s");
-  attr_ints(sq, "axes", 2, axes);
-  add_node(g, sq);
-  Gilt__Onnx__NodeProto *clip = node("Clip", "clip", "s", "y");
-  attr_float(clip, "max", 6.0f);
-  add_node(g, clip);
-  g->infos[g->g.n_value_info++] = value("s", 1, dims_3);
-  add_output(g, value("y", 1, dims_3));
+  Gilt__Onnx__GraphProto *g = onnx_graph("g");
+  onnx_add_input(g, onnx_value("x", 3, dims_1x3x1));
+  Gilt__Onnx__NodeProto *sq = onnx_node("Squeeze", "sq", "x", "s");
+  onnx_attr_ints(sq, "axes", 2, axes);
+  onnx_add_node(g, sq);
+  Gilt__Onnx__NodeProto *clip = onnx_node("Clip", "clip", "s", "y");
+  onnx_attr_float(clip, "max", 6.0f);
+  onnx_add_node(g, clip);
+  onnx_add_value_info(g, onnx_value("s", 1, dims_3));
+  onnx_add_output(g, onnx_value("y", 1, dims_3));
   GiltOp *module = import(ctx, g, 6);
   CHECK(module);
   if (module) {
@@ -478,24 +285,24 @@ static void test_upgrades(void)
 static void test_subgraphs(void)
 {
   GiltContext *ctx = context(true);
-  Graph *then_g = graph("then");
-  add_node(then_g, node("Relu", "r", "x", "t"));
-  add_output(then_g, value("t", 2, dims_2x3));
-  Graph *else_g = graph("else");
-  add_node(else_g, node("Neg", "n", "x", "e"));
-  add_output(else_g, value("e", 2, dims_2x3));
-  Graph *g = graph("g");
-  add_input(g, value("x", 2, dims_2x3));
-  Gilt__Onnx__ValueInfoProto *c = value("c", 0, NULL);
+  Gilt__Onnx__GraphProto *then_g = onnx_graph("then");
+  onnx_add_node(then_g, onnx_node("Relu", "r", "x", "t"));
+  onnx_add_output(then_g, onnx_value("t", 2, dims_2x3));
+  Gilt__Onnx__GraphProto *else_g = onnx_graph("else");
+  onnx_add_node(else_g, onnx_node("Neg", "n", "x", "e"));
+  onnx_add_output(else_g, onnx_value("e", 2, dims_2x3));
+  Gilt__Onnx__GraphProto *g = onnx_graph("g");
+  onnx_add_input(g, onnx_value("x", 2, dims_2x3));
+  Gilt__Onnx__ValueInfoProto *c = onnx_value("c", 0, NULL);
   /* If's condition is a bool; graph.if's verifier insists. */
-  c->type->tensor_type->elem_type = GILT__ONNX__TENSOR_PROTO__DATA_TYPE__BOOL;
-  add_input(g, c);
-  Gilt__Onnx__NodeProto *n = node("If", "if", "c", "y");
+  c->type->tensor_type->elem_type = ONNX_DT(BOOL);
+  onnx_add_input(g, c);
+  Gilt__Onnx__NodeProto *n = onnx_node("If", "if", "c", "y");
   /* Listed in the other order on purpose: regions follow the op's order. */
-  add_attr(n, "else_branch", AT(GRAPH))->g = &else_g->g;
-  add_attr(n, "then_branch", AT(GRAPH))->g = &then_g->g;
-  add_node(g, n);
-  add_output(g, value("y", 2, dims_2x3));
+  onnx_attr(n, "else_branch", ONNX_AT(GRAPH))->g = else_g;
+  onnx_attr(n, "then_branch", ONNX_AT(GRAPH))->g = then_g;
+  onnx_add_node(g, n);
+  onnx_add_output(g, onnx_value("y", 2, dims_2x3));
   GiltOp *module = import(ctx, g, 13);
   CHECK(module);
   if (module) {
@@ -509,27 +316,6 @@ static void test_subgraphs(void)
   gilt_context_destroy(ctx);
 }
 
-static void attr_int(Gilt__Onnx__NodeProto *n, const char *name, int64_t i)
-{
-  Gilt__Onnx__AttributeProto *a = add_attr(n, name, AT(INT));
-  a->has_i = true;
-  a->i = i;
-}
-
-/* A value without a type, as subgraph inputs and outputs may be. */
-static Gilt__Onnx__ValueInfoProto *untyped(const char *name)
-{
-  Gilt__Onnx__ValueInfoProto *vi = xcalloc(1, sizeof *vi);
-  gilt__onnx__value_info_proto__init(vi);
-  vi->name = (char *)name;
-  return vi;
-}
-
-static void set_elem_type(Gilt__Onnx__ValueInfoProto *vi, int32_t dt)
-{
-  vi->type->tensor_type->elem_type = dt;
-}
-
 /* Split before opset 18 without `split` has as many equal parts as the
 ** node has outputs; the importer used to ask graph.split's inference for
 ** none (pytorch-converted/test_GLU). */
@@ -537,13 +323,13 @@ static void test_split_equal_parts(void)
 {
   GiltContext *ctx = context(false);
   static const int64_t dims_1x3[] = {1, 3};
-  Graph *g = graph("g");
-  add_input(g, value("x", 2, dims_2x3));
-  Gilt__Onnx__NodeProto *split = node("Split", "split", "x", "a,b");
-  attr_int(split, "axis", 0);
-  add_node(g, split);
-  add_node(g, node("Add", "add", "a,b", "y"));
-  add_output(g, value("y", 2, dims_1x3));
+  Gilt__Onnx__GraphProto *g = onnx_graph("g");
+  onnx_add_input(g, onnx_value("x", 2, dims_2x3));
+  Gilt__Onnx__NodeProto *split = onnx_node("Split", "split", "x", "a,b");
+  onnx_attr_int(split, "axis", 0);
+  onnx_add_node(g, split);
+  onnx_add_node(g, onnx_node("Add", "add", "a,b", "y"));
+  onnx_add_output(g, onnx_value("y", 2, dims_1x3));
   GiltOp *module = import(ctx, g, 6);
   CHECK(module && num_errors == 0);
   if (module) {
@@ -566,25 +352,25 @@ static void test_split_equal_parts(void)
 static void test_loop_body_types(void)
 {
   GiltContext *ctx = context(false);
-  Graph *body = graph("body");
-  add_input(body, untyped("i"));
-  add_input(body, untyped("cond"));
-  add_input(body, untyped("prev"));
-  add_node(body, node("Identity", "keep", "cond", "cond_out"));
-  add_node(body, node("Add", "next", "prev,prev", "cur"));
-  add_output(body, untyped("cond_out"));
-  add_output(body, untyped("cur"));
-  add_output(body, untyped("prev"));
-  Graph *g = graph("g");
-  Gilt__Onnx__ValueInfoProto *m = value("m", 0, NULL);
-  set_elem_type(m, GILT__ONNX__TENSOR_PROTO__DATA_TYPE__INT64);
-  add_input(g, m);
-  add_input(g, value("x", 1, dims_3));
-  Gilt__Onnx__NodeProto *loop = node("Loop", "loop", "m,,x", "last,all");
-  add_attr(loop, "body", AT(GRAPH))->g = &body->g;
-  add_node(g, loop);
-  add_node(g, node("Identity", "out", "last", "y"));
-  add_output(g, value("y", 1, dims_3));
+  Gilt__Onnx__GraphProto *body = onnx_graph("body");
+  onnx_add_input(body, onnx_untyped("i"));
+  onnx_add_input(body, onnx_untyped("cond"));
+  onnx_add_input(body, onnx_untyped("prev"));
+  onnx_add_node(body, onnx_node("Identity", "keep", "cond", "cond_out"));
+  onnx_add_node(body, onnx_node("Add", "next", "prev,prev", "cur"));
+  onnx_add_output(body, onnx_untyped("cond_out"));
+  onnx_add_output(body, onnx_untyped("cur"));
+  onnx_add_output(body, onnx_untyped("prev"));
+  Gilt__Onnx__GraphProto *g = onnx_graph("g");
+  Gilt__Onnx__ValueInfoProto *m = onnx_value("m", 0, NULL);
+  m->type->tensor_type->elem_type = ONNX_DT(INT64);
+  onnx_add_input(g, m);
+  onnx_add_input(g, onnx_value("x", 1, dims_3));
+  Gilt__Onnx__NodeProto *loop = onnx_node("Loop", "loop", "m,,x", "last,all");
+  onnx_attr(loop, "body", ONNX_AT(GRAPH))->g = body;
+  onnx_add_node(g, loop);
+  onnx_add_node(g, onnx_node("Identity", "out", "last", "y"));
+  onnx_add_output(g, onnx_value("y", 1, dims_3));
   GiltOp *module = import(ctx, g, 11);
   CHECK(module && num_errors == 0);
   if (module) {
@@ -605,23 +391,23 @@ static void test_scan_8(void)
 {
   GiltContext *ctx = context(false);
   static const int64_t dims_2x4x3[] = {2, 4, 3}, reverse[] = {1};
-  Graph *body = graph("body");
-  add_input(body, untyped("sum_in"));
-  add_input(body, untyped("next"));
-  add_node(body, node("Add", "add", "sum_in,next", "sum_out"));
-  add_node(body, node("Identity", "id", "sum_out", "scan_out"));
-  add_output(body, untyped("sum_out"));
-  add_output(body, untyped("scan_out"));
-  Graph *g = graph("g");
-  add_input(g, value("init", 2, dims_2x3));
-  add_input(g, value("x", 3, dims_2x4x3));
-  Gilt__Onnx__NodeProto *scan = node("Scan", "scan", ",init,x", "y,z");
-  add_attr(scan, "body", AT(GRAPH))->g = &body->g;
-  attr_int(scan, "num_scan_inputs", 1);
-  attr_ints(scan, "directions", 1, reverse);
-  add_node(g, scan);
-  add_output(g, value("y", 2, dims_2x3));
-  add_output(g, value("z", 3, dims_2x4x3));
+  Gilt__Onnx__GraphProto *body = onnx_graph("body");
+  onnx_add_input(body, onnx_untyped("sum_in"));
+  onnx_add_input(body, onnx_untyped("next"));
+  onnx_add_node(body, onnx_node("Add", "add", "sum_in,next", "sum_out"));
+  onnx_add_node(body, onnx_node("Identity", "id", "sum_out", "scan_out"));
+  onnx_add_output(body, onnx_untyped("sum_out"));
+  onnx_add_output(body, onnx_untyped("scan_out"));
+  Gilt__Onnx__GraphProto *g = onnx_graph("g");
+  onnx_add_input(g, onnx_value("init", 2, dims_2x3));
+  onnx_add_input(g, onnx_value("x", 3, dims_2x4x3));
+  Gilt__Onnx__NodeProto *scan = onnx_node("Scan", "scan", ",init,x", "y,z");
+  onnx_attr(scan, "body", ONNX_AT(GRAPH))->g = body;
+  onnx_attr_int(scan, "num_scan_inputs", 1);
+  onnx_attr_ints(scan, "directions", 1, reverse);
+  onnx_add_node(g, scan);
+  onnx_add_output(g, onnx_value("y", 2, dims_2x3));
+  onnx_add_output(g, onnx_value("z", 3, dims_2x4x3));
   GiltOp *module = import(ctx, g, 8);
   CHECK(module && num_errors == 0);
   if (module) {
@@ -654,22 +440,22 @@ static void test_scan_8(void)
 static void test_constant_shorthand_types(void)
 {
   GiltContext *ctx = context(false);
-  Graph *g = graph("g");
-  Gilt__Onnx__NodeProto *c = node("Constant", "c", "", "y");
-  attr_float(c, "value_int", 1.5f);
-  add_node(g, c);
-  add_output(g, value("y", 0, NULL));
+  Gilt__Onnx__GraphProto *g = onnx_graph("g");
+  Gilt__Onnx__NodeProto *c = onnx_node("Constant", "c", "", "y");
+  onnx_attr_float(c, "value_int", 1.5f);
+  onnx_add_node(g, c);
+  onnx_add_output(g, onnx_value("y", 0, NULL));
   CHECK(!import(ctx, g, 13));
   CHECK(num_errors == 1 &&
         strstr(errors, "attribute 'value_int' of node 'c' (Constant) must "
                        "have type INT"));
 
   static const int64_t ints[] = {1, 2};
-  g = graph("g");
-  c = node("Constant", "c", "", "y");
-  attr_ints(c, "value_floats", 2, ints);
-  add_node(g, c);
-  add_output(g, value("y", 1, dims_3));
+  g = onnx_graph("g");
+  c = onnx_node("Constant", "c", "", "y");
+  onnx_attr_ints(c, "value_floats", 2, ints);
+  onnx_add_node(g, c);
+  onnx_add_output(g, onnx_value("y", 1, dims_3));
   CHECK(!import(ctx, g, 13));
   CHECK(num_errors == 1 &&
         strstr(errors, "attribute 'value_floats' of node 'c' (Constant) "
@@ -684,14 +470,13 @@ static void test_constant_of_shape_huge_rank(void)
 {
   GiltContext *ctx = context(false);
   static const int64_t dims_40[] = {40};
-  Graph *g = graph("g");
-  Gilt__Onnx__ValueInfoProto *shape = value("s", 1, dims_40);
-  shape->type->tensor_type->elem_type =
-      GILT__ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
-  add_input(g, shape);
-  add_node(g, node("ConstantOfShape", "c", "s", "y"));
-  add_output(g, value("y", 0, NULL));
-  g->outputs[0]->type->tensor_type->shape = NULL;
+  Gilt__Onnx__GraphProto *g = onnx_graph("g");
+  Gilt__Onnx__ValueInfoProto *shape = onnx_value("s", 1, dims_40);
+  shape->type->tensor_type->elem_type = ONNX_DT(INT64);
+  onnx_add_input(g, shape);
+  onnx_add_node(g, onnx_node("ConstantOfShape", "c", "s", "y"));
+  onnx_add_output(g, onnx_value("y", 0, NULL));
+  g->output[0]->type->tensor_type->shape = NULL;
   GiltOp *module = import(ctx, g, 13);
   CHECK(module);
   if (module) {
@@ -700,17 +485,16 @@ static void test_constant_of_shape_huge_rank(void)
   }
   /* Also found: a 'value' attribute of type INT, not TENSOR, was read as
   ** a tensor attribute. */
-  g = graph("g");
-  add_input(g, value("s", 1, dims_3));
-  g->inputs[0]->type->tensor_type->elem_type =
-      GILT__ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
-  Gilt__Onnx__NodeProto *c = node("ConstantOfShape", "c", "s", "y");
-  Gilt__Onnx__AttributeProto *a = add_attr(c, "value", AT(INT));
+  g = onnx_graph("g");
+  onnx_add_input(g, onnx_value("s", 1, dims_3));
+  g->input[0]->type->tensor_type->elem_type = ONNX_DT(INT64);
+  Gilt__Onnx__NodeProto *c = onnx_node("ConstantOfShape", "c", "s", "y");
+  Gilt__Onnx__AttributeProto *a = onnx_attr(c, "value", ONNX_AT(INT));
   a->has_i = true;
   a->i = 1;
-  add_node(g, c);
-  add_output(g, value("y", 0, NULL));
-  g->outputs[0]->type->tensor_type->shape = NULL;
+  onnx_add_node(g, c);
+  onnx_add_output(g, onnx_value("y", 0, NULL));
+  g->output[0]->type->tensor_type->shape = NULL;
   CHECK(!import(ctx, g, 13));
   CHECK(strstr(errors, "attribute 'value' must hold one element"));
   gilt_context_destroy(ctx);
@@ -777,34 +561,28 @@ static void test_weights_stay_mapped(void)
   if (f)
     fclose(f);
 
-  Graph *g = graph("g");
-  add_input(g, value("x", 2, dims_2x3));
-  add_initializer(g, "a", 2, dims_2x3, a);
-  add_initializer(g, "b", 2, dims_2x3, NULL);
-  Gilt__Onnx__TensorProto *tb = g->inits[1];
+  Gilt__Onnx__GraphProto *g = onnx_graph("g");
+  onnx_add_input(g, onnx_value("x", 2, dims_2x3));
+  onnx_add_initializer(g, "a", 2, dims_2x3, a);
+  onnx_add_initializer(g, "b", 2, dims_2x3, NULL);
+  Gilt__Onnx__TensorProto *tb = g->initializer[1];
   tb->has_raw_data = false;
   tb->has_data_location = true;
   tb->data_location = GILT__ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
   static const char *const entries[3][2] = {
       {"location", "w.bin"}, {"offset", "5"}, {"length", "24"}};
   tb->n_external_data = 3;
-  tb->external_data = xcalloc(3, sizeof *tb->external_data);
+  tb->external_data = onnx_alloc(3, sizeof *tb->external_data);
   for (size_t i = 0; i < 3; i++) {
-    tb->external_data[i] = xcalloc(1, sizeof **tb->external_data);
+    tb->external_data[i] = onnx_alloc(1, sizeof **tb->external_data);
     gilt__onnx__string_string_entry_proto__init(tb->external_data[i]);
     tb->external_data[i]->key = (char *)entries[i][0];
     tb->external_data[i]->value = (char *)entries[i][1];
   }
-  add_node(g, node("Add", "", "x,a", "s"));
-  add_node(g, node("Add", "", "s,b", "y"));
-  add_output(g, value("y", 2, dims_2x3));
-  size_t len;
-  uint8_t *buf = pack(g, 13, &len);
-  f = fopen(model, "wb");
-  CHECK(f && fwrite(buf, 1, len, f) == len);
-  if (f)
-    fclose(f);
-  free(buf);
+  onnx_add_node(g, onnx_node("Add", "", "x,a", "s"));
+  onnx_add_node(g, onnx_node("Add", "", "s,b", "y"));
+  onnx_add_output(g, onnx_value("y", 2, dims_2x3));
+  CHECK(onnx_write(g, 13, model));
 
   GiltContext *ctx = context(false);
   reset_errors();
@@ -845,7 +623,7 @@ int main(void)
   test_constant_shorthand_types();
   test_constant_of_shape_huge_rank();
   test_weights_stay_mapped();
-  free_all();
+  onnx_free_all();
   if (check_failures)
     fprintf(stderr, "%d checks failed\n", check_failures);
   return check_failures != 0;

@@ -17,6 +17,7 @@
 */
 #include "test/unit/check.h"
 #include "frontends/onnx/model_reader.h"
+#include "test/support/onnx_model.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,14 +128,6 @@ static bool exists(const char *path)
 
 /* ---- building protos ----------------------------------------------------- */
 
-static uint8_t *pack_model(const Gilt__Onnx__ModelProto *m, size_t *len)
-{
-  *len = gilt__onnx__model_proto__get_packed_size(m);
-  uint8_t *buf = malloc(*len ? *len : 1);
-  gilt__onnx__model_proto__pack(m, buf);
-  return buf;
-}
-
 static uint8_t *pack_tensor(const Gilt__Onnx__TensorProto *t, size_t *len)
 {
   *len = gilt__onnx__tensor_proto__get_packed_size(t);
@@ -231,7 +224,7 @@ static GiltOnnxReader *open_packed_model(GiltContext *ctx,
                                          const char *dir)
 {
   size_t len;
-  uint8_t *buf = pack_model(m, &len);
+  uint8_t *buf = onnx_pack_model(m, &len);
   GiltOnnxReader *r =
       gilt_onnx_reader_open_model_buffer(ctx, buf, len, "t.onnx", dir);
   free(buf);
@@ -814,7 +807,7 @@ static void test_corrupt(GiltContext *ctx, const char *data)
     bytes = slurp(path, &len);
   }
   if (!bytes)
-    bytes = pack_model(&m.model, &len);
+    bytes = onnx_pack_model(&m.model, &len);
 
   /* Cut in half, mid-graph: the length prefixes no longer fit. */
   const char *cut = tmp_path("truncated.onnx");
@@ -930,7 +923,7 @@ static void check_external(GiltContext *ctx, const ExternalCase *c,
   m.graph.initializer = inits;
 
   size_t len;
-  uint8_t *buf = pack_model(&m.model, &len);
+  uint8_t *buf = onnx_pack_model(&m.model, &len);
   const char *path = tmp_path("ext.onnx");
   FILE *f = fopen(path, "wb");
   CHECK(f && fwrite(buf, 1, len, f) == len);

@@ -8,13 +8,14 @@
 ** nothing beyond the folded ops. Unlike `canonicalize`, which folds only
 ** results of up to 1024 elements so that it never bloats a module, this
 ** pass folds results of up to `max-elements` elements, through the same
-** evaluator (graph_fold_limited in fold_hook.c: scalar evaluators broadcast over
-** the result, reshapes, Concat, Gather, Where, Shape and Size). Ops the
-** evaluator cannot handle stay as they are. Results of more than 64
-** elements become dense resources, which the printer can elide and the
-** lowerings pass around without copying. It is the classic constant
-** propagation of a dataflow graph in one forward sweep: operands are
-** visited before their users, so a chain of constant ops folds in one run.
+** evaluator (graph_fold_limited in dialects/graph/fold_hook.c: scalar
+** evaluators broadcast over the result, reshapes, Concat, Gather, Where,
+** Shape and Size). Ops the evaluator cannot handle stay as they are.
+** Results of more than 64 elements become dense resources, which the
+** printer can elide and the lowerings pass around without copying. It is
+** the classic constant propagation of a dataflow graph in one forward
+** sweep: operands are visited before their users, so a chain of constant
+** ops folds in one run.
 ** Not here: ops with regions (If, Loop), and `none` operands other than
 ** absent optional ones.
 */
