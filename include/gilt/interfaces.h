@@ -174,7 +174,6 @@ GILT_API bool gilt_loop_like_is_defined_outside(GiltOp *loop,
 /* Moves `op`, directly in one of the loop's body regions, out of it. */
 GILT_API void gilt_loop_like_move_out(GiltOp *loop, GiltOp *op);
 
-
 /* ---- callable ----------------------------------------------------------- */
 
 /* An op that can be called (MLIR's CallableOpInterface): it has a region
