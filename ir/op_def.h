@@ -96,6 +96,44 @@ struct GiltOpDef {
    .results = (results_), .attributes = (attrs_),                            \
    .num_regions = (regions_), .num_successors = (successors_), __VA_ARGS__},
 
+/* The parameters of a dialect-defined type or attribute, in order, as a
+** parse hook collects them (a GILT_VEC: append with gilt_vec_push). */
+typedef struct GiltParamVec {
+  GiltAttr **data;
+  size_t len, cap;
+} GiltParamVec;
+
+/* A type or attribute a dialect defines, as MLIR's TypeDef/AttrDef:
+** `!dialect.mnemonic<...>` (or `#...` for an attribute). An instance is
+** this definition plus a list of uniqued attribute parameters; the
+** context uniques instances by (definition, parameters), so hooks never
+** see storage. Every hook is optional:
+**   parse: reads what follows the mnemonic (usually `<...>`) through
+**       ir/asm/asm.h and appends the parameters; reports through
+**       gilt_asm_emit_error. It must not assume the input is well formed
+**       (the parse fuzzer feeds it anything). Without it, the parameters
+**       are written as attributes: `<1 : i64, "x", f32>`, or nothing.
+**   print: writes what follows `!dialect.mnemonic`, so that parse reads
+**       it back; without it, the generic form above.
+**   verify: checks parameters (their number and kinds too) and reports
+**       at loc; runs before any instance is made, whether from the parser
+**       or gilt_dialect_type_get, so print may rely on what it checked.
+**   verify_encoding: attributes used as a tensor's encoding
+**       (`tensor<4x16xf32, #graph.layout<"NC16c">>`): checks the shape
+**       and element type the parser pairs them with; as MLIR's
+**       VerifiableTensorEncoding. */
+typedef struct GiltParametricDef {
+  const char *mnemonic;
+  GiltStatus (*parse)(GiltAsmParser *p, GiltParamVec *params);
+  void (*print)(GiltAsmPrinter *p, size_t n, GiltAttr *const *params);
+  GiltStatus (*verify)(GiltLocation *loc, size_t n, GiltAttr *const *params);
+  GiltStatus (*verify_encoding)(GiltLocation *loc, size_t n,
+                                GiltAttr *const *params, size_t rank,
+                                const int64_t *shape, GiltType *elem);
+} GiltParametricDef;
+typedef GiltParametricDef GiltTypeDef;
+typedef GiltParametricDef GiltAttrDef;
+
 /* A dialect: its namespace, its op table and dialect-wide hooks. */
 typedef struct GiltDialectDef {
   const char *name;
@@ -105,6 +143,11 @@ typedef struct GiltDialectDef {
   ** NULL when the dialect has no constant op. */
   GiltOp *(*materialize_constant)(GiltBuilder *b, GiltAttr *value,
                                   GiltType *type, GiltLocation *loc);
+  /* The types and attributes it defines, by mnemonic (unique in each). */
+  const GiltTypeDef *types;
+  size_t num_types;
+  const GiltAttrDef *attrs;
+  size_t num_attrs;
 } GiltDialectDef;
 
 /* The parsed signature of an op definition. */
@@ -165,5 +208,10 @@ GILT_INTERNAL const GiltOpInfo *gilt_context_get_op_info(GiltContext *ctx,
 GILT_INTERNAL GiltDialectInfo *gilt_context_lookup_dialect(GiltContext *ctx,
                                                            const char *name,
                                                            size_t len);
+/* The type (is_type) or attribute definition of a registered dialect
+** named `mnemonic`, or NULL (dialect_types.c). */
+GILT_INTERNAL const GiltParametricDef *gilt_dialect_lookup_def(
+    const GiltDialectInfo *d, bool is_type, const char *mnemonic,
+    size_t len);
 
 #endif /* GILT_IR_OP_DEF_H */
