@@ -265,6 +265,8 @@ const GiltDialectDef gilt_graph_dialect = {
     .ops = graph_ops,
     .num_ops = NUM_OPS,
     .materialize_constant = materialize_constant,
+    .attrs = graph_attr_defs,
+    .num_attrs = GRAPH_NUM_ATTRS,
 };
 
 void gilt_register_graph_dialect(GiltContext *ctx)
