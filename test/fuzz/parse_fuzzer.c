@@ -2,8 +2,9 @@
 ** parse_fuzzer.c - libFuzzer target for the textual IR parser, printer and
 ** verifier.
 **
-** Feeds arbitrary bytes to gilt_parse_source (unregistered dialects
-** allowed, so the generic form is reachable) and verifies what parses.
+** Feeds arbitrary bytes to gilt_parse_source (every dialect and the test
+** dialect registered, unregistered dialects allowed, so the generic form
+** is reachable) and verifies what parses.
 ** IR that verifies must round-trip: its printout parses again, and
 ** printing that gives the same bytes (print(parse(print(x))) == print(x)),
 ** or the fuzzer aborts. IR that fails to verify is printed (the printer
@@ -20,6 +21,7 @@
 
 #include "gilt/ir.h"
 #include "gilt/register.h"
+#include "test/lib/test_lib.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -68,6 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   GiltContext *ctx = gilt_context_create();
   gilt_register_everything(ctx);
+  gilt_test_register_all(ctx); /* the test dialect's types and hooks too */
   gilt_context_set_diagnostic_handler(ctx, ignore, NULL);
   gilt_context_set_allow_unregistered_dialects(ctx, true);
   GiltOp *module =

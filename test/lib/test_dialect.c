@@ -12,7 +12,8 @@
 ** test.op_with_region, test.yield and test.br give CSE and DCE regions and
 ** blocks to work on; test.side_effect has effects; test.illegal and
 ** test.legal are what test-legalize converts. No custom forms: tests
-** spell these ops in the generic form.
+** spell these ops in the generic form. The dialect's types and attributes
+** are in test_types.c.
 */
 #include "test/lib/test_defs.h"
 
@@ -187,4 +188,8 @@ const GiltDialectDef gilt_test_dialect = {
     .ops = test_ops,
     .num_ops = sizeof test_ops / sizeof *test_ops,
     .materialize_constant = materialize_constant,
+    .types = gilt_test_types,
+    .num_types = GILT_TEST_NUM_TYPES,
+    .attrs = gilt_test_attrs,
+    .num_attrs = GILT_TEST_NUM_ATTRS,
 };
