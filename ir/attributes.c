@@ -64,6 +64,11 @@ static uint32_t hash_attr(const GiltAttr *a)
     return h;
   case GILT_ATTR_OPAQUE:
     return gilt_hash_ptr(gilt_hash_ptr(h, a->opaque.dialect), a->opaque.body);
+  case GILT_ATTR_DIALECT:
+    h = gilt_hash_ptr(h, a->dialect.def);
+    for (size_t i = 0; i < a->dialect.n; i++)
+      h = gilt_hash_ptr(h, a->dialect.params[i]);
+    return h;
   case GILT_ATTR_TYPE:
   case GILT_ATTR_UNIT:
     return h;
@@ -120,6 +125,10 @@ static bool attr_eq(const void *key, const void *elem)
   case GILT_ATTR_OPAQUE:
     return a->opaque.dialect == b->opaque.dialect &&
            a->opaque.body == b->opaque.body;
+  case GILT_ATTR_DIALECT:
+    return a->dialect.def == b->dialect.def && a->dialect.n == b->dialect.n &&
+           same_bytes(a->dialect.params, b->dialect.params,
+                      a->dialect.n * sizeof *a->dialect.params);
   case GILT_ATTR_TYPE:
   case GILT_ATTR_UNIT:
     return true;
@@ -160,6 +169,10 @@ static void *make_attr(GiltContext *ctx, const void *key)
   case GILT_ATTR_STRIDED_LAYOUT:
     a->strided.strides = gilt_arena_dup(
         ar, a->strided.strides, a->strided.rank * sizeof(int64_t));
+    break;
+  case GILT_ATTR_DIALECT:
+    a->dialect.params = gilt_arena_dup(ar, a->dialect.params,
+                                       a->dialect.n * sizeof(GiltAttr *));
     break;
   default:
     break;
@@ -430,6 +443,14 @@ GiltAttr *gilt_opaque_attr_get(GiltContext *ctx, const char *dialect,
   GiltAttr key = {.kind = GILT_ATTR_OPAQUE};
   key.opaque.dialect = gilt_ident_get_cstr(ctx, dialect);
   key.opaque.body = gilt_ident_get(ctx, body, body_len);
+  return unique_attr(ctx, &key);
+}
+
+GiltAttr *gilt_dialect_attr_get_unchecked(GiltContext *ctx,
+                                          const GiltDialectValue *v)
+{
+  GiltAttr key = {.kind = GILT_ATTR_DIALECT};
+  key.dialect = *v;
   return unique_attr(ctx, &key);
 }
 

@@ -79,8 +79,10 @@ const GiltOpDef gilt_builtin_ops[BUILTIN_NUM_OPS] = {
 #undef GILT_OP
 };
 
-const GiltDialectDef gilt_builtin_dialect =
-    GILT_DIALECT_DEF("builtin", gilt_builtin_ops, NULL);
+const GiltDialectDef gilt_builtin_dialect = {
+    .name = "builtin",
+    GILT_DIALECT_OPS(gilt_builtin_ops),
+};
 
 GiltOp *gilt_module_create(GiltContext *ctx, GiltLocation *loc)
 {

@@ -20,6 +20,7 @@ typedef struct GiltOpInfo GiltOpInfo;
 typedef struct GiltOpDef GiltOpDef;
 typedef struct GiltDialectInfo GiltDialectInfo;
 typedef struct GiltResourceBlob GiltResourceBlob;
+typedef struct GiltParametricDef GiltParametricDef;
 
 /* ---- identifiers: interned strings, compared by pointer ---------------- */
 
@@ -35,6 +36,15 @@ GILT_INTERNAL GiltIdent *gilt_ident_get_cstr(GiltContext *ctx,
                                              const char *str);
 
 /* ---- types -------------------------------------------------------------- */
+
+/* The payload of a dialect-defined type or attribute (dialect_types.c):
+** its definition in its dialect's table and its parameters. */
+typedef struct GiltDialectValue {
+  const GiltParametricDef *def;
+  GiltDialectInfo *dialect;
+  size_t n;
+  GiltAttr *const *params;
+} GiltDialectValue;
 
 struct GiltType {
   GiltTypeKind kind;
@@ -63,6 +73,7 @@ struct GiltType {
       GiltIdent *dialect;
       GiltIdent *body; /* text between `<` `>` (or after the dot) */
     } opaque;
+    GiltDialectValue dialect; /* DIALECT */
   };
 };
 
@@ -137,6 +148,7 @@ struct GiltAttr {
       GiltIdent *dialect;
       GiltIdent *body;
     } opaque;
+    GiltDialectValue dialect; /* DIALECT */
   };
 };
 
@@ -172,6 +184,27 @@ GILT_INTERNAL int64_t gilt_dense_attr_get_int(GiltAttr *a, int64_t i);
 GILT_INTERNAL double gilt_dense_attr_get_float(GiltAttr *a, int64_t i);
 /* Why `t` cannot be a dense array's element type (a message), or NULL. */
 GILT_INTERNAL const char *gilt_dense_array_check_element_type(GiltType *t);
+
+/* Dialect-defined types and attributes, uniqued without verification
+** (types.c, attributes.c): for dialect_types.c, which verifies first. */
+GILT_INTERNAL GiltType *gilt_dialect_type_get_unchecked(
+    GiltContext *ctx, const GiltDialectValue *v);
+GILT_INTERNAL GiltAttr *gilt_dialect_attr_get_unchecked(
+    GiltContext *ctx, const GiltDialectValue *v);
+/* The same with verification: NULL after an error at loc (dialect_types.c).
+** The parser calls these with the definition it looked up. */
+GILT_INTERNAL GiltType *gilt_dialect_type_get_verified(
+    GiltContext *ctx, const GiltDialectValue *v, GiltLocation *loc);
+GILT_INTERNAL GiltAttr *gilt_dialect_attr_get_verified(
+    GiltContext *ctx, const GiltDialectValue *v, GiltLocation *loc);
+/* Runs the encoding's verify_encoding hook, if it is a dialect attribute
+** that has one, for a tensor of this shape and element type; reports at
+** loc (dialect_types.c). */
+GILT_INTERNAL GiltStatus gilt_tensor_encoding_verify(GiltLocation *loc,
+                                                     GiltAttr *encoding,
+                                                     size_t rank,
+                                                     const int64_t *shape,
+                                                     GiltType *elem);
 
 /* ---- locations ---------------------------------------------------------- */
 

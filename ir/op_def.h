@@ -32,12 +32,17 @@
 ** GILT_OP as this around the #include of its .def. */
 #define GILT_OP_AS_ROW(sym, ...) GILT_OP_ROW(__VA_ARGS__)
 
-/* The GiltDialectDef of the dialect `name_` whose op table is the array
-** `ops_`, with its materialize_constant hook (or NULL). */
-#define GILT_DIALECT_DEF(name_, ops_, materialize_constant_)                 \
-  {.name = (name_), .ops = (ops_),                                           \
-   .num_ops = sizeof(ops_) / sizeof *(ops_),                                 \
-   .materialize_constant = (materialize_constant_)}
+/* The op table fields of a GiltDialectDef initializer, from the array
+** `ops_`. */
+#define GILT_DIALECT_OPS(ops_)                                                \
+  .ops = (ops_), .num_ops = sizeof(ops_) / sizeof *(ops_)
+
+/* The parameters of a dialect-defined type or attribute, in order, as a
+** parse hook collects them (a GILT_VEC: append with gilt_vec_push). */
+struct GiltParamVec {
+  GiltAttr **data;
+  size_t len, cap;
+};
 
 /* What the type of an operand or result must be (ir/signature.c). The
 ** container kinds constrain their element type by `elem`, a scalar kind
@@ -133,5 +138,10 @@ GILT_INTERNAL const GiltOpInfo *gilt_context_get_op_info(GiltContext *ctx,
 GILT_INTERNAL GiltDialectInfo *gilt_context_lookup_dialect(GiltContext *ctx,
                                                            const char *name,
                                                            size_t len);
+/* The type (is_type) or attribute definition of a registered dialect
+** named `mnemonic`, or NULL (dialect_types.c). */
+GILT_INTERNAL const GiltParametricDef *gilt_dialect_lookup_def(
+    const GiltDialectInfo *d, bool is_type, const char *mnemonic,
+    size_t len);
 
 #endif /* GILT_IR_OP_DEF_H */

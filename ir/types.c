@@ -44,6 +44,11 @@ static uint32_t hash_type(const GiltType *t)
   case GILT_TYPE_OPAQUE:
     h = gilt_hash_ptr(h, t->opaque.dialect);
     return gilt_hash_ptr(h, t->opaque.body);
+  case GILT_TYPE_DIALECT:
+    h = gilt_hash_ptr(h, t->dialect.def);
+    for (size_t i = 0; i < t->dialect.n; i++)
+      h = gilt_hash_ptr(h, t->dialect.params[i]);
+    return h;
   case GILT_TYPE_INDEX:
   case GILT_TYPE_NONE:
     return h;
@@ -84,6 +89,11 @@ static bool type_eq(const void *key, const void *elem)
   case GILT_TYPE_OPAQUE:
     return a->opaque.dialect == b->opaque.dialect &&
            a->opaque.body == b->opaque.body;
+  case GILT_TYPE_DIALECT:
+    return a->dialect.def == b->dialect.def && a->dialect.n == b->dialect.n &&
+           (a->dialect.n == 0 ||
+            !memcmp(a->dialect.params, b->dialect.params,
+                    a->dialect.n * sizeof *a->dialect.params));
   case GILT_TYPE_INDEX:
   case GILT_TYPE_NONE:
     return true;
@@ -103,6 +113,9 @@ static void *make_type(GiltContext *ctx, const void *key)
     t->func.types = gilt_arena_dup(
         &ctx->arena, t->func.types,
         (t->func.num_inputs + t->func.num_results) * sizeof(GiltType *));
+  else if (t->kind == GILT_TYPE_DIALECT)
+    t->dialect.params = gilt_arena_dup(
+        &ctx->arena, t->dialect.params, t->dialect.n * sizeof(GiltAttr *));
   return t;
 }
 
@@ -219,6 +232,14 @@ GiltType *gilt_opaque_type_get(GiltContext *ctx, const char *dialect,
   GiltType key = {.kind = GILT_TYPE_OPAQUE};
   key.opaque.dialect = gilt_ident_get_cstr(ctx, dialect);
   key.opaque.body = gilt_ident_get(ctx, body, body_len);
+  return unique_type(ctx, &key);
+}
+
+GiltType *gilt_dialect_type_get_unchecked(GiltContext *ctx,
+                                          const GiltDialectValue *v)
+{
+  GiltType key = {.kind = GILT_TYPE_DIALECT};
+  key.dialect = *v;
   return unique_type(ctx, &key);
 }
 

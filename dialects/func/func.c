@@ -176,8 +176,10 @@ const GiltOpDef gilt_func_ops[FUNC_NUM_OPS] = {
 #undef GILT_OP
 };
 
-const GiltDialectDef gilt_func_dialect =
-    GILT_DIALECT_DEF("func", gilt_func_ops, NULL);
+const GiltDialectDef gilt_func_dialect = {
+    .name = "func",
+    GILT_DIALECT_OPS(gilt_func_ops),
+};
 
 /* ---- public API ---------------------------------------------------------------------- */
 

@@ -274,8 +274,13 @@ static GiltOp *materialize_constant(GiltBuilder *b, GiltAttr *value,
   return gilt_builder_create_op(b, &st);
 }
 
-const GiltDialectDef gilt_graph_dialect =
-    GILT_DIALECT_DEF("graph", graph_ops, materialize_constant);
+const GiltDialectDef gilt_graph_dialect = {
+    .name = "graph",
+    GILT_DIALECT_OPS(graph_ops),
+    .materialize_constant = materialize_constant,
+    .attrs = graph_attr_defs,
+    .num_attrs = GRAPH_NUM_ATTRS,
+};
 
 void gilt_register_graph_dialect(GiltContext *ctx)
 {

@@ -181,6 +181,27 @@ GILT_INTERNAL GiltStatus graph_broadcast_operands(const GraphOpView *v,
 GILT_INTERNAL bool graph_broadcast_shapes(GraphShape *a,
                                           const GraphShape *b);
 
+/* ---- layouts (layout.c) ---------------------------------------------------- */
+
+/* A tensor layout such as NCHW16c: dims[i] is the letter of dimension i
+** (upper case: a whole dimension; lower case: an inner block of the
+** dimension of that letter), factors[i] its block factor, 0 for upper
+** case. */
+typedef struct GraphLayout {
+  size_t rank;
+  char dims[GRAPH_MAX_RANK];
+  int64_t factors[GRAPH_MAX_RANK];
+} GraphLayout;
+
+/* Reads the layout string s[0..n); false with the reason in `why` (a
+** phrase after "it": "has dimension 'C' twice") when it is not one. */
+GILT_INTERNAL bool graph_layout_parse(const char *s, size_t n,
+                                      GraphLayout *out, char *why,
+                                      size_t why_len);
+/* The dialect's attributes: `#graph.layout<"NCHW16c">`. */
+#define GRAPH_NUM_ATTRS 1
+GILT_INTERNAL extern const GiltAttrDef graph_attr_defs[GRAPH_NUM_ATTRS];
+
 /* ---- attribute readers (attrs.c) ------------------------------------------ */
 
 /* Read from a sorted attribute dictionary; absent attributes give `def`.

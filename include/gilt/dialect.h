@@ -162,7 +162,44 @@ typedef struct GiltOpDef {
   const GiltInterfaceImpl *interfaces;
 } GiltOpDef;
 
-/* A dialect: its namespace, its op table and dialect-wide hooks. */
+/* ---- types and attributes of dialects ----------------------------------- */
+
+/* The parameters a parse hook collects (appended in order). */
+typedef struct GiltParamVec GiltParamVec;
+
+/* A type or attribute a dialect defines, as MLIR's TypeDef/AttrDef:
+** `!dialect.mnemonic<...>` (or `#...` for an attribute). An instance is
+** this definition plus a list of uniqued attribute parameters; the
+** context uniques instances by (definition, parameters), so hooks never
+** see storage. Every hook is optional:
+**   parse: reads what follows the mnemonic (usually `<...>`) through the
+**       parser's hook API (ir/asm/asm.h, for gilt's own dialects for now)
+**       and appends the parameters; reports through gilt_asm_emit_error. It must not assume the input is well formed
+**       (the parse fuzzer feeds it anything). Without it, the parameters
+**       are written as attributes: `<1 : i64, "x", f32>`, or nothing.
+**   print: writes what follows `!dialect.mnemonic`, so that parse reads
+**       it back; without it, the generic form above.
+**   verify: checks parameters (their number and kinds too) and reports
+**       at loc; runs before any instance is made, whether from the parser
+**       or gilt_dialect_type_get, so print may rely on what it checked.
+**   verify_encoding: attributes used as a tensor's encoding
+**       (`tensor<4x16xf32, #graph.layout<"NC16c">>`): checks the shape
+**       and element type the parser pairs them with; as MLIR's
+**       VerifiableTensorEncoding. */
+typedef struct GiltParametricDef {
+  const char *mnemonic;
+  GiltStatus (*parse)(GiltAsmParser *p, GiltParamVec *params);
+  void (*print)(GiltAsmPrinter *p, size_t n, GiltAttr *const *params);
+  GiltStatus (*verify)(GiltLocation *loc, size_t n, GiltAttr *const *params);
+  GiltStatus (*verify_encoding)(GiltLocation *loc, size_t n,
+                                GiltAttr *const *params, size_t rank,
+                                const int64_t *shape, GiltType *elem);
+} GiltParametricDef;
+typedef GiltParametricDef GiltTypeDef;
+typedef GiltParametricDef GiltAttrDef;
+
+/* A dialect: its namespace, its op table, the types and attributes it
+** defines, and dialect-wide hooks. */
 typedef struct GiltDialectDef {
   const char *name;
   const GiltOpDef *ops;
@@ -171,6 +208,11 @@ typedef struct GiltDialectDef {
   ** NULL when the dialect has no constant op. */
   GiltOp *(*materialize_constant)(GiltBuilder *b, GiltAttr *value,
                                   GiltType *type, GiltLocation *loc);
+  /* The types and attributes it defines, by mnemonic (unique in each). */
+  const GiltTypeDef *types;
+  size_t num_types;
+  const GiltAttrDef *attrs;
+  size_t num_attrs;
 } GiltDialectDef;
 
 /* Registers a dialect and its ops. Registering the same definition again

@@ -164,7 +164,8 @@ typedef enum GiltTypeKind {
   GILT_TYPE_MEMREF,
   GILT_TYPE_VECTOR,
   GILT_TYPE_FUNCTION,
-  GILT_TYPE_OPAQUE /* `!dialect.body` of a dialect nobody registered */
+  GILT_TYPE_OPAQUE, /* `!dialect.body` of a dialect nobody registered */
+  GILT_TYPE_DIALECT /* `!dialect.mnemonic<...>`: defined by its dialect */
 } GiltTypeKind;
 
 typedef enum GiltSignedness {
@@ -230,6 +231,37 @@ GILT_API size_t gilt_function_type_get_num_results(GiltType *t);
 GILT_API GiltType *gilt_function_type_get_result(GiltType *t, size_t i);
 GILT_API void gilt_type_print(GiltType *t, GiltStringCallback cb, void *user);
 
+/* Types a dialect defines (`!llvm.ptr<1>`, `!test.struct<i32, f32>`): a
+** registered dialect names them by mnemonic in its table, with hooks that
+** parse, print and verify them. Such a type is its definition plus a list
+** of parameters, each a uniqued attribute (integers, strings, types as
+** type attributes, arrays of these...), and is uniqued by both, so equal
+** types are the same pointer. docs/ir.md describes the mechanism.
+**
+** gilt_dialect_type_get returns `!dialect.mnemonic` with these parameters
+** (copied), after the definition's verify hook has accepted them. It
+** returns NULL after an error at `loc` (NULL: unknown location) when the
+** dialect is not registered, defines no type of that mnemonic, a
+** parameter is NULL, or verify rejects the parameters. */
+GILT_API GiltType *gilt_dialect_type_get(GiltContext *ctx,
+                                         const char *dialect,
+                                         const char *mnemonic,
+                                         size_t num_params,
+                                         GiltAttr *const *params,
+                                         GiltLocation *loc);
+/* Whether t is a dialect-defined type (kind GILT_TYPE_DIALECT). */
+GILT_API bool gilt_type_is_dialect(GiltType *t);
+/* Whether t is the dialect-defined type `!dialect.mnemonic` (any
+** parameters); false for every other type. */
+GILT_API bool gilt_type_is_dialect_type(GiltType *t, const char *dialect,
+                                        const char *mnemonic);
+/* The parts of a dialect-defined type (t must be one); the strings and
+** parameters are borrowed from the context. */
+GILT_API const char *gilt_dialect_type_get_dialect(GiltType *t);
+GILT_API const char *gilt_dialect_type_get_mnemonic(GiltType *t);
+GILT_API size_t gilt_dialect_type_get_num_params(GiltType *t);
+GILT_API GiltAttr *gilt_dialect_type_get_param(GiltType *t, size_t i);
+
 /* ------------------------------------------------------------------------ */
 /* Attributes                                                               */
 /* ------------------------------------------------------------------------ */
@@ -248,7 +280,8 @@ typedef enum GiltAttrKind {
   GILT_ATTR_DENSE_RESOURCE,
   GILT_ATTR_STRIDED_LAYOUT,
   GILT_ATTR_OPAQUE, /* `#dialect.body` of a dialect nobody registered */
-  GILT_ATTR_DENSE_ARRAY /* `array<i32: 1, 2>` */
+  GILT_ATTR_DENSE_ARRAY, /* `array<i32: 1, 2>` */
+  GILT_ATTR_DIALECT /* `#dialect.mnemonic<...>`: defined by its dialect */
 } GiltAttrKind;
 
 typedef struct GiltNamedAttr {
@@ -355,6 +388,24 @@ GILT_API const void *gilt_dense_array_attr_get_data(GiltAttr *a,
 GILT_API int64_t gilt_dense_array_attr_get_int(GiltAttr *a, size_t i);
 GILT_API double gilt_dense_array_attr_get_float(GiltAttr *a, size_t i);
 GILT_API void gilt_attr_print(GiltAttr *a, GiltStringCallback cb, void *user);
+
+/* Attributes a dialect defines (`#graph.layout<"NCHW16c">`), the
+** counterpart of dialect-defined types above, with the same contract:
+** NULL after an error at `loc` for an unknown dialect or mnemonic, a NULL
+** parameter, or parameters the definition's verify hook rejects. */
+GILT_API GiltAttr *gilt_dialect_attr_get(GiltContext *ctx,
+                                         const char *dialect,
+                                         const char *mnemonic,
+                                         size_t num_params,
+                                         GiltAttr *const *params,
+                                         GiltLocation *loc);
+GILT_API bool gilt_attr_is_dialect(GiltAttr *a);
+GILT_API bool gilt_attr_is_dialect_attr(GiltAttr *a, const char *dialect,
+                                        const char *mnemonic);
+GILT_API const char *gilt_dialect_attr_get_dialect(GiltAttr *a);
+GILT_API const char *gilt_dialect_attr_get_mnemonic(GiltAttr *a);
+GILT_API size_t gilt_dialect_attr_get_num_params(GiltAttr *a);
+GILT_API GiltAttr *gilt_dialect_attr_get_param(GiltAttr *a, size_t i);
 
 /* ------------------------------------------------------------------------ */
 /* Locations                                                                */

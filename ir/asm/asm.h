@@ -7,7 +7,9 @@
 ** follow MLIR's OpAsmPrinter/OpAsmParser: printing starts right after
 ** `%results = op.name` and the op's location is printed by the caller;
 ** parsing starts right after the op name and stops before a trailing
-** `loc(...)`.
+** `loc(...)`. The hooks of types and attributes that dialects define
+** (GiltParametricDef) use the same calls: printing starts after
+** `!dialect.mnemonic`, parsing after the mnemonic.
 */
 #ifndef GILT_IR_ASM_H
 #define GILT_IR_ASM_H
@@ -59,6 +61,9 @@ GILT_INTERNAL void gilt_asm_print_function_type(GiltAsmPrinter *p,
 ** parentheses (MLIR's printFunctionalType). */
 GILT_INTERNAL void gilt_asm_print_functional_type(GiltAsmPrinter *p,
                                                   GiltOp *op);
+/* A quoted string with the escapes the parser reads back. */
+GILT_INTERNAL void gilt_asm_print_string(GiltAsmPrinter *p, const char *s,
+                                         size_t n);
 GILT_INTERNAL bool gilt_asm_printer_debug_info(GiltAsmPrinter *p);
 
 /* ---- parsing ------------------------------------------------------------ */
@@ -157,5 +162,12 @@ GILT_INTERNAL GiltStatus gilt_asm_parse_region(GiltAsmParser *p,
                                                size_t num_args);
 /* Whether the next token is `{`. */
 GILT_INTERNAL bool gilt_asm_peek_lbrace(GiltAsmParser *p);
+/* An integer literal with an optional `-`, within int64 (for the parse
+** hooks of dialect types and attributes; parse_dialect.c). */
+GILT_INTERNAL GiltStatus gilt_asm_parse_integer(GiltAsmParser *p,
+                                                int64_t *out);
+/* A string literal, as a string attribute (parse_dialect.c). */
+GILT_INTERNAL GiltStatus gilt_asm_parse_string(GiltAsmParser *p,
+                                               GiltAttr **out);
 
 #endif /* GILT_IR_ASM_H */

@@ -1,7 +1,9 @@
 /*
 ** parse_types.c - types: iN/siN/uiN, index, f16, bf16, f32, f64, none,
-** tensor, memref, vector, function types, `!alias` and opaque types of
-** unregistered dialects (`!dialect.body`, `!dialect<body>`).
+** tensor, memref, vector, function types, `!alias`, types dialects define
+** (through parser.c and parse_dialect.c) and opaque types of unregistered
+** dialects (`!dialect.body`, `!dialect<body>`). A tensor's encoding is
+** checked by its own hook when it has one (`#graph.layout<...>`).
 **
 ** Follows MLIR's grammar and messages, including its way of lexing shapes:
 ** `4x?xf32` arrives as the tokens `4`, `x`, `?`, `xf32`, and the parser
@@ -150,7 +152,8 @@ static bool is_scalar(GiltType *t)
 static bool is_container_element(GiltType *t)
 {
   GiltTypeKind k = gilt_type_get_kind(t);
-  return is_scalar(t) || k == GILT_TYPE_VECTOR || k == GILT_TYPE_OPAQUE;
+  return is_scalar(t) || k == GILT_TYPE_VECTOR || k == GILT_TYPE_OPAQUE ||
+         k == GILT_TYPE_DIALECT;
 }
 
 /* `<` shape element-type: the common head of tensor and memref types. */
@@ -195,6 +198,10 @@ static GiltType *parse_tensor(GiltAsmParser *p)
     if (unranked && encoding)
       gilt_parser_error_at(p, enc_pos,
                            "cannot apply encoding to unranked tensor");
+    else if (encoding &&
+             gilt_tensor_encoding_verify(gilt_parser_loc(p, enc_pos),
+                                         encoding, dims.len, dims.data, elem))
+      gilt_parser_note_failure(p);
     else if (unranked)
       t = gilt_unranked_tensor_type_get(p->ctx, elem);
     else

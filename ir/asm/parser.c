@@ -479,9 +479,28 @@ static GiltStatus check_dialect(GiltAsmParser *p, GiltSrcPos pos,
   return GILT_SUCCESS;
 }
 
+/* The registered dialect of `!dialect.x` or `!dialect<x>` at the current
+** token, when it defines types (is_type) or attributes; else NULL, and the
+** symbol is an alias, opaque, or an error reported below. */
+static GiltDialectInfo *defining_dialect(GiltAsmParser *p, bool is_type)
+{
+  const char *id = p->tok.ptr + 1, *id_end = p->tok.ptr + p->tok.len;
+  const char *dot = memchr(id, '.', (size_t)(id_end - id));
+  if (!dot && !(id_end < p->lex.end && *id_end == '<'))
+    return NULL;
+  GiltDialectInfo *d = gilt_context_lookup_dialect(
+      p->ctx, id, (size_t)((dot ? dot : id_end) - id));
+  if (!d || !(is_type ? d->def->num_types : d->def->num_attrs))
+    return NULL;
+  return d;
+}
+
 void *gilt_parser_parse_extended(GiltAsmParser *p, bool is_type)
 {
   GiltSrcPos pos = p->tok.pos;
+  GiltDialectInfo *d = defining_dialect(p, is_type);
+  if (d)
+    return gilt_parser_parse_dialect_defined(p, d, is_type);
   void *alias;
   GiltToken dialect, body;
   if (gilt_parser_parse_dialect_symbol(

@@ -193,15 +193,25 @@ GILT_INTERNAL GiltStatus gilt_parser_parse_dialect_symbol(
     GiltAsmParser *p, unsigned alias_kind, void **alias,
     GiltToken *dialect, GiltToken *body);
 /* `!alias`, `!dialect.body`, `!dialect<body>` (`#` for attributes): the
-** aliased object, or an opaque type (is_type) or attribute of a dialect
-** that must be a valid namespace, not registered (registered dialects have
-** no hooks for their own types yet), with unregistered dialects allowed.
+** aliased object, a type (is_type) or attribute a registered dialect
+** defines (parse_dialect.c), or an opaque one of a dialect that must be a
+** valid namespace, not registered, with unregistered dialects allowed.
 ** NULL after reporting. */
 GILT_INTERNAL void *gilt_parser_parse_extended(GiltAsmParser *p,
                                                bool is_type);
 /* Appends a string token's value to a buffer (NUL-terminated). */
 GILT_INTERNAL void gilt_parser_string_value(const GiltToken *t,
                                             GiltStrBuf *out);
+
+/* ---- parse_dialect.c ---------------------------------------------------- */
+
+/* `!dialect.mnemonic...` or `!dialect<mnemonic...>` (`#` for attributes)
+** of the registered dialect d, which defines types (is_type) or
+** attributes, the `!`/`#` token being current (and, without a dot, the
+** `<` right after it). NULL after reporting. */
+GILT_INTERNAL void *gilt_parser_parse_dialect_defined(GiltAsmParser *p,
+                                                      GiltDialectInfo *d,
+                                                      bool is_type);
 
 /* ---- parse_types.c ------------------------------------------------------ */
 

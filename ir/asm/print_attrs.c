@@ -4,9 +4,10 @@
 ** Spellings and type suffixes follow MLIR's AsmPrinter::printAttribute:
 ** `1 : i32`; `true`; `1.000000e+00 : f32`; `"str"`; `[1, 2]`;
 ** `{a = 1 : i64, b}`; `unit`; `i32`; `@sym::@nested`; `strided<[4, 1]>`;
-** `#dialect.body`; `array<i32: 1, 2>`. A typed attribute always shows its
-** type except where the parser assumes it: inside arrays and memref memory
-** spaces an i64 integer or a finite f64 float leaves it out (MLIR's
+** `#dialect.body`; `#dialect.mnemonic<...>` (print_types.c writes both);
+** `array<i32: 1, 2>`. A typed attribute always shows its type except
+** where the parser assumes it: inside arrays and memref memory spaces an
+** i64 integer or a finite f64 float leaves it out (MLIR's
 ** AttrTypeElision::May), so `[1, 2]` but `{a = 1 : i64}`. Strings escape
 ** as LLVM's printEscapedString does: `\\` and `\XX` (uppercase hex) for
 ** `"` and every byte outside printable ASCII.
@@ -223,6 +224,9 @@ static bool print_attr_body(GiltAsmPrinter *p, GiltAttr *a, bool elide_type)
     gilt_printer_print_dialect_symbol(p, '#', a->opaque.dialect,
                                       a->opaque.body);
     return true;
+  case GILT_ATTR_DIALECT:
+    gilt_printer_print_dialect_value(p, '#', &a->dialect);
+    return false;
   }
   return false;
 }

@@ -4,9 +4,11 @@
 ** The spellings are MLIR's builtin types: `i32`, `si8`, `ui8`, `index`,
 ** `f16`, `bf16`, `f32`, `f64`, `none`, `tensor<4x?xf32>`, `tensor<*xf32>`,
 ** `tensor<4xf32, "NCHW16c">`, `memref<4x4xf32, strided<[4, 1]>, 1>`,
-** `vector<16xf32>`, `(i32) -> (i32, f32)`, and `!dialect.body` or
-** `!dialect<body>` for types of dialects nobody registered (attributes of
-** such dialects share that spelling, with `#`). Type aliases
+** `vector<16xf32>`, `(i32) -> (i32, f32)`, `!dialect.mnemonic<...>` for
+** types a dialect defines (its hook prints the part after the mnemonic),
+** and `!dialect.body` or `!dialect<body>` for types of dialects nobody
+** registered (attributes of such dialects share those spellings, with
+** `#`). Type aliases
 ** (`!name = ...`) are accepted by the parser but never printed.
 */
 #include "ir/asm/printer.h"
@@ -181,6 +183,28 @@ void gilt_printer_print_dialect_symbol(GiltAsmPrinter *p, char sigil,
   }
 }
 
+void gilt_printer_print_dialect_value(GiltAsmPrinter *p, char sigil,
+                                      const GiltDialectValue *v)
+{
+  gilt_printer_putc(p, sigil);
+  gilt_printer_write(p, v->dialect->name->str, v->dialect->name->len);
+  gilt_printer_putc(p, '.');
+  gilt_printer_puts(p, v->def->mnemonic);
+  if (v->def->print) {
+    v->def->print(p, v->n, v->params);
+    return;
+  }
+  if (!v->n)
+    return;
+  gilt_printer_putc(p, '<');
+  for (size_t i = 0; i < v->n; i++) {
+    if (i)
+      gilt_printer_write(p, ", ", 2);
+    gilt_printer_print_attr(p, v->params[i], false);
+  }
+  gilt_printer_putc(p, '>');
+}
+
 void gilt_printer_print_type(GiltAsmPrinter *p, GiltType *t)
 {
   if (!t) {
@@ -215,6 +239,9 @@ void gilt_printer_print_type(GiltAsmPrinter *p, GiltType *t)
   case GILT_TYPE_OPAQUE:
     gilt_printer_print_dialect_symbol(p, '!', t->opaque.dialect,
                                       t->opaque.body);
+    return;
+  case GILT_TYPE_DIALECT:
+    gilt_printer_print_dialect_value(p, '!', &t->dialect);
     return;
   }
 }

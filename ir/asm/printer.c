@@ -319,6 +319,11 @@ void gilt_asm_print_attr(GiltAsmPrinter *p, GiltAttr *a)
   gilt_printer_print_attr(p, a, false);
 }
 
+void gilt_asm_print_string(GiltAsmPrinter *p, const char *s, size_t n)
+{
+  gilt_printer_print_string(p, s, n);
+}
+
 void gilt_asm_print_symbol_name(GiltAsmPrinter *p, const char *name)
 {
   gilt_printer_putc(p, '@');

@@ -116,6 +116,12 @@ GILT_INTERNAL void gilt_printer_print_dialect_symbol(GiltAsmPrinter *p,
                                                      char sigil,
                                                      GiltIdent *dialect,
                                                      GiltIdent *body);
+/* `!dialect.mnemonic` (sigil `#` for attributes) and what the
+** definition's print hook writes, or its parameters in the generic form
+** `<a, b>` when it has no hook (print_types.c). */
+GILT_INTERNAL void gilt_printer_print_dialect_value(GiltAsmPrinter *p,
+                                                   char sigil,
+                                                   const GiltDialectValue *v);
 /* elide_type: the attribute stands where the parser assumes a default
 ** type (array elements, memref memory spaces), so i64 integers and f64
 ** floats may leave it out, as MLIR's AttrTypeElision::May. */

@@ -2,8 +2,9 @@
 ** parse_fuzzer.c - libFuzzer target for the textual IR parser, printer and
 ** verifier.
 **
-** Feeds arbitrary bytes to gilt_parse_source (unregistered dialects
-** allowed, so the generic form is reachable) and verifies what parses.
+** Feeds arbitrary bytes to gilt_parse_source (every dialect and the test
+** dialect registered, unregistered dialects allowed, so the generic form
+** is reachable) and verifies what parses.
 ** IR that verifies must round-trip: its printout parses again, and
 ** printing that gives the same bytes (print(parse(print(x))) == print(x)),
 ** or the fuzzer aborts. IR that fails to verify is printed (the printer

@@ -25,7 +25,7 @@
 ** signature form and checks), test.call is call-like, so the inliner and
 ** the call checks are seen to work by interface, not by op name. Only
 ** test.func has a custom form: tests spell the other ops in the generic
-** form.
+** form. The dialect's types and attributes are in test_types.c.
 */
 #include "test/lib/test_defs.h"
 
@@ -235,5 +235,12 @@ static const GiltOpDef test_ops[] = {
 #undef GILT_OP
 };
 
-const GiltDialectDef gilt_test_dialect =
-    GILT_DIALECT_DEF("test", test_ops, materialize_constant);
+const GiltDialectDef gilt_test_dialect = {
+    .name = "test",
+    GILT_DIALECT_OPS(test_ops),
+    .materialize_constant = materialize_constant,
+    .types = gilt_test_types,
+    .num_types = GILT_TEST_NUM_TYPES,
+    .attrs = gilt_test_attrs,
+    .num_attrs = GILT_TEST_NUM_ATTRS,
+};
