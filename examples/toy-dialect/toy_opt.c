@@ -4,9 +4,10 @@
 **
 **   toy-opt FILE [-p PIPELINE] [--cost]
 **
-** --cost prints, before the pipeline runs, the summed toy-cost of the ops
-** that implement it and how many ops do not: the question "does this op
-** implement X?" asked of ops of several dialects. Diagnostics go to
+** The input is verified after parsing, as gopt does. --cost prints,
+** before the pipeline runs, the summed toy-cost of the ops that implement
+** it and how many ops do not: the question "does this op implement X?"
+** asked of ops of several dialects. Diagnostics go to
 ** stderr, clang-style; the exit status is 1 on any error.
 */
 #include <stdio.h>
@@ -74,7 +75,7 @@ static int run(GiltContext *ctx, const char *path, const char *pipeline,
   }
   GiltOp *module = gilt_parse_source(ctx, text, len, path);
   int status = 1;
-  if (module) {
+  if (module && gilt_op_verify(module) == GILT_SUCCESS) {
     if (cost) {
       Cost c = {0, 0};
       gilt_op_walk(module, GILT_WALK_PRE_ORDER, add_cost, &c);
@@ -88,8 +89,9 @@ static int run(GiltContext *ctx, const char *path, const char *pipeline,
       status = 0;
     }
     gilt_pass_manager_destroy(pm);
-    gilt_op_destroy(module);
   }
+  if (module)
+    gilt_op_destroy(module);
   free(text);
   return status;
 }
