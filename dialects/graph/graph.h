@@ -115,7 +115,14 @@ GILT_INTERNAL GiltStatus graph_error(const GraphOpView *v, const char *fmt,
     __attribute__((format(printf, 2, 3)));
 /* The operand's name in the op's signature ('X', 'B', ...). */
 GILT_INTERNAL const char *graph_operand_name(const GraphOpView *v, size_t i);
-/* Checks every operand against desc->cats (`none` operands are skipped). */
+/* Reports an operand whose element count overflows int64. Every op's
+** inference runs after it (graph.c), so a shape an op receives has an
+** element count; products of some of its dims may still overflow when
+** another dim is 0. */
+GILT_INTERNAL GiltStatus graph_check_operand_shapes(const GraphOpView *v);
+/* Checks every operand against desc->cats, and that a `none` operand is
+** an optional one: an inference function calls it first, and may then
+** take a required operand for a tensor with an element type. */
 GILT_INTERNAL GiltStatus graph_check_operands(const GraphOpView *v);
 /* Whether operand i is present (exists and is not `none`). */
 GILT_INTERNAL bool graph_has_operand(const GraphOpView *v, size_t i);
@@ -140,6 +147,11 @@ GILT_INTERNAL GiltAttr *graph_value_constant(GiltValue *v);
 ** out[0..*n); false when it is not a constant or has > max elements. */
 GILT_INTERNAL bool graph_operand_ints(const GraphOpView *v, size_t i,
                                       int64_t *out, size_t max, size_t *n);
+/* Reads a one-element constant operand i (TopK's K, OneHot's depth, the
+** signal ops' lengths) into *out: integers as they are, floats truncated;
+** false when it is not such a constant or int64 cannot hold it. */
+GILT_INTERNAL bool graph_operand_scalar_int(const GraphOpView *v, size_t i,
+                                            int64_t *out);
 /* The element type for an ONNX TensorProto.DataType, NULL if unknown. */
 GILT_INTERNAL GiltType *graph_onnx_elem_type(GiltContext *ctx, int64_t dt);
 /* Normalizes an axis in [-rank, rank) into *out; false when out of range. */
