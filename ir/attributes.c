@@ -374,11 +374,19 @@ GiltAttr *gilt_dense_elements_attr_get(GiltType *type, const void *data,
     return NULL;
   }
   bool splat = nbytes == esize;
-  if (!splat && nbytes != (size_t)n * esize) {
+  size_t want;
+  if (!splat && !gilt_shaped_type_get_byte_size(type, &want)) {
+    gilt_emit_error(gilt_location_unknown_get(ctx),
+                    "dense elements data holds %zu bytes, but its type "
+                    "needs more than fit in memory (only a splat can)",
+                    nbytes);
+    return NULL;
+  }
+  if (!splat && nbytes != want) {
     gilt_emit_error(gilt_location_unknown_get(ctx),
                     "dense elements data holds %zu bytes, expected %zu "
                     "(or %zu for a splat)",
-                    nbytes, (size_t)n * esize, esize);
+                    nbytes, want, esize);
     return NULL;
   }
   /* An explicit list whose elements are all equal is stored as a splat, as
@@ -517,10 +525,15 @@ static bool check_resource_size(GiltType *type, const char *name,
                     "tensor or vector of integers or floats", name);
     return false;
   }
-  if ((uint64_t)n > SIZE_MAX / esize || nbytes != (size_t)n * esize) {
+  size_t want;
+  if (!gilt_shaped_type_get_byte_size(type, &want)) {
     gilt_emit_error(loc, "dense resource '%s' holds %zu bytes, its type "
-                    "needs %llu", name, nbytes,
-                    (unsigned long long)((uint64_t)n * esize));
+                    "needs more than fit in memory", name, nbytes);
+    return false;
+  }
+  if (nbytes != want) {
+    gilt_emit_error(loc, "dense resource '%s' holds %zu bytes, its type "
+                    "needs %zu", name, nbytes, want);
     return false;
   }
   return true;

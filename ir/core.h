@@ -87,6 +87,10 @@ GILT_INTERNAL int64_t gilt_int_extend(uint64_t v, unsigned width, bool sign);
 /* Size in bytes of one element of this integer/index/float type as stored
 ** in dense attributes and buffers (i1 takes one byte, index eight). */
 GILT_INTERNAL size_t gilt_type_get_storage_size(GiltType *t);
+/* The bytes the elements of shaped type t occupy (the element count times
+** gilt_type_get_storage_size of the element type); false when the shape
+** is not static or the count or the size overflows. */
+GILT_INTERNAL bool gilt_shaped_type_get_byte_size(GiltType *t, size_t *nbytes);
 
 /* ---- attributes --------------------------------------------------------- */
 

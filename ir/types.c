@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ir/context.h"
+#include "ir/support/checked_math.h"
 
 static uint32_t hash_shape(uint32_t h, size_t rank, const int64_t *shape)
 {
@@ -156,13 +157,15 @@ GiltType *gilt_none_type_get(GiltContext *ctx)
 }
 
 /* Tensor, memref and vector types share one key layout; the fields a
-** kind does not use stay NULL. */
+** kind does not use stay NULL. A shaped type without an element type
+** would crash whoever asks for it far from here, so it is refused here. */
 static GiltType *shaped_type_get(GiltContext *ctx, GiltTypeKind kind,
                                  bool ranked, size_t rank,
                                  const int64_t *shape, GiltType *elem,
                                  GiltAttr *encoding, GiltAttr *layout,
                                  GiltAttr *memory_space)
 {
+  GILT_ASSERT(elem);
   GiltType key = {.kind = kind};
   key.shaped.ranked = ranked;
   key.shaped.rank = rank;
@@ -350,15 +353,20 @@ bool gilt_shaped_type_has_static_shape(GiltType *t)
 
 int64_t gilt_shaped_type_get_num_elements(GiltType *t)
 {
-  if (!gilt_shaped_type_has_static_shape(t))
+  int64_t n;
+  if (!gilt_shaped_type_has_static_shape(t) ||
+      gilt_dims_product(t->shaped.rank, t->shaped.shape, &n))
     return -1;
-  int64_t n = 1;
-  for (size_t i = 0; i < t->shaped.rank; i++) {
-    if (t->shaped.shape[i] && n > INT64_MAX / t->shaped.shape[i])
-      return -1;
-    n *= t->shaped.shape[i];
-  }
   return n;
+}
+
+bool gilt_shaped_type_get_byte_size(GiltType *t, size_t *nbytes)
+{
+  int64_t n = gilt_shaped_type_get_num_elements(t);
+  return n >= 0 && (uint64_t)n <= SIZE_MAX &&
+         !gilt_size_mul_overflow((size_t)n,
+                                 gilt_type_get_storage_size(t->shaped.elem),
+                                 nbytes);
 }
 
 GiltAttr *gilt_tensor_type_get_encoding(GiltType *t)

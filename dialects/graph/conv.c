@@ -19,6 +19,8 @@
 
 #include <string.h>
 
+#include "ir/support/checked_math.h"
+
 typedef enum AutoPad { PAD_NOTSET, PAD_SAME_UPPER, PAD_SAME_LOWER, PAD_VALID } AutoPad;
 
 /* The window attributes of one op, defaults filled in. */
@@ -115,28 +117,99 @@ static int64_t div_round(int64_t a, int64_t b, bool up)
   return up && r ? q + 1 : q;
 }
 
-/* The output size of spatial axis i for an input of size in. */
-static int64_t window_out(const Window *w, size_t i, int64_t in)
+/* The extent of axis i's kernel with its dilation, (k - 1) * d + 1, into
+** *ek; true when it overflows. */
+static bool dilated_kernel(const Window *w, size_t i, int64_t *ek)
 {
-  int64_t k = w->kernel[i];
-  if (dyn(in) || dyn(k))
-    return GILT_DYNAMIC;
-  int64_t s = w->strides[i], ek = (k - 1) * w->dilations[i] + 1;
+  return gilt_mul_overflow(w->kernel[i] - 1, w->dilations[i], ek) ||
+         gilt_add_overflow(*ek, 1, ek);
+}
+
+/* The output size of spatial axis i for an input of size in into *out;
+** true when the arithmetic overflows int64. */
+static bool window_out(const Window *w, size_t i, int64_t in, int64_t *out)
+{
+  int64_t s = w->strides[i], ek, span, start;
+  *out = GILT_DYNAMIC;
+  if (dyn(in) || dyn(w->kernel[i]))
+    return false;
+  if (dilated_kernel(w, i, &ek))
+    return true;
   switch (w->auto_pad) {
   case PAD_SAME_UPPER:
   case PAD_SAME_LOWER:
-    return div_round(in, s, true);
+    *out = div_round(in, s, true);
+    return false;
   case PAD_VALID:
-    return div_round(in - ek, s, w->ceil_mode) + 1;
+    return gilt_sub_overflow(in, ek, &span) ||
+           gilt_add_overflow(div_round(span, s, w->ceil_mode), 1, out);
   case PAD_NOTSET:
     break;
   }
-  int64_t pb = w->pads[i], pe = w->pads[w->n + i];
-  int64_t out = div_round(in + pb + pe - ek, s, w->ceil_mode) + 1;
-  /* A last window starting inside the end padding is dropped. */
-  if (w->ceil_mode && (out - 1) * s >= in + pb)
-    out--;
-  return out;
+  if (gilt_add_overflow(in, w->pads[i], &start) ||
+      gilt_add_overflow(start, w->pads[w->n + i], &span) ||
+      gilt_sub_overflow(span, ek, &span) ||
+      gilt_add_overflow(div_round(span, s, w->ceil_mode), 1, out))
+    return true;
+  /* A last window starting inside the end padding is dropped (a start
+  ** past int64 is past the padding too). Sizes below 1 are errors. */
+  int64_t last;
+  if (w->ceil_mode && *out >= 1 &&
+      (gilt_mul_overflow(*out - 1, s, &last) || last >= start))
+    (*out)--;
+  return false;
+}
+
+/* The output size of spatial axis i of a ConvTranspose for an input of
+** size in, s * (in - 1) + output_padding + ek - pads (in * s under
+** SAME_*), into *out; true when the arithmetic overflows int64. */
+static bool transposed_out(const Window *w, size_t i, int64_t in,
+                           int64_t outpad, int64_t *out)
+{
+  int64_t s = w->strides[i], ek;
+  *out = GILT_DYNAMIC;
+  if (dyn(in) || dyn(w->kernel[i]))
+    return false;
+  if (w->auto_pad == PAD_SAME_UPPER || w->auto_pad == PAD_SAME_LOWER)
+    return gilt_mul_overflow(in, s, out);
+  int64_t pads = 0;
+  if (w->auto_pad != PAD_VALID &&
+      gilt_add_overflow(w->pads[i], w->pads[w->n + i], &pads))
+    return true;
+  return dilated_kernel(w, i, &ek) || gilt_mul_overflow(s, in - 1, out) ||
+         gilt_add_overflow(*out, outpad, out) ||
+         gilt_add_overflow(*out, ek, out) ||
+         gilt_sub_overflow(*out, pads, out);
+}
+
+/* Fills the spatial dims of out from x's through window_out (transposed:
+** transposed_out with output_padding outpad); reports an overflow. */
+static GiltStatus spatial_out(const GraphOpView *v, const Window *w,
+                              const GraphShape *x, const int64_t *outpad,
+                              GraphShape *out)
+{
+  for (size_t i = 0; i < w->n; i++) {
+    int64_t in = x->dims[2 + i], *o = &out->dims[2 + i];
+    if (outpad ? transposed_out(w, i, in, outpad[i], o)
+               : window_out(w, i, in, o))
+      return graph_error(v, "the output size of spatial dimension %zu of "
+                         "operand '%s' overflows int64", i,
+                         graph_operand_name(v, 0));
+  }
+  return GILT_SUCCESS;
+}
+
+/* W's channels per group times `group` into *out (`?` when unknown). */
+static GiltStatus grouped_channels(const GraphOpView *v, const GraphShape *wt,
+                                   int64_t group, int64_t *out)
+{
+  *out = GILT_DYNAMIC;
+  if (!wt->ranked || dyn(wt->dims[1]) ||
+      !gilt_mul_overflow(wt->dims[1], group, out))
+    return GILT_SUCCESS;
+  return graph_error(v, "operand 'W' has %lld channels per group, which "
+                     "times attribute 'group' (%lld) overflows int64",
+                     (long long)wt->dims[1], (long long)group);
 }
 
 /* Checks X's rank (N x C x spatial...) and returns the spatial count. */
@@ -202,13 +275,13 @@ GiltStatus graph_infer_conv(const GraphOpView *v, GiltType **types)
   if (done)
     return GILT_SUCCESS;
   GiltType *elem = graph_operand_elem(v, 0);
-  int64_t m = wt.ranked ? wt.dims[0] : GILT_DYNAMIC;
-  if (wt.ranked && !dyn(x.dims[1]) && !dyn(wt.dims[1]) &&
-      x.dims[1] != wt.dims[1] * group)
+  int64_t m = wt.ranked ? wt.dims[0] : GILT_DYNAMIC, c;
+  if (grouped_channels(v, &wt, group, &c))
+    return GILT_FAILURE;
+  if (!dyn(x.dims[1]) && !dyn(c) && x.dims[1] != c)
     return graph_error(v, "operand 'X' has %lld channels but operand 'W' "
                        "expects %lld (%lld per group x %lld groups)",
-                       (long long)x.dims[1],
-                       (long long)(wt.dims[1] * group),
+                       (long long)x.dims[1], (long long)c,
                        (long long)wt.dims[1], (long long)group);
   if (!dyn(m) && m % group)
     return graph_error(v, "operand 'W' has %lld output channels, not a "
@@ -230,9 +303,7 @@ GiltStatus graph_infer_conv(const GraphOpView *v, GiltType **types)
   }
   GraphShape out = x;
   out.dims[1] = m;
-  for (size_t i = 0; i < n; i++)
-    out.dims[2 + i] = window_out(&w, i, x.dims[2 + i]);
-  if (check_windows(v, &out, n))
+  if (spatial_out(v, &w, &x, NULL, &out) || check_windows(v, &out, n))
     return GILT_FAILURE;
   types[0] = graph_tensor_type(v->ctx, &out, elem);
   return GILT_SUCCESS;
@@ -270,23 +341,13 @@ GiltStatus graph_infer_conv_transpose(const GraphOpView *v, GiltType **types)
     return graph_error(v, "attribute 'output_shape' has %zu entries but the "
                        "input has %zu spatial dimensions", ns, n);
   GraphShape out = x;
-  out.dims[1] = wt.ranked && !dyn(wt.dims[1]) ? wt.dims[1] * group
-                                              : GILT_DYNAMIC;
-  for (size_t i = 0; i < n; i++) {
-    int64_t in = x.dims[2 + i], k = w.kernel[i], s = w.strides[i];
-    if (has_shape)
+  if (grouped_channels(v, &wt, group, &out.dims[1]))
+    return GILT_FAILURE;
+  if (has_shape)
+    for (size_t i = 0; i < n; i++)
       out.dims[2 + i] = shape[ns - n + i];
-    else if (dyn(in) || dyn(k))
-      out.dims[2 + i] = GILT_DYNAMIC;
-    else if (w.auto_pad == PAD_SAME_UPPER || w.auto_pad == PAD_SAME_LOWER)
-      out.dims[2 + i] = in * s;
-    else
-      out.dims[2 + i] = s * (in - 1) + outpad[i] +
-                        (k - 1) * w.dilations[i] + 1 -
-                        (w.auto_pad == PAD_VALID
-                             ? 0
-                             : w.pads[i] + w.pads[n + i]);
-  }
+  else if (spatial_out(v, &w, &x, outpad, &out))
+    return GILT_FAILURE;
   if (check_windows(v, &out, n))
     return GILT_FAILURE;
   types[0] = graph_tensor_type(v->ctx, &out, elem);
@@ -305,11 +366,8 @@ GiltStatus graph_infer_pool(const GraphOpView *v, GiltType **types)
   if (x.ranked) {
     size_t n = 0;
     Window w;
-    if (spatial_dims(v, &x, &n) || read_window(v, n, NULL, &w))
-      return GILT_FAILURE;
-    for (size_t i = 0; i < n; i++)
-      out.dims[2 + i] = window_out(&w, i, x.dims[2 + i]);
-    if (check_windows(v, &out, n))
+    if (spatial_dims(v, &x, &n) || read_window(v, n, NULL, &w) ||
+        spatial_out(v, &w, &x, NULL, &out) || check_windows(v, &out, n))
       return GILT_FAILURE;
   }
   types[0] = graph_tensor_type(v->ctx, &out, elem);

@@ -9,6 +9,8 @@
 */
 #include "dialects/graph/graph.h"
 
+#include "ir/support/checked_math.h"
+
 GiltStatus graph_infer_non_max_suppression(const GraphOpView *v,
                                            GiltType **types)
 {
@@ -115,9 +117,15 @@ GiltStatus graph_infer_max_unpool(const GraphOpView *v, GiltType **types)
     if (ns != n || np != 2 * n)
       return graph_error(v, "attributes 'strides' and 'pads' need %zu and "
                          "%zu entries", n, 2 * n);
-    for (size_t d = 0; d < n; d++)
-      if (x.dims[2 + d] != GILT_DYNAMIC)
-        x.dims[2 + d] = (x.dims[2 + d] - 1) * s[d] + k[d] - p[d] - p[n + d];
+    for (size_t d = 0; d < n; d++) {
+      int64_t *o = &x.dims[2 + d];
+      if (*o != GILT_DYNAMIC &&
+          (gilt_mul_overflow(*o - 1, s[d], o) ||
+           gilt_add_overflow(*o, k[d], o) || gilt_sub_overflow(*o, p[d], o) ||
+           gilt_sub_overflow(*o, p[n + d], o)))
+        return graph_error(v, "the output size of spatial dimension %zu of "
+                           "operand 'X' overflows int64", d);
+    }
   }
   types[0] = graph_tensor_type(v->ctx, &x, elem);
   return GILT_SUCCESS;

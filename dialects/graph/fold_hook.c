@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "ir/rewrite/rewrite.h"
+#include "ir/support/checked_math.h"
 
 #define FOLD_LIMIT 1024
 
@@ -85,7 +86,7 @@ static GiltStatus fold_constant(GiltOp *op, const GraphOpDesc *desc,
       rt->shaped.rank > GRAPH_MAX_RANK || !foldable_elem(rt->shaped.elem))
     return GILT_FAILURE;
   int64_t n = gilt_shaped_type_get_num_elements(rt);
-  if (n > limit)
+  if (n < 0 || n > limit) /* -1: more elements than int64 counts */
     return GILT_FAILURE;
   for (uint32_t i = 0; i < op->num_operands; i++) {
     size_t nbytes;
@@ -178,6 +179,8 @@ static GiltStatus fold_shape(GiltOp *op, GiltFoldResult *out)
   size_t n = 1;
   if (rt->shaped.rank == 0) {
     vals[0] = gilt_shaped_type_get_num_elements(in);
+    if (vals[0] < 0) /* more elements than int64 counts */
+      return GILT_FAILURE;
   } else {
     /* Shape's result length already reflects start and end. */
     int64_t r = (int64_t)in->shaped.rank;
@@ -202,9 +205,9 @@ static bool small_constants(GiltOp *op, GiltAttr *const *consts,
                             int64_t limit, size_t *esize)
 {
   GiltType *rt = gilt_op_result_array(op)[0].type;
-  if (op->num_results != 1 || rt->kind != GILT_TYPE_TENSOR ||
-      !gilt_shaped_type_has_static_shape(rt) ||
-      gilt_shaped_type_get_num_elements(rt) > limit)
+  int64_t n = gilt_shaped_type_get_num_elements(rt);
+  if (op->num_results != 1 || rt->kind != GILT_TYPE_TENSOR || n < 0 ||
+      n > limit)
     return false;
   for (uint32_t i = 0; i < op->num_operands; i++) {
     size_t nbytes;
@@ -225,12 +228,12 @@ static const uint8_t *element(GiltAttr *c, int64_t i, size_t esize)
   return data + (gilt_dense_attr_is_splat(c) ? 0 : (size_t)i * esize);
 }
 
-static int64_t product(const int64_t *dims, size_t from, size_t to)
+/* The product of dims [from, to) of a static shape into *n; true when it
+** overflows, which a range can even when the whole shape, holding a 0
+** elsewhere, has no elements. */
+static bool product(const int64_t *dims, size_t from, size_t to, int64_t *n)
 {
-  int64_t n = 1;
-  for (size_t d = from; d < to; d++)
-    n *= dims[d];
-  return n;
+  return gilt_dims_product(to - from, dims + from, n);
 }
 
 static GiltStatus finish(GiltOp *op, uint8_t *buf, size_t nbytes,
@@ -253,13 +256,18 @@ static GiltStatus fold_concat(GiltOp *op, GiltAttr *const *consts,
   int64_t axis = graph_attr_int(op, "axis", 0), a;
   if (!graph_normalize_axis(axis, rt->shaped.rank, &a))
     return GILT_FAILURE;
-  int64_t outer = product(rt->shaped.shape, 0, (size_t)a);
+  int64_t outer, block;
   int64_t n = gilt_shaped_type_get_num_elements(rt);
+  if (product(rt->shaped.shape, 0, (size_t)a, &outer))
+    return GILT_FAILURE;
   uint8_t *buf = gilt_calloc(op->loc->ctx, (size_t)n + 1, esize), *p = buf;
   for (int64_t o = 0; o < outer; o++) {
     for (uint32_t i = 0; i < op->num_operands; i++) {
       GiltType *t = consts[i]->type;
-      int64_t block = product(t->shaped.shape, (size_t)a, t->shaped.rank);
+      if (product(t->shaped.shape, (size_t)a, t->shaped.rank, &block)) {
+        gilt_free(op->loc->ctx, buf);
+        return GILT_FAILURE;
+      }
       for (int64_t k = 0; k < block; k++, p += esize)
         memcpy(p, element(consts[i], o * block + k, esize), esize);
     }
@@ -278,12 +286,12 @@ static GiltStatus fold_gather(GiltOp *op, GiltAttr *const *consts,
   int64_t axis = graph_attr_int(op, "axis", 0), a;
   if (!graph_normalize_axis(axis, dt->shaped.rank, &a))
     return GILT_FAILURE;
-  int64_t outer = product(dt->shaped.shape, 0, (size_t)a);
-  int64_t dim = dt->shaped.shape[a];
-  int64_t inner = product(dt->shaped.shape, (size_t)a + 1, dt->shaped.rank);
+  int64_t outer, inner, n, dim = dt->shaped.shape[a];
   int64_t nidx = gilt_dense_attr_get_num_elements(consts[1]);
-  int64_t n = outer * nidx * inner;
-  if (n != gilt_shaped_type_get_num_elements(gilt_op_result_array(op)[0].type))
+  if (nidx < 0 || product(dt->shaped.shape, 0, (size_t)a, &outer) ||
+      product(dt->shaped.shape, (size_t)a + 1, dt->shaped.rank, &inner) ||
+      gilt_mul_overflow(outer, nidx, &n) || gilt_mul_overflow(n, inner, &n) ||
+      n != gilt_shaped_type_get_num_elements(gilt_op_result_array(op)[0].type))
     return GILT_FAILURE;
   uint8_t *buf = gilt_calloc(op->loc->ctx, (size_t)n + 1, esize), *p = buf;
   for (int64_t o = 0; o < outer; o++) {

@@ -91,7 +91,7 @@ GiltStatus graph_infer_gather_nd(const GraphOpView *v, GiltType **types)
   if (b < 0 || (size_t)b >= idx.rank || (size_t)b >= data.rank)
     return graph_error(v, "attribute 'batch_dims' (%lld) must be less than "
                        "the ranks of both operands", (long long)b);
-  if (k < 1 || (size_t)(b + k) > data.rank)
+  if (k < 1 || k > (int64_t)data.rank - b)
     return graph_error(v, "operand 'indices' addresses %lld dimensions but "
                        "operand 'data' has %zu after %lld batch dimensions",
                        (long long)k, data.rank - (size_t)b, (long long)b);

@@ -13,6 +13,9 @@
 ** Verification is inference: the family's inference function checks
 ** operands and attributes (naming the one at fault) and computes result
 ** types, which must agree with the written ones wherever both are known.
+** Around every inference function run the checks all ops share: before
+** it, no operand's element count overflows int64; after it, no inferred
+** result has a negative dim or such a count.
 ** Not here: the families' inference (elementwise.c, ...), folding
 ** (fold_hook.c), the custom form (assembly.c).
 */
@@ -20,6 +23,7 @@
 
 #include "gilt/register.h"
 #include "ir/rewrite/rewrite.h"
+#include "ir/support/checked_math.h"
 
 /* ---- the table ---------------------------------------------------------------- */
 
@@ -149,6 +153,38 @@ static GiltStatus report_mismatch(GiltOp *op, GiltType *inferred,
   return GILT_FAILURE;
 }
 
+/* A result inference made up must be a shape some tensor can have: no
+** negative dims (a negative size in a shape operand or attribute that the
+** op's own checks let through) and an element count int64 holds. */
+static GiltStatus check_inferred_shapes(const GraphOpView *v,
+                                        GiltType *const *types, size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    GiltType *t = types[i];
+    if (!t || t->kind != GILT_TYPE_TENSOR || !t->shaped.ranked)
+      continue;
+    for (size_t d = 0; d < t->shaped.rank; d++)
+      if (t->shaped.shape[d] < 0 && t->shaped.shape[d] != GILT_DYNAMIC)
+        return graph_error(v, "result %zu would have negative dimension "
+                           "%zu (%lld)", i, d,
+                           (long long)t->shaped.shape[d]);
+    int64_t count;
+    if (gilt_dims_product(t->shaped.rank, t->shaped.shape, &count))
+      return graph_error(v, "the dimension product of result %zu overflows "
+                         "int64", i);
+  }
+  return GILT_SUCCESS;
+}
+
+/* Inference on a view, between the checks every op shares. */
+static GiltStatus infer_view(const GraphOpView *v, GiltType **types,
+                             size_t num_types)
+{
+  if (graph_check_operand_shapes(v) || v->desc->infer(v, types))
+    return GILT_FAILURE;
+  return check_inferred_shapes(v, types, num_types);
+}
+
 GiltStatus graph_infer_op(GiltOp *op, GiltType **types)
 {
   GiltContext *ctx = op->loc->ctx;
@@ -163,7 +199,7 @@ GiltStatus graph_infer_op(GiltOp *op, GiltType **types)
   GraphOpView v = {ctx, op->loc, op->info, graph_op_desc(op->info->def),
                    n, operands, op->attrs, op->num_results, NULL,
                    op->num_regions, regions};
-  GiltStatus st = v.desc->infer(&v, types);
+  GiltStatus st = infer_view(&v, types, op->num_results);
   gilt_free(ctx, operands);
   gilt_free(ctx, regions);
   return st;
@@ -213,7 +249,7 @@ GiltStatus graph_infer_result_types(GiltOpBuild *b)
   GraphOpView v = {b->ctx, b->loc, b->info, graph_op_desc(b->info->def),
                    b->operands.len, b->operands.data, dict, r, NULL,
                    b->regions.len, b->regions.data};
-  GiltStatus st = v.desc->infer(&v, types);
+  GiltStatus st = infer_view(&v, types, r);
   for (size_t i = 0; st == GILT_SUCCESS && i < r; i++) {
     if (!types[i]) {
       st = graph_error(&v, "cannot infer the type of result %zu", i);

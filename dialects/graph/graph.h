@@ -114,7 +114,11 @@ enum {
   GRAPH_FOLD_WHERE = 1u << 8,
   /* Control flow: one region (Loop, Scan) or two (If). */
   GRAPH_ONE_REGION = 1u << 4,
-  GRAPH_TWO_REGIONS = 1u << 5
+  GRAPH_TWO_REGIONS = 1u << 5,
+  /* The operands before the variadic group may be `none`: Loop's M and
+  ** cond are optional in ONNX, yet stand before a variadic group, where
+  ** the signature cannot say `?` (ir/op_def.h). */
+  GRAPH_LEADING_NONE = 1u << 9
 };
 
 typedef struct GraphOpDesc {
@@ -141,7 +145,14 @@ GILT_INTERNAL GiltStatus graph_error(const GraphOpView *v, const char *fmt,
     __attribute__((format(printf, 2, 3)));
 /* The operand's name in the op's signature ('X', 'B', ...). */
 GILT_INTERNAL const char *graph_operand_name(const GraphOpView *v, size_t i);
-/* Checks every operand against desc->cats (`none` operands are skipped). */
+/* Reports an operand whose element count overflows int64. Every op's
+** inference runs after it (graph.c), so a shape an op receives has an
+** element count; products of some of its dims may still overflow when
+** another dim is 0. */
+GILT_INTERNAL GiltStatus graph_check_operand_shapes(const GraphOpView *v);
+/* Checks every operand against desc->cats, and that a `none` operand is
+** an optional one: an inference function calls it first, and may then
+** take a required operand for a tensor with an element type. */
 GILT_INTERNAL GiltStatus graph_check_operands(const GraphOpView *v);
 /* Whether operand i is present (exists and is not `none`). */
 GILT_INTERNAL bool graph_has_operand(const GraphOpView *v, size_t i);
@@ -166,6 +177,11 @@ GILT_INTERNAL GiltAttr *graph_value_constant(GiltValue *v);
 ** out[0..*n); false when it is not a constant or has > max elements. */
 GILT_INTERNAL bool graph_operand_ints(const GraphOpView *v, size_t i,
                                       int64_t *out, size_t max, size_t *n);
+/* Reads a one-element constant operand i (TopK's K, OneHot's depth, the
+** signal ops' lengths) into *out: integers as they are, floats truncated;
+** false when it is not such a constant or int64 cannot hold it. */
+GILT_INTERNAL bool graph_operand_scalar_int(const GraphOpView *v, size_t i,
+                                            int64_t *out);
 /* The element type for an ONNX TensorProto.DataType, NULL if unknown. */
 GILT_INTERNAL GiltType *graph_onnx_elem_type(GiltContext *ctx, int64_t dt);
 /* Normalizes an axis in [-rank, rank) into *out; false when out of range. */

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ir/support/checked_math.h"
+
 GiltStatus graph_error(const GraphOpView *v, const char *fmt, ...)
 {
   va_list ap, aq;
@@ -28,24 +30,43 @@ GiltStatus graph_error(const GraphOpView *v, const char *fmt, ...)
   return GILT_FAILURE;
 }
 
-const char *graph_operand_name(const GraphOpView *v, size_t i)
+/* The signature entry operand i stands for, NULL when there is none. */
+static const GiltOpArgSpec *operand_spec(const GraphOpView *v, size_t i)
 {
   const GiltOpInfo *info = v->info;
   size_t nspec = info->num_operand_specs, var = nspec;
   if (v->map) /* the ops that take sub-views have no variadic operands */
-    return v->map[i] < nspec ? info->operand_specs[v->map[i]].name->str
-                             : "?";
+    return v->map[i] < nspec ? &info->operand_specs[v->map[i]] : NULL;
   for (size_t k = 0; k < nspec; k++)
     if (info->operand_specs[k].variadic)
       var = k;
   if (!nspec)
-    return "?";
+    return NULL;
   if (var == nspec || i < var)
-    return info->operand_specs[i < nspec ? i : nspec - 1].name->str;
+    return &info->operand_specs[i < nspec ? i : nspec - 1];
   size_t extra = v->num_operands + 1 - nspec; /* operands the `*` takes */
   if (i < var + extra)
-    return info->operand_specs[var].name->str;
-  return info->operand_specs[i - extra + 1].name->str;
+    return &info->operand_specs[var];
+  return &info->operand_specs[i - extra + 1];
+}
+
+const char *graph_operand_name(const GraphOpView *v, size_t i)
+{
+  const GiltOpArgSpec *spec = operand_spec(v, i);
+  return spec ? spec->name->str : "?";
+}
+
+GiltStatus graph_check_operand_shapes(const GraphOpView *v)
+{
+  for (size_t i = 0; i < v->num_operands; i++) {
+    GiltType *t = v->operands[i]->type;
+    int64_t n;
+    if (t->kind == GILT_TYPE_TENSOR && t->shaped.ranked &&
+        gilt_dims_product(t->shaped.rank, t->shaped.shape, &n))
+      return graph_error(v, "the dimension product of operand '%s' "
+                         "overflows int64", graph_operand_name(v, i));
+  }
+  return GILT_SUCCESS;
 }
 
 bool graph_has_operand(const GraphOpView *v, size_t i)
@@ -144,8 +165,15 @@ GiltStatus graph_check_operands(const GraphOpView *v)
   for (size_t i = 0; i < v->num_operands; i++) {
     char c = ncats ? cats[i < ncats ? i : ncats - 1] : 'a';
     GiltType *t = v->operands[i]->type;
-    if (t->kind == GILT_TYPE_NONE)
+    if (t->kind == GILT_TYPE_NONE) {
+      const GiltOpArgSpec *spec = operand_spec(v, i);
+      bool leading = (v->desc->flags & GRAPH_LEADING_NONE) && spec &&
+                     !spec->variadic;
+      if (spec && !spec->optional && !leading)
+        return graph_error(v, "operand '%s' is required but is absent "
+                           "(none)", graph_operand_name(v, i));
       continue;
+    }
     const char *what;
     bool upper = c >= 'A' && c <= 'Z';
     if (upper)
@@ -269,5 +297,22 @@ bool graph_operand_ints(const GraphOpView *v, size_t i, int64_t *out,
   for (int64_t k = 0; k < count; k++)
     out[k] = gilt_dense_attr_get_int(c, k);
   *n = (size_t)count;
+  return true;
+}
+
+bool graph_operand_scalar_int(const GraphOpView *v, size_t i, int64_t *out)
+{
+  GiltAttr *c = graph_operand_constant(v, i);
+  if (!c || gilt_dense_attr_get_num_elements(c) != 1)
+    return false;
+  if (c->type->shaped.elem->kind != GILT_TYPE_FLOAT) {
+    *out = gilt_dense_attr_get_int(c, 0);
+    return true;
+  }
+  /* A float converts when int64 holds it (NaN fails the test). */
+  double x = gilt_dense_attr_get_float(c, 0);
+  if (!(x > -0x1p63 && x < 0x1p63))
+    return false;
+  *out = (int64_t)x;
   return true;
 }

@@ -25,6 +25,8 @@ static GiltType *dtype_or(const GraphOpView *v, GiltType *def)
 
 GiltStatus graph_infer_random(const GraphOpView *v, GiltType **types)
 {
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
   GiltType *f32 = gilt_float_type_get(v->ctx, GILT_F32);
   GraphShape s = {.ranked = true};
   GiltType *elem;

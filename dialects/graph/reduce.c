@@ -13,6 +13,8 @@
 
 #include <string.h>
 
+#include "ir/support/checked_math.h"
+
 /* Applies the reduction of `axes` (already read, n of them, named by
 ** `what`) to operand 0's shape. */
 static GiltStatus reduce_axes(const GraphOpView *v, const int64_t *axes,
@@ -142,7 +144,7 @@ GiltStatus graph_infer_flatten(const GraphOpView *v, GiltType **types)
 {
   if (graph_check_operands(v))
     return GILT_FAILURE;
-  GraphShape s, out = {.ranked = true, .rank = 2, .dims = {1, 1}};
+  GraphShape s, out = {.ranked = true, .rank = 2};
   graph_operand_shape(v, 0, &s);
   GiltType *elem = graph_operand_elem(v, 0);
   if (!s.ranked) {
@@ -157,15 +159,10 @@ GiltStatus graph_infer_flatten(const GraphOpView *v, GiltType **types)
                        "input of rank %zu", (long long)axis, s.rank);
   if (axis < 0)
     axis += r;
-  for (int64_t d = 0; d < r; d++) {
-    int64_t *p = &out.dims[d < axis ? 0 : 1];
-    if (*p == 0 || s.dims[d] == 0)
-      *p = 0;
-    else if (*p == GILT_DYNAMIC || s.dims[d] == GILT_DYNAMIC)
-      *p = GILT_DYNAMIC;
-    else
-      *p *= s.dims[d];
-  }
+  if (gilt_dims_product((size_t)axis, s.dims, &out.dims[0]) ||
+      gilt_dims_product(s.rank - (size_t)axis, s.dims + axis, &out.dims[1]))
+    return graph_error(v, "the dimension product of operand '%s' overflows "
+                       "int64", graph_operand_name(v, 0));
   types[0] = graph_tensor_type(v->ctx, &out, elem);
   return GILT_SUCCESS;
 }

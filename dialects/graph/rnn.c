@@ -12,6 +12,8 @@
 
 #include <string.h>
 
+#include "ir/support/checked_math.h"
+
 static int64_t gates_of(const GiltOpDef *def)
 {
   if (def == &graph_ops[GRAPH_OP_LSTM])
@@ -48,8 +50,9 @@ GiltStatus graph_infer_rnn(const GraphOpView *v, GiltType **types)
     return graph_error(v, "operand 'W' has %lld directions but attribute "
                        "'direction' asks for %lld", (long long)w.dims[0],
                        (long long)dirs);
+  int64_t rows;
   if (w.ranked && hidden != GILT_DYNAMIC && w.dims[1] != GILT_DYNAMIC &&
-      w.dims[1] != gates * hidden)
+      (gilt_mul_overflow(gates, hidden, &rows) || w.dims[1] != rows))
     return graph_error(v, "operand 'W' has %lld rows, expected %lld gates x "
                        "%lld hidden", (long long)w.dims[1], (long long)gates,
                        (long long)hidden);

@@ -9,15 +9,7 @@
 */
 #include "dialects/graph/graph.h"
 
-/* The value of scalar (or one-element) integer operand i, if constant. */
-static bool scalar_int(const GraphOpView *v, size_t i, int64_t *out)
-{
-  GiltAttr *c = graph_operand_constant(v, i);
-  if (!c || gilt_dense_attr_get_num_elements(c) != 1)
-    return false;
-  *out = (int64_t)gilt_dense_attr_get_float(c, 0);
-  return true;
-}
+#include "ir/support/checked_math.h"
 
 static GiltType *i64_type(const GraphOpView *v)
 {
@@ -51,7 +43,7 @@ GiltStatus graph_infer_top_k(const GraphOpView *v, GiltType **types)
   if (axis_of(v, &x, -1, &a))
     return GILT_FAILURE;
   if (x.ranked) {
-    if (!scalar_int(v, 1, &k))
+    if (!graph_operand_scalar_int(v, 1, &k))
       k = GILT_DYNAMIC;
     else if (k < 0 || (x.dims[a] != GILT_DYNAMIC && k > x.dims[a]))
       return graph_error(v, "operand 'K' (%lld) exceeds dimension %lld "
@@ -84,7 +76,7 @@ GiltStatus graph_infer_one_hot(const GraphOpView *v, GiltType **types)
   if (!graph_normalize_axis(axis, idx.rank + 1, &a))
     return graph_error(v, "attribute 'axis' (%lld) is out of range for a "
                        "result of rank %zu", (long long)axis, idx.rank + 1);
-  if (!scalar_int(v, 1, &depth))
+  if (!graph_operand_scalar_int(v, 1, &depth))
     depth = GILT_DYNAMIC;
   out.rank = idx.rank + 1;
   for (size_t d = 0, k = 0; d < out.rank; d++)
@@ -96,6 +88,8 @@ GiltStatus graph_infer_one_hot(const GraphOpView *v, GiltType **types)
 /* EyeLike: the input's 2-D shape, in `dtype` or the input's type. */
 GiltStatus graph_infer_eye_like(const GraphOpView *v, GiltType **types)
 {
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
   GraphShape x;
   graph_operand_shape(v, 0, &x);
   if (x.ranked && x.rank != 2)
@@ -116,6 +110,8 @@ GiltStatus graph_infer_eye_like(const GraphOpView *v, GiltType **types)
 /* NonZero: i64 [rank x ?]. */
 GiltStatus graph_infer_non_zero(const GraphOpView *v, GiltType **types)
 {
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
   GraphShape x, out = {.ranked = true, .rank = 2,
                        .dims = {GILT_DYNAMIC, GILT_DYNAMIC}};
   graph_operand_shape(v, 0, &x);
@@ -129,6 +125,8 @@ GiltStatus graph_infer_non_zero(const GraphOpView *v, GiltType **types)
 ** counts (1-D i64). */
 GiltStatus graph_infer_unique(const GraphOpView *v, GiltType **types)
 {
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
   GraphShape x;
   graph_operand_shape(v, 0, &x);
   GiltType *elem = graph_operand_elem(v, 0);
@@ -143,12 +141,10 @@ GiltStatus graph_infer_unique(const GraphOpView *v, GiltType **types)
     }
     types[0] = graph_tensor_type(v->ctx, &x, elem);
   } else {
-    if (x.ranked) {
-      inverse = 1;
-      for (size_t d = 0; d < x.rank; d++)
-        inverse = x.dims[d] == GILT_DYNAMIC || inverse == GILT_DYNAMIC
-                      ? GILT_DYNAMIC : inverse * x.dims[d];
-    }
+    /* The operand's element count, which graph_check_operand_shapes
+    ** has seen fit int64. */
+    if (x.ranked)
+      gilt_dims_product(x.rank, x.dims, &inverse);
     types[0] = vector_type(v, GILT_DYNAMIC, elem);
   }
   for (size_t i = 1; i < v->num_results; i++)

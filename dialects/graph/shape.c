@@ -15,6 +15,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "ir/support/checked_math.h"
+
 /* The static length of 1-D operand i, or -1. */
 static int64_t operand_length(const GraphOpView *v, size_t i)
 {
@@ -37,15 +39,17 @@ static GiltType *unknown_dims(const GraphOpView *v, int64_t rank,
   return graph_tensor_type(v->ctx, &s, elem);
 }
 
-static int64_t num_elements(const GraphShape *s)
+/* The dimension product of a shape operand or of the shape it asks for,
+** as *n (-1 when a dim is `?`). */
+static GiltStatus dims_product(const GraphOpView *v, const GraphShape *s,
+                               const char *operand, int64_t *n)
 {
-  int64_t n = 1;
-  for (size_t d = 0; d < s->rank; d++) {
-    if (s->dims[d] == GILT_DYNAMIC)
-      return -1;
-    n *= s->dims[d];
-  }
-  return n;
+  if (gilt_dims_product(s->rank, s->dims, n))
+    return graph_error(v, "the dimension product of operand '%s' overflows "
+                       "int64", operand);
+  if (*n == GILT_DYNAMIC)
+    *n = -1;
+  return GILT_SUCCESS;
 }
 
 GiltStatus graph_infer_reshape(const GraphOpView *v, GiltType **types)
@@ -63,7 +67,6 @@ GiltStatus graph_infer_reshape(const GraphOpView *v, GiltType **types)
   graph_operand_shape(v, 0, &in);
   bool allowzero = graph_dict_int(v->attrs, "allowzero", 0) != 0;
   size_t infer = SIZE_MAX;
-  int64_t known = 1;
   for (size_t i = 0; i < n; i++) {
     int64_t d = want[i];
     if (d == 0 && !allowzero) {
@@ -80,10 +83,14 @@ GiltStatus graph_infer_reshape(const GraphOpView *v, GiltType **types)
                          i, (long long)d);
     }
     out.dims[i] = d;
-    if (i != infer)
-      known = d == GILT_DYNAMIC || known < 0 ? -1 : known * d;
   }
-  int64_t total = in.ranked ? num_elements(&in) : -1;
+  /* What the entries other than a -1 give: its place counts as 1. */
+  int64_t known, total = -1;
+  if (infer != SIZE_MAX)
+    out.dims[infer] = 1;
+  if (dims_product(v, &out, "shape", &known) ||
+      (in.ranked && dims_product(v, &in, "data", &total)))
+    return GILT_FAILURE;
   if (infer != SIZE_MAX) {
     out.dims[infer] = GILT_DYNAMIC;
     if (total >= 0 && known > 0) {
@@ -261,8 +268,11 @@ GiltStatus graph_infer_tile(const GraphOpView *v, GiltType **types)
   for (size_t d = 0; d < in.rank; d++) {
     if (reps[d] < 0)
       return graph_error(v, "operand 'repeats' entry %zu is negative", d);
-    if (in.dims[d] != GILT_DYNAMIC)
-      in.dims[d] *= reps[d];
+    if (in.dims[d] != GILT_DYNAMIC &&
+        gilt_mul_overflow(in.dims[d], reps[d], &in.dims[d]))
+      return graph_error(v, "dimension %zu of operand 'input' times operand "
+                         "'repeats' entry %zu (%lld) overflows int64", d, d,
+                         (long long)reps[d]);
   }
   types[0] = graph_tensor_type(v->ctx, &in, elem);
   return GILT_SUCCESS;
@@ -288,18 +298,26 @@ static GiltStatus infer_block(const GraphOpView *v, GiltType **types,
   if (strcmp(mode, "DCR") && strcmp(mode, "CRD"))
     return graph_error(v, "attribute 'mode' is '%s', expected DCR or CRD",
                        mode);
+  int64_t bb;
+  if (gilt_mul_overflow(b, b, &bb))
+    return graph_error(v, "attribute 'blocksize' (%lld) squared overflows "
+                       "int64", (long long)b);
   /* Divided dims: C by b*b going to space, H and W going to depth. */
   for (size_t d = 1; in.ranked && d < 4; d++) {
     int64_t *p = &in.dims[d];
     bool divide = to_space == (d == 1);
-    int64_t f = d == 1 ? b * b : b;
+    int64_t f = d == 1 ? bb : b;
     if (*p == GILT_DYNAMIC)
       continue;
     if (divide && *p % f)
       return graph_error(v, "dimension %zu (%lld) of operand 'input' is not "
                          "a multiple of %lld", d, (long long)*p,
                          (long long)f);
-    *p = divide ? *p / f : *p * f;
+    if (divide)
+      *p /= f;
+    else if (gilt_mul_overflow(*p, f, p))
+      return graph_error(v, "dimension %zu of operand 'input' times %lld "
+                         "overflows int64", d, (long long)f);
   }
   types[0] = graph_tensor_type(v->ctx, &in, elem);
   return GILT_SUCCESS;
@@ -319,6 +337,8 @@ GiltStatus graph_infer_space_to_depth(const GraphOpView *v, GiltType **types)
 ** the end). Size: scalar i64. */
 GiltStatus graph_infer_shape(const GraphOpView *v, GiltType **types)
 {
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
   GraphShape in, out = {.ranked = true, .rank = 1, .dims = {GILT_DYNAMIC}};
   graph_operand_shape(v, 0, &in);
   GiltType *i64 = gilt_integer_type_get(v->ctx, 64, GILT_SIGNLESS);
@@ -338,6 +358,8 @@ GiltStatus graph_infer_shape(const GraphOpView *v, GiltType **types)
 
 GiltStatus graph_infer_size(const GraphOpView *v, GiltType **types)
 {
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
   GraphShape out = {.ranked = true, .rank = 0};
   types[0] = graph_tensor_type(
       v->ctx, &out, gilt_integer_type_get(v->ctx, 64, GILT_SIGNLESS));
@@ -394,6 +416,10 @@ GiltStatus graph_infer_range(const GraphOpView *v, GiltType **types)
     if (delta == 0)
       return graph_error(v, "operand 'delta' is zero");
     double n = ceil((limit - start) / delta);
+    /* 2^63 and beyond (infinities too) has no int64 conversion. */
+    if (n >= 0x1p63)
+      return graph_error(v, "operands 'start', 'limit' and 'delta' give %g "
+                         "elements, more than int64 counts", n);
     out.dims[0] = n > 0 ? (int64_t)n : 0;
   }
   types[0] = graph_tensor_type(v->ctx, &out, graph_operand_elem(v, 0));

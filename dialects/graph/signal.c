@@ -12,10 +12,8 @@
 /* Scalar operand i as an integer when constant, else GILT_DYNAMIC. */
 static int64_t scalar_or_dynamic(const GraphOpView *v, size_t i)
 {
-  GiltAttr *c = graph_operand_constant(v, i);
-  if (!c || gilt_dense_attr_get_num_elements(c) != 1)
-    return GILT_DYNAMIC;
-  return (int64_t)gilt_dense_attr_get_float(c, 0);
+  int64_t n;
+  return graph_operand_scalar_int(v, i, &n) ? n : GILT_DYNAMIC;
 }
 
 static GiltType *output_elem(const GraphOpView *v)
@@ -82,7 +80,7 @@ GiltStatus graph_infer_stft(const GraphOpView *v, GiltType **types)
   int64_t batch = x.ranked ? x.dims[0] : GILT_DYNAMIC;
   int64_t total = x.ranked ? x.dims[1] : GILT_DYNAMIC;
   int64_t frames = GILT_DYNAMIC;
-  if (step != GILT_DYNAMIC && step > 0 && len != GILT_DYNAMIC &&
+  if (step != GILT_DYNAMIC && step > 0 && len != GILT_DYNAMIC && len >= 0 &&
       total != GILT_DYNAMIC && total >= len)
     frames = (total - len) / step + 1;
   int64_t bins = graph_dict_int(v->attrs, "onesided", 1) ? half_plus_one(len)

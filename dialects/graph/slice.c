@@ -12,6 +12,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "ir/support/checked_math.h"
+
 static GiltType *all_dynamic(const GraphOpView *v, GraphShape s,
                              GiltType *elem)
 {
@@ -48,7 +50,11 @@ GiltStatus graph_infer_concat(const GraphOpView *v, GiltType **types)
     for (size_t d = 0; d < s.rank; d++) {
       int64_t *o = &out.dims[d], x = s.dims[d];
       if ((int64_t)d == a) {
-        *o = *o == GILT_DYNAMIC || x == GILT_DYNAMIC ? GILT_DYNAMIC : *o + x;
+        if (*o == GILT_DYNAMIC || x == GILT_DYNAMIC)
+          *o = GILT_DYNAMIC;
+        else if (gilt_add_overflow(*o, x, o))
+          return graph_error(v, "the sizes of the operands along axis %lld "
+                             "overflow int64", (long long)a);
       } else if (*o == GILT_DYNAMIC) {
         *o = x;
       } else if (x != GILT_DYNAMIC && x != *o) {
@@ -109,7 +115,11 @@ GiltStatus graph_infer_split(const GraphOpView *v, GiltType **types)
                        "%zu results", (long long)count, r);
     for (size_t i = 0; !st && i < r; i++) {
       sizes[i] = gilt_dense_attr_get_int(c, (int64_t)i);
-      sum += sizes[i];
+      if (sizes[i] < 0)
+        st = graph_error(v, "operand 'split' entry %zu (%lld) is negative",
+                         i, (long long)sizes[i]);
+      else if (gilt_add_overflow(sum, sizes[i], &sum))
+        st = graph_error(v, "the sum of operand 'split' overflows int64");
     }
     if (!st && dim != GILT_DYNAMIC && sum != dim)
       st = graph_error(v, "operand 'split' sums to %lld but dimension %lld "
@@ -118,11 +128,12 @@ GiltStatus graph_infer_split(const GraphOpView *v, GiltType **types)
     n = r;
   } else if (!graph_has_operand(v, 1) && dim != GILT_DYNAMIC) {
     /* Equal parts, the last one smaller when it does not divide (as
-    ** opset 18 allows and ONNX Runtime does). */
-    int64_t part = (dim + (int64_t)r - 1) / (int64_t)r;
+    ** opset 18 allows and ONNX Runtime does): ceil(dim / r) each, while
+    ** what is left lasts. */
+    int64_t part = dim / (int64_t)r + (dim % (int64_t)r != 0), left = dim;
     for (size_t i = 0; i < r; i++) {
-      int64_t left = dim - part * (int64_t)i;
-      sizes[i] = left < part ? (left > 0 ? left : 0) : part;
+      sizes[i] = left < part ? left : part;
+      left -= sizes[i];
     }
     n = r;
   }
@@ -151,22 +162,32 @@ static int64_t clamp(int64_t x, int64_t lo, int64_t hi)
   return x < lo ? lo : x > hi ? hi : x;
 }
 
-/* The size of one sliced axis of size dim (ONNX Slice-13 semantics). */
+/* The size of one sliced axis of size dim (ONNX Slice-13 semantics). The
+** clamped bounds lie in [-1, dim], so their distance fits; the division
+** rounds up without adding the step to it, which could overflow. */
 static int64_t slice_size(int64_t dim, int64_t start, int64_t end,
                           int64_t step)
 {
-  if (dim == GILT_DYNAMIC)
-    return GILT_DYNAMIC;
+  if (dim == GILT_DYNAMIC || dim == 0)
+    return dim; /* nothing to take from an empty axis, whatever the step */
   start = start < 0 ? start + dim : start;
   end = end < 0 ? end + dim : end;
+  int64_t span;
+  uint64_t stride;
   if (step > 0) {
     start = clamp(start, 0, dim);
     end = clamp(end, 0, dim);
-    return end > start ? (end - start + step - 1) / step : 0;
+    span = end - start;
+    stride = (uint64_t)step;
+  } else {
+    start = clamp(start, 0, dim - 1);
+    end = clamp(end, -1, dim - 1);
+    span = start - end;
+    stride = 0 - (uint64_t)step; /* -step, INT64_MIN included */
   }
-  start = clamp(start, 0, dim - 1);
-  end = clamp(end, -1, dim - 1);
-  return start > end ? (start - end - step - 1) / -step : 0;
+  if (span <= 0)
+    return 0;
+  return (int64_t)(((uint64_t)span - 1) / stride + 1);
 }
 
 GiltStatus graph_infer_slice(const GraphOpView *v, GiltType **types)
@@ -246,11 +267,17 @@ GiltStatus graph_infer_pad(const GraphOpView *v, GiltType **types)
     if (!graph_normalize_axis(a, in.rank, &a))
       return graph_error(v, "operand 'axes' entry %lld is out of range for "
                          "rank %zu", (long long)axes[i], in.rank);
-    if (in.dims[a] != GILT_DYNAMIC)
-      in.dims[a] += pads[i] + pads[n + i];
-    if (in.dims[a] != GILT_DYNAMIC && in.dims[a] < 0)
+    if (in.dims[a] == GILT_DYNAMIC)
+      continue;
+    int64_t grown;
+    if (gilt_add_overflow(in.dims[a], pads[i], &grown) ||
+        gilt_add_overflow(grown, pads[n + i], &grown))
+      return graph_error(v, "dimension %lld of operand 'data' with operand "
+                         "'pads' overflows int64", (long long)a);
+    if (grown < 0)
       return graph_error(v, "operand 'pads' removes more than dimension "
                          "%lld holds", (long long)a);
+    in.dims[a] = grown;
   }
   types[0] = graph_tensor_type(v->ctx, &in, elem);
   return GILT_SUCCESS;
@@ -282,6 +309,10 @@ GiltStatus graph_infer_resize(const GraphOpView *v, GiltType **types)
     if (nz != (int64_t)in.rank)
       return graph_error(v, "operand 'sizes' has %lld entries but operand "
                          "'X' has rank %zu", (long long)nz, in.rank);
+    for (size_t d = 0; d < in.rank; d++)
+      if (sizes[d] < 0)
+        return graph_error(v, "operand 'sizes' entry %zu (%lld) is negative",
+                           d, (long long)sizes[d]);
     memcpy(in.dims, sizes, in.rank * sizeof *sizes);
   } else if (scales && gilt_dense_attr_get_num_elements(scales) > 0) {
     if (gilt_dense_attr_get_num_elements(scales) != (int64_t)in.rank)
@@ -289,11 +320,17 @@ GiltStatus graph_infer_resize(const GraphOpView *v, GiltType **types)
                          "'X' has rank %zu",
                          (long long)gilt_dense_attr_get_num_elements(scales),
                          in.rank);
-    for (size_t d = 0; d < in.rank; d++)
-      if (in.dims[d] != GILT_DYNAMIC)
-        in.dims[d] = (int64_t)floor((double)in.dims[d] *
-                                    gilt_dense_attr_get_float(scales,
-                                                              (int64_t)d));
+    for (size_t d = 0; d < in.rank; d++) {
+      if (in.dims[d] == GILT_DYNAMIC)
+        continue;
+      double scale = gilt_dense_attr_get_float(scales, (int64_t)d);
+      double size = floor((double)in.dims[d] * scale);
+      /* NaN fails both tests; 2^63 has no int64 conversion. */
+      if (!(size >= 0 && size < 0x1p63))
+        return graph_error(v, "operand 'scales' entry %zu (%g) gives "
+                           "dimension %zu a size of %g", d, scale, d, size);
+      in.dims[d] = (int64_t)size;
+    }
   } else {
     types[0] = all_dynamic(v, in, elem);
     return GILT_SUCCESS;

@@ -165,7 +165,9 @@ static GiltStatus check_weights(const GraphOpView *v, size_t ngrams)
 /* X: i32 or i64, [C] or [N, C]. */
 static GiltStatus check_input(const GraphOpView *v, GraphShape *x)
 {
-  if (graph_check_operands(v))
+  /* A `none` X gets the message below, which names the types X may
+  ** have, rather than graph_check_operands' one. */
+  if (graph_has_operand(v, 0) && graph_check_operands(v))
     return GILT_FAILURE;
   GiltType *elem = graph_operand_elem(v, 0); /* NULL for a `none` X */
   if (!elem || elem->kind != GILT_TYPE_INTEGER ||

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "frontends/onnx/wire_check.h"
+#include "ir/support/checked_math.h"
 
 #define DT(x) GILT__ONNX__TENSOR_PROTO__DATA_TYPE__##x
 
@@ -424,27 +425,18 @@ static GiltStatus size_tensor(TensorDesc *td,
                               const Gilt__Onnx__TensorProto *t, size_t esize,
                               int64_t *num_elements, size_t *nbytes)
 {
-  /* Both counts must fit: elements in int64_t, bytes in size_t. */
-  uint64_t max_bytes = SIZE_MAX < INT64_MAX ? SIZE_MAX : INT64_MAX;
-  uint64_t limit = max_bytes / esize, n = 1;
-  bool empty = false;
-  for (size_t i = 0; i < t->n_dims; i++) {
+  for (size_t i = 0; i < t->n_dims; i++)
     if (t->dims[i] < 0)
       return fail(td, "has negative dimension %lld (dims[%zu])",
                   (long long)t->dims[i], i);
-    empty |= t->dims[i] == 0;
-  }
-  /* A zero anywhere makes any other dims harmless. */
-  for (size_t i = 0; i < t->n_dims && !empty; i++) {
-    uint64_t d = (uint64_t)t->dims[i];
-    if (n > limit / d)
-      return fail(td, "has too many elements to address");
-    n *= d;
-  }
-  if (empty)
-    n = 0;
-  *num_elements = (int64_t)n;
-  *nbytes = (size_t)(n * esize);
+  /* Both counts must fit: elements in int64_t, bytes in size_t and in
+  ** int64_t. A zero anywhere makes any other dims harmless. */
+  int64_t n;
+  if (gilt_dims_product(t->n_dims, t->dims, &n) || (uint64_t)n > SIZE_MAX ||
+      gilt_size_mul_overflow((size_t)n, esize, nbytes) ||
+      (uint64_t)*nbytes > INT64_MAX)
+    return fail(td, "has too many elements to address");
+  *num_elements = n;
   return GILT_SUCCESS;
 }
 

@@ -184,7 +184,8 @@ GILT_API GiltType *gilt_integer_type_get(GiltContext *ctx, unsigned width,
 GILT_API GiltType *gilt_index_type_get(GiltContext *ctx);
 GILT_API GiltType *gilt_float_type_get(GiltContext *ctx, GiltFloatKind kind);
 GILT_API GiltType *gilt_none_type_get(GiltContext *ctx);
-/* `encoding` may be NULL (no layout encoding). */
+/* Shaped types (tensor, memref, vector) need an element type: `elem` is
+** never NULL. `encoding` may be NULL (no layout encoding). */
 GILT_API GiltType *gilt_tensor_type_get(GiltContext *ctx, size_t rank,
                                         const int64_t *shape, GiltType *elem,
                                         GiltAttr *encoding);
@@ -220,7 +221,8 @@ GILT_API int64_t gilt_shaped_type_get_dim(GiltType *t, size_t i);
 GILT_API const int64_t *gilt_shaped_type_get_shape(GiltType *t);
 GILT_API GiltType *gilt_shaped_type_get_element_type(GiltType *t);
 GILT_API bool gilt_shaped_type_has_static_shape(GiltType *t);
-/* Product of the dims; -1 when some dim is dynamic. */
+/* Product of the dims; -1 when some dim is dynamic or the product
+** overflows int64_t. */
 GILT_API int64_t gilt_shaped_type_get_num_elements(GiltType *t);
 GILT_API GiltAttr *gilt_tensor_type_get_encoding(GiltType *t);
 GILT_API GiltAttr *gilt_memref_type_get_layout(GiltType *t);

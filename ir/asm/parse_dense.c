@@ -188,12 +188,12 @@ static GiltAttr *hex_attr(GiltAsmParser *p, GiltSrcPos pos, Literal *lit,
   GiltAttr *a = NULL;
   size_t esize = gilt_type_get_storage_size(
       gilt_shaped_type_get_element_type(type));
-  size_t n = (size_t)gilt_shaped_type_get_num_elements(type);
+  size_t want;
+  bool fits = gilt_shaped_type_get_byte_size(type, &want);
   if (!gilt_token_get_hex_string(&lit->hex, &bytes))
     gilt_parser_error_at(p, lit->hex.pos, "expected string containing hex "
                                           "digits starting with `0x`");
-  else if (bytes.len != esize && (n > SIZE_MAX / esize ||
-                                  bytes.len != n * esize))
+  else if (bytes.len != esize && (!fits || bytes.len != want))
     gilt_parser_error_at(p, pos, "elements hex data size is invalid for "
                                  "provided type: '%s'",
                          gilt_parser_type_str(&tstr, type));

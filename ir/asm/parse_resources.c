@@ -214,16 +214,20 @@ static GiltAttr *resource_attr(GiltAsmParser *p, const GiltToken *name_tok,
     return NULL;
   }
   size_t have = parsed ? parsed->nbytes : known->nbytes;
-  size_t esize = gilt_type_get_storage_size(
-      gilt_shaped_type_get_element_type(type));
-  uint64_t n = (uint64_t)gilt_shaped_type_get_num_elements(type);
-  if (n > SIZE_MAX / esize || have != n * esize) {
-    GiltStrBuf sb;
+  size_t want;
+  bool fits = gilt_shaped_type_get_byte_size(type, &want);
+  if (!fits || have != want) {
+    GiltStrBuf sb, need;
     gilt_strbuf_init(&sb, p->ctx);
+    gilt_strbuf_init(&need, p->ctx);
+    if (fits)
+      gilt_strbuf_printf(&need, "%zu", want);
+    else
+      gilt_strbuf_printf(&need, "more than fit in memory");
     gilt_parser_error_at(p, name_tok->pos, "dense_resource blob '%s' holds "
-                         "%zu bytes, but type '%s' needs %llu", name, have,
-                         gilt_parser_type_str(&sb, type),
-                         (unsigned long long)(n * esize));
+                         "%zu bytes, but type '%s' needs %s", name, have,
+                         gilt_parser_type_str(&sb, type), need.data);
+    gilt_strbuf_free(&need);
     gilt_strbuf_free(&sb);
     return NULL;
   }

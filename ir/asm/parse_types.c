@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ir/support/checked_math.h"
+
 typedef GILT_VEC(int64_t) DimVec;
 
 static GiltType *parse_non_function_type(GiltAsmParser *p);
@@ -125,19 +127,14 @@ static GiltStatus parse_dims(GiltAsmParser *p, DimVec *dims,
   return GILT_SUCCESS;
 }
 
-/* Static shapes must have an element count that fits in int64. */
+/* Static shapes must have an element count that fits in int64 (a `?`
+** or a 0 anywhere keeps the count in range, whatever the order). */
 static GiltStatus check_size(GiltAsmParser *p, GiltSrcPos pos,
                              const DimVec *dims)
 {
-  int64_t n = 1;
-  for (size_t i = 0; i < dims->len; i++) {
-    int64_t d = dims->data[i];
-    if (d == GILT_DYNAMIC || d == 0)
-      return GILT_SUCCESS;
-    if (n > INT64_MAX / d)
-      return gilt_parser_error_at(p, pos, "shape has too many elements");
-    n *= d;
-  }
+  int64_t n;
+  if (gilt_dims_product(dims->len, dims->data, &n))
+    return gilt_parser_error_at(p, pos, "shape has too many elements");
   return GILT_SUCCESS;
 }
 

@@ -1,7 +1,8 @@
 /*
 ** ir_core.c - unit test of the IR core through the public API only:
-** uniquing, dense arrays, building a function with the builder, walking,
-** cloning, replacing uses, erasing, moving and verifying.
+** uniquing, element counts, dense arrays, building a function with the
+** builder, walking, cloning, replacing uses, erasing, moving and
+** verifying.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,32 @@ static void test_uniquing(GiltContext *ctx)
 
 /* File positions are uniqued per file and line (see ir/location.c): equal
 ** positions are one object, whatever the column order or line size. */
+/* Element counts and byte sizes of huge shapes: a count that overflows
+** int64 is -1, a 0 anywhere makes the count 0 whatever comes before it,
+** and dense data whose byte size would wrap around size_t is refused
+** (2^61 f64 elements are 2^64 bytes, which wrapped to 0). */
+static void test_element_counts(GiltContext *ctx)
+{
+  GiltType *f32 = gilt_float_type_get(ctx, GILT_F32);
+  GiltType *f64 = gilt_float_type_get(ctx, GILT_F64);
+  int64_t big = INT64_C(4611686018427387904); /* 2^62 */
+  GiltType *over = gilt_tensor_type_get(ctx, 2, (int64_t[]){big, 4}, f32,
+                                        NULL);
+  CHECK(gilt_shaped_type_get_num_elements(over) == -1);
+  GiltType *empty = gilt_tensor_type_get(ctx, 3, (int64_t[]){big, 4, 0}, f32,
+                                         NULL);
+  CHECK(gilt_shaped_type_get_num_elements(empty) == 0);
+  GiltType *wide = gilt_tensor_type_get(
+      ctx, 1, (int64_t[]){INT64_C(2305843009213693952)}, f64, NULL);
+  CHECK(gilt_shaped_type_get_num_elements(wide) ==
+        INT64_C(2305843009213693952));
+  double one = 1;
+  size_t before = errors_seen;
+  CHECK(!gilt_dense_elements_attr_get(wide, &one, 0));
+  CHECK(errors_seen == before + 1);
+  CHECK(gilt_dense_elements_attr_get(wide, &one, sizeof one)); /* a splat */
+}
+
 static void test_file_locations(GiltContext *ctx)
 {
   GiltLocation *a = gilt_location_file_line_col_get(ctx, "f.gilt", 3, 9);
@@ -301,6 +328,7 @@ int main(void)
   gilt_context_set_diagnostic_handler(ctx, count_errors, NULL);
   gilt_context_set_allow_unregistered_dialects(ctx, true);
   test_uniquing(ctx);
+  test_element_counts(ctx);
   test_file_locations(ctx);
   test_dense_array(ctx);
   test_build_and_mutate(ctx);
