@@ -30,23 +30,13 @@ static bool effect_is_droppable(GiltOp *op, const GiltEffects *e,
   return false;
 }
 
-static bool effects_are_droppable(GiltOp *op, bool nested)
+static bool own_effects_are_droppable(GiltOp *owner, const GiltEffects *own,
+                                      void *user)
 {
-  GiltEffects e;
-  gilt_effects_init(&e, gilt_op_get_context(op));
-  bool ok = gilt_op_collect_own_effects(op, &e);
-  if (!ok)
-    ok = nested && gilt_op_is_passive_terminator(op);
-  for (size_t i = 0; ok && i < e.len; i++)
-    ok = effect_is_droppable(op, &e, &e.data[i]);
-  gilt_effects_free(&e);
-  if (!ok || op->num_regions == 0 || !gilt_op_has_recursive_effects(op))
-    return ok;
-  for (size_t r = 0; r < op->num_regions; r++)
-    for (GiltBlock *b = gilt_op_region_array(op)[r].first; b; b = b->next)
-      for (GiltOp *o = b->first; o; o = o->next)
-        if (!effects_are_droppable(o, true))
-          return false;
+  (void)user;
+  for (size_t i = 0; i < own->len; i++)
+    if (!effect_is_droppable(owner, own, &own->data[i]))
+      return false;
   return true;
 }
 
@@ -61,5 +51,5 @@ bool gilt_op_is_trivially_dead(GiltOp *op)
   if (gilt_op_has_trait(op, GILT_TRAIT_TERMINATOR) ||
       gilt_op_has_trait(op, GILT_TRAIT_SYMBOL))
     return false;
-  return effects_are_droppable(op, false);
+  return gilt_op_visit_effects(op, own_effects_are_droppable, NULL);
 }

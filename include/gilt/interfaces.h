@@ -78,7 +78,7 @@ typedef struct GiltMemoryEffect {
 
 /* One effect a row states: on operand `index`, result `index`, or unknown
 ** memory. An index past the op's operands or results (an optional operand
-** left out) states nothing. */
+** left out) puts the effect on unknown memory: never less than stated. */
 typedef enum GiltEffectTarget {
   GILT_EFFECT_TARGET_OPERAND,
   GILT_EFFECT_TARGET_RESULT,

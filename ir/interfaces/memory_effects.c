@@ -57,22 +57,24 @@ void gilt_effects_add(GiltEffects *e, GiltEffectKind kind, GiltValue *value)
 static void add_declared(GiltOp *op, const GiltEffectSpec *spec,
                          GiltEffects *e)
 {
+  /* An index past the op's operands or results names no value, so the
+  ** effect falls on memory the op does not name: dropping it would let a
+  ** write go unseen. */
   for (; spec && spec->kind; spec++) {
     GiltValue *v = NULL;
-    if (spec->target == GILT_EFFECT_TARGET_OPERAND) {
-      if (spec->index >= op->num_operands)
-        continue;
+    if (spec->target == GILT_EFFECT_TARGET_OPERAND &&
+        spec->index < op->num_operands)
       v = op->operands[spec->index].value;
-    } else if (spec->target == GILT_EFFECT_TARGET_RESULT) {
-      if (spec->index >= op->num_results)
-        continue;
+    else if (spec->target == GILT_EFFECT_TARGET_RESULT &&
+             spec->index < op->num_results)
       v = &gilt_op_result_array(op)[spec->index];
-    }
     gilt_effects_add(e, spec->kind, v);
   }
 }
 
-bool gilt_op_collect_own_effects(GiltOp *op, GiltEffects *e)
+/* Appends op's own effects, not those of its nested ops, to `e`; false
+** when they are unknown (op neither PURE nor implementing the interface). */
+static bool collect_own_effects(GiltOp *op, GiltEffects *e)
 {
   const GiltMemoryEffectsMethods *m =
       gilt_op_get_interface(op, &gilt_memory_effects_interface);
@@ -84,7 +86,9 @@ bool gilt_op_collect_own_effects(GiltOp *op, GiltEffects *e)
   return true;
 }
 
-bool gilt_op_has_recursive_effects(GiltOp *op)
+/* Whether the effects of the ops nested in op count as op's (PURE, or the
+** interface's `recursive`). */
+static bool has_recursive_effects(GiltOp *op)
 {
   if (gilt_op_has_trait(op, GILT_TRAIT_PURE))
     return true;
@@ -96,7 +100,7 @@ bool gilt_op_has_recursive_effects(GiltOp *op)
 /* Such a terminator only passes control and values to its parent or a
 ** sibling block; it touches no state even when its definition says
 ** nothing about purity (test.br, a dialect's own branch). */
-bool gilt_op_is_passive_terminator(GiltOp *nested)
+static bool is_passive_terminator(GiltOp *nested)
 {
   return nested->num_regions == 0 &&
          gilt_op_has_trait(nested, GILT_TRAIT_TERMINATOR);
@@ -104,18 +108,41 @@ bool gilt_op_is_passive_terminator(GiltOp *nested)
 
 /* ---- the op as a whole ------------------------------------------------------ */
 
-static bool collect(GiltOp *op, GiltEffects *e, bool nested)
+static bool visit(GiltOp *op, bool nested, GiltEffectVisitor fn, void *user)
 {
-  if (!gilt_op_collect_own_effects(op, e))
-    return nested && gilt_op_is_passive_terminator(op);
-  if (op->num_regions == 0 || !gilt_op_has_recursive_effects(op))
-    return true;
+  GiltEffects e;
+  gilt_effects_init(&e, gilt_op_get_context(op));
+  bool ok = collect_own_effects(op, &e)
+                ? fn(op, &e, user)
+                : nested && is_passive_terminator(op);
+  gilt_effects_free(&e);
+  if (!ok || op->num_regions == 0 || !has_recursive_effects(op))
+    return ok;
   for (size_t r = 0; r < op->num_regions; r++)
     for (GiltBlock *b = gilt_op_region_array(op)[r].first; b; b = b->next)
       for (GiltOp *o = b->first; o; o = o->next)
-        if (!collect(o, e, true))
+        if (!visit(o, true, fn, user))
           return false;
   return true;
+}
+
+bool gilt_op_visit_effects(GiltOp *op, GiltEffectVisitor fn, void *user)
+{
+  return visit(op, false, fn, user);
+}
+
+static bool append_effects(GiltOp *owner, const GiltEffects *own,
+                           void *user)
+{
+  (void)owner;
+  for (size_t i = 0; i < own->len; i++)
+    gilt_effects_add(user, own->data[i].kind, own->data[i].value);
+  return true;
+}
+
+static bool collect(GiltOp *op, GiltEffects *e)
+{
+  return gilt_op_visit_effects(op, append_effects, e);
 }
 
 bool gilt_op_get_memory_effects(GiltOp *op, GiltMemoryEffect *out,
@@ -123,7 +150,7 @@ bool gilt_op_get_memory_effects(GiltOp *op, GiltMemoryEffect *out,
 {
   GiltEffects e;
   gilt_effects_init(&e, gilt_op_get_context(op));
-  bool known = collect(op, &e, false);
+  bool known = collect(op, &e);
   *num = known ? e.len : 0;
   for (size_t i = 0; known && i < e.len && i < cap; i++)
     out[i] = e.data[i];
@@ -137,7 +164,7 @@ static bool only_kinds(GiltOp *op, unsigned allowed)
 {
   GiltEffects e;
   gilt_effects_init(&e, gilt_op_get_context(op));
-  bool ok = collect(op, &e, false);
+  bool ok = collect(op, &e);
   for (size_t i = 0; ok && i < e.len; i++)
     ok = (allowed >> e.data[i].kind) & 1u;
   gilt_effects_free(&e);

@@ -1,8 +1,8 @@
 /*
 ** memory_effects.h - the memory-effects interface seen from inside ir/:
-** the collector get_effects fills, and an op's own effects apart from
-** those of the ops nested in it, for the queries that weigh effect by
-** effect (side_effects.c). Everything else uses gilt/interfaces.h.
+** the collector get_effects fills, and a walk over the ops whose effects
+** make up an op's, each with its own effects, for the queries that weigh
+** effect by effect (side_effects.c). Everything else uses gilt/interfaces.h.
 */
 #ifndef GILT_IR_INTERFACES_MEMORY_EFFECTS_H
 #define GILT_IR_INTERFACES_MEMORY_EFFECTS_H
@@ -23,14 +23,17 @@ struct GiltEffects {
 GILT_INTERNAL void gilt_effects_init(GiltEffects *e, GiltContext *ctx);
 GILT_INTERNAL void gilt_effects_free(GiltEffects *e);
 
-/* Appends op's own effects, not those of its nested ops, to `e`; false
-** when they are unknown (op neither PURE nor implementing the interface). */
-GILT_INTERNAL bool gilt_op_collect_own_effects(GiltOp *op, GiltEffects *e);
-/* Whether the effects of the ops nested in op count as op's (PURE, or the
-** interface's `recursive`). */
-GILT_INTERNAL bool gilt_op_has_recursive_effects(GiltOp *op);
-/* Whether `nested`, inside an op with recursive effects, counts as having
-** none although it states nothing: a terminator without regions. */
-GILT_INTERNAL bool gilt_op_is_passive_terminator(GiltOp *nested);
+/* Receives the own effects of one op that makes up another's; returns
+** false to stop the walk. */
+typedef bool (*GiltEffectVisitor)(GiltOp *owner, const GiltEffects *own,
+                                  void *user);
+/* Calls fn with op and its own effects, then with each op nested in it
+** whose effects count as op's (recursively, where effects are recursive),
+** MLIR's getEffectsRecursively. Inside such an op, a terminator without
+** regions that states nothing counts as having no effects: it only hands
+** values back. Returns false when some effect is unknown or fn stopped
+** the walk. */
+GILT_INTERNAL bool gilt_op_visit_effects(GiltOp *op, GiltEffectVisitor fn,
+                                         void *user);
 
 #endif /* GILT_IR_INTERFACES_MEMORY_EFFECTS_H */

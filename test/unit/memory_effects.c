@@ -40,6 +40,7 @@ static const char source[] =
     "    %v = \"test.load\"(%m, %iv) : (memref<4xi32>, index) -> i32\n"
     "    \"test.yield\"(%v) : (i32) -> ()\n"
     "  }) : (index, index, index, i32) -> i32\n"
+    "  \"test.flop\"(%x) : (i32) -> ()\n"
     "  return %5 : i32\n"
     "}\n";
 
@@ -56,6 +57,11 @@ static const GiltMemoryEffectsMethods call_model = {
 /* test.side_effect, as far as this test says, only reads its operand. */
 static const GiltMemoryEffectsMethods side_effect_model = {
     .effects = GILT_EFFECTS(GILT_EFFECT_ON_OPERAND(GILT_EFFECT_READ, 0))};
+
+/* test.flop writes its operand #2, which the op below does not have: the
+** write falls on unknown memory, it is not dropped. */
+static const GiltMemoryEffectsMethods flop_model = {
+    .effects = GILT_EFFECTS(GILT_EFFECT_ON_OPERAND(GILT_EFFECT_WRITE, 2))};
 
 /* The n-th op of a block. */
 static GiltOp *nth(GiltBlock *b, int n)
@@ -90,7 +96,7 @@ int main(void)
   GiltValue *m = gilt_block_get_argument(body, 0);
   GiltOp *call = nth(body, 0), *load = nth(body, 1), *store = nth(body, 2);
   GiltOp *alloc = nth(body, 3), *add = nth(body, 4), *side = nth(body, 5);
-  GiltOp *toy = nth(body, 6), *loop = nth(body, 7);
+  GiltOp *toy = nth(body, 6), *loop = nth(body, 7), *flop = nth(body, 8);
   GiltMemoryEffect out[4];
   size_t n;
 
@@ -138,6 +144,12 @@ int main(void)
   CHECK(gilt_op_get_memory_effects(side, out, 4, &n) && n == 1 &&
         out[0].kind == GILT_EFFECT_READ && out[0].value == m);
   CHECK(gilt_op_only_reads(side) && !gilt_op_may_write(side));
+  CHECK(gilt_context_attach_interface(ctx, "test.flop",
+                                      &gilt_memory_effects_interface,
+                                      &flop_model) == GILT_SUCCESS);
+  CHECK(gilt_op_get_memory_effects(flop, out, 4, &n) && n == 1 &&
+        out[0].kind == GILT_EFFECT_WRITE && out[0].value == NULL);
+  CHECK(gilt_op_may_write(flop));
 
   /* A second model for an op that has one: refused. */
   num_errors = 0;
