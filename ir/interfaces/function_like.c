@@ -113,6 +113,12 @@ static GiltStatus verify_attr_array(GiltOp *op, const char *name,
   GiltAttr *a = gilt_op_get_attr(op, name);
   if (!a)
     return GILT_SUCCESS;
+  /* gilt's own rows declare the kind in their signature; a row that does
+  ** not still gets the check here, before the array is read. */
+  if (a->kind != GILT_ATTR_ARRAY)
+    return gilt_op_emit_error(op, "expects %s attribute '%s' to be an array "
+                                  "of dictionaries",
+                              what, name);
   if (a->array.n != expected)
     return gilt_op_emit_error(
         op,

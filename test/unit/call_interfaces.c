@@ -87,6 +87,19 @@ static void check_function_like(GiltOp *decl, GiltOp *f)
 
   CHECK(gilt_function_like_verify(f) == GILT_SUCCESS);
   CHECK(gilt_function_like_verify(decl) == GILT_SUCCESS);
+
+  /* The shared checks do not trust a row's signature to have checked the
+  ** kind of `arg_attrs`: a function-like op of another dialect may not. */
+  GiltContext *ctx = gilt_op_get_context(f);
+  gilt_op_set_attr(f, "arg_attrs",
+                   gilt_integer_attr_get(
+                       gilt_integer_type_get(ctx, 32, GILT_SIGNLESS), 1));
+  num_errors = 0;
+  CHECK(gilt_function_like_verify(f) == GILT_FAILURE);
+  CHECK(num_errors == 1 &&
+        strstr(last_error, "expects argument attribute 'arg_attrs' to be an "
+                           "array of dictionaries") != NULL);
+  gilt_op_remove_attr(f, "arg_attrs");
 }
 
 static void check_call_like(GiltContext *ctx, GiltOp *call, GiltOp *decl,
