@@ -715,6 +715,29 @@ static void verify_regions(Verifier *v, GiltOp *op)
 }
 
 /* Steps 1 to 4 for one op; false if it reported anything. */
+/* A tensor encoding a dialect checks against its tensor (#graph.layout)
+** is checked when the text is parsed; types built through the API are
+** checked here, on the values that carry them. */
+static bool check_encoding(GiltLocation *loc, GiltType *t)
+{
+  return t->kind != GILT_TYPE_TENSOR || !t->shaped.encoding ||
+         gilt_tensor_encoding_verify(loc, t->shaped.encoding, t->shaped.rank,
+                                     t->shaped.shape,
+                                     t->shaped.elem) == GILT_SUCCESS;
+}
+
+static bool check_value_encodings(GiltOp *op)
+{
+  bool ok = true;
+  for (size_t i = 0; i < op->num_results; i++)
+    ok &= check_encoding(op->loc, gilt_op_result_array(op)[i].type);
+  for (size_t r = 0; r < op->num_regions; r++)
+    for (GiltBlock *b = gilt_op_region_array(op)[r].first; b; b = b->next)
+      for (size_t i = 0; i < b->num_args; i++)
+        ok &= check_encoding(op->loc, b->args[i]->type);
+  return ok;
+}
+
 static bool check_op(Verifier *v, GiltOp *op)
 {
   const GiltOpDef *def = op->info->def;
@@ -722,6 +745,7 @@ static bool check_op(Verifier *v, GiltOp *op)
     return false;
   bool ok = !def || check_signature(op);
   ok &= check_structure(op);
+  ok &= check_value_encodings(op);
   if (def)
     ok &= check_traits(v, op, def->traits);
   if (ok && def && def->verify)

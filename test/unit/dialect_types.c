@@ -195,6 +195,20 @@ static void test_attrs(GiltContext *ctx, Seen *seen)
                               "#graph.layout<\"NCHW16c\">>"));
   CHECK(one_error(seen, "layout \"NCHW16c\" has 5 dimensions, but the "
                         "tensor has rank 4"));
+
+  /* Built through the API, the same tensor type is caught by the
+  ** verifier, on the value that carries it, at the op's location. */
+  GiltType *wrong = gilt_tensor_type_get(ctx, 4, shape, f32, layout);
+  GiltOpState st = gilt_op_state_get("test.alloc", loc);
+  st.num_results = 1;
+  st.result_types = &wrong;
+  GiltOp *op = gilt_op_create(ctx, &st);
+  CHECK(op && gilt_op_verify(op) == GILT_FAILURE);
+  CHECK(seen->errors == 1 && seen->loc == loc &&
+        strstr(seen->message, "layout \"NCHW16c\" has 5 dimensions, but the "
+                              "tensor has rank 4"));
+  seen->errors = 0;
+  gilt_op_destroy(op);
 }
 
 int main(void)
