@@ -3,7 +3,7 @@
 ** `!llvm.ptr<1>`, `#graph.layout<"NCHW16c">`.
 **
 ** A registered dialect lists them by mnemonic in its GiltDialectDef
-** (op_def.h) with parse, print and verify hooks. An instance is a
+** (include/gilt/dialect.h) with parse, print and verify hooks. An instance is a
 ** definition plus a list of uniqued attributes as parameters, uniqued by
 ** the context like every type and attribute (types.c, attributes.c hash
 ** and compare the definition and the parameter pointers), so equal

@@ -8,9 +8,10 @@
 ** folded left to right (variadic Sum, Min, Max), written in the result
 ** element type. It handles results of at most FOLD_LIMIT elements of f32,
 ** f64 and integer types; bigger constants are left to graph-fold-constants
-** (transforms/fold_constants.c), which calls the same code with a larger
-** bound. Reshapes, Concat, Gather, Where of small constants and Shape/Size of
-** statically shaped tensors fold too, so the shape subgraphs of exported
+** (dialects/graph/transforms/fold_constants.c), which calls the same code
+** with a larger bound. Reshapes, Concat, Gather, Where of small constants
+** and Shape/Size of statically shaped tensors fold too, so the shape
+** subgraphs of exported
 ** models (Shape -> Gather -> Unsqueeze -> Concat -> Reshape) become
 ** constants. Not here: folds that need attributes, and f16/bf16 results.
 */

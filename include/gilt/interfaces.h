@@ -249,20 +249,20 @@ GILT_API GiltStatus gilt_call_like_verify(GiltOp *call);
 ** table holds what may differ. A function-like op is callable too: its row
 ** lists both, through GILT_FUNCTION_LIKE_INTERFACES:
 **
-**     GILT_OP(my_func, "my.func",
-**             GILT_TRAIT_SYMBOL | GILT_TRAIT_ISOLATED_FROM_ABOVE, "", "",
-**             "sym_name: string, function_type: type, "
-**             "sym_visibility?: string, arg_attrs?: array, "
-**             "res_attrs?: array", 1, 0,
-**             .verify = gilt_function_like_verify,
-**             .print = gilt_function_asm_print,
-**             .parse = gilt_function_asm_parse,
-**             .interfaces = GILT_INTERFACES(GILT_FUNCTION_LIKE_INTERFACES))
+**     {.name = "my.func",
+**      .traits = GILT_TRAIT_SYMBOL | GILT_TRAIT_ISOLATED_FROM_ABOVE,
+**      .attributes = "sym_name: string, function_type: type, "
+**                    "sym_visibility?: string, arg_attrs?: array, "
+**                    "res_attrs?: array",
+**      .num_regions = 1,
+**      .verify = gilt_function_like_verify,
+**      .interfaces = GILT_INTERFACES(GILT_FUNCTION_LIKE_INTERFACES)}
 **
-** gilt_function_like_verify is below; the textual signature,
-** `my.func private @f(%arg0: i32 {attrs}) -> (i32 {attrs}) attributes {...}
-** {body}`, is printed and parsed by ir/asm/function_asm.h (gilt's own
-** dialects). */
+** gilt_function_like_verify is below. gilt's own function ops also share
+** the textual signature, `my.func private @f(%arg0: i32 {attrs}) -> (i32
+** {attrs}) attributes {...} {body}`, printed and parsed by
+** ir/asm/function_asm.h; an op of another dialect uses the generic form
+** or its own hooks. */
 typedef struct GiltFunctionLikeMethods {
   /* The function type, NULL when malformed. */
   GiltType *(*get_type)(GiltOp *op);

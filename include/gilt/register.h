@@ -29,7 +29,8 @@ GILT_API void gilt_register_func_dialect(GiltContext *ctx);
 GILT_API void gilt_register_graph_dialect(GiltContext *ctx);
 
 /* The passes of one level: the dialect-independent ones of transforms/
-** (canonicalize, cse, dce, symbol-dce, inline) and the graph level's. */
+** (canonicalize, cse, dce, symbol-dce, inline, loop-invariant-code-motion)
+** and the graph level's. */
 GILT_API void gilt_register_transforms_passes(GiltContext *ctx);
 GILT_API void gilt_register_graph_passes(GiltContext *ctx);
 
