@@ -11,9 +11,8 @@
 ** (dialects/graph/transforms/fold_constants.c), which calls the same code
 ** with a larger bound. Reshapes, Concat, Gather, Where of small constants
 ** and Shape/Size of statically shaped tensors fold too, so the shape
-** subgraphs of exported
-** models (Shape -> Gather -> Unsqueeze -> Concat -> Reshape) become
-** constants. Not here: folds that need attributes, and f16/bf16 results.
+** subgraphs of exported models (Shape -> Gather -> Unsqueeze -> Concat ->
+** Reshape) become constants. Not here: folds that need attributes, and f16/bf16 results.
 */
 #include "dialects/graph/graph.h"
 
