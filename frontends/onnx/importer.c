@@ -678,12 +678,24 @@ static size_t report_unsupported(GiltOnnxImporter *imp,
     const char *display;
     GiltLocation *loc =
         node_location(imp, node, i, name_buf, sizeof name_buf, &display);
+    int version = gilt_onnx_unimported_version(str(node->op_type),
+                                               imp->opset);
     if (!node_op_name(imp, node, op_name, sizeof op_name) ||
         (!allow && !gilt_context_is_registered_op(imp->ctx, op_name))) {
       gilt_emit_error(loc,
                       "unsupported ONNX operator '%s' (version %lld) in "
                       "node '%s'",
                       str(node->op_type), (long long)imp->opset, display);
+      bad++;
+    } else if (version) {
+      /* Known to gilt, but not in the version this opset selects: reading
+      ** it with its opset-17 meaning would be silently wrong. */
+      gilt_emit_error(loc,
+                      "unsupported version %d of ONNX operator '%s' (opset "
+                      "%lld) in node '%s'; gilt imports its versions up to "
+                      "opset 17",
+                      version, str(node->op_type), (long long)imp->opset,
+                      display);
       bad++;
     }
     for (size_t j = 0; j < node->n_attribute; j++)

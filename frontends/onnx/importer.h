@@ -57,6 +57,14 @@ typedef struct GiltOnnxNode {
   GiltValue **results;
 } GiltOnnxNode;
 
+/* ---- op_versions.c ------------------------------------------------------- */
+
+/* The version of op_type that `opset` selects when it is one from opset
+** 18 on that gilt does not import yet; 0 when the operator imports (its
+** definition at `opset` is the one gilt reads). */
+GILT_INTERNAL int gilt_onnx_unimported_version(const char *op_type,
+                                               int64_t opset);
+
 /* ---- importer.c ----------------------------------------------------------- */
 
 /* Writes "graph." + the snake_case form of an ONNX op type into buf

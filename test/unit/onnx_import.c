@@ -180,6 +180,57 @@ static void test_unsupported(void)
   gilt_context_destroy(ctx);
 }
 
+/* A conv net at opsets 18 to 21 that uses only operators unchanged since
+** 17 imports exactly as at 17; an operator that changed is refused in the
+** version the opset selects, every node at once; an opset past 21 is
+** refused naming the versions gilt reads. */
+static void test_newer_opsets(void)
+{
+  static const int64_t dims_x[] = {1, 3, 8, 8}, dims_w[] = {4, 3, 3, 3},
+                       dims_y[] = {1, 4, 6, 6};
+  static float w[4 * 3 * 3 * 3];
+  GiltContext *ctx = context(false);
+  Gilt__Onnx__GraphProto *g = onnx_graph("g");
+  onnx_add_input(g, onnx_value("x", 4, dims_x));
+  onnx_add_initializer(g, "w", 4, dims_w, w);
+  onnx_add_node(g, onnx_node("Conv", "conv", "x,w", "c"));
+  onnx_add_node(g, onnx_node("Relu", "relu", "c", "y"));
+  onnx_add_output(g, onnx_value("y", 4, dims_y));
+  GiltOp *at17 = import(ctx, g, 17);
+  CHECK(at17 && num_errors == 0);
+  char *text17 = strdup(at17 ? print(at17, true) : "");
+  for (int64_t opset = 18; opset <= 21; opset++) {
+    GiltOp *m = import(ctx, g, opset);
+    CHECK(m && num_errors == 0);
+    CHECK(m && strcmp(print(m, true), text17) == 0);
+    if (m)
+      gilt_op_destroy(m);
+  }
+  free(text17);
+  if (at17)
+    gilt_op_destroy(at17);
+
+  Gilt__Onnx__GraphProto *r = onnx_graph("r");
+  onnx_add_input(r, onnx_value("x", 2, dims_2x3));
+  onnx_add_node(r, onnx_node("ReduceMean", "mean", "x", "m"));
+  onnx_add_node(r, onnx_node("Relu", "relu", "m", "a"));
+  onnx_add_node(r, onnx_node("Resize", "", "a", "y"));
+  onnx_add_output(r, onnx_value("y", 2, dims_2x3));
+  CHECK(!import(ctx, r, 19));
+  CHECK(num_errors == 2);
+  CHECK(strstr(errors, "unsupported version 18 of ONNX operator 'ReduceMean' "
+                       "(opset 19) in node 'mean'; gilt imports its versions "
+                       "up to opset 17"));
+  CHECK(strstr(errors, "unsupported version 19 of ONNX operator 'Resize' "
+                       "(opset 19) in node 'Resize_2'"));
+
+  CHECK(!import(ctx, g, 22));
+  CHECK(num_errors == 1 &&
+        strstr(errors, "opset version 22 of domain 'ai.onnx' is not "
+                       "supported (gilt supports versions 1 to 21)"));
+  gilt_context_destroy(ctx);
+}
+
 static void test_corrupt_file(void)
 {
   GiltContext *ctx = context(false);
@@ -612,6 +663,7 @@ int main(void)
   test_op_names();
   test_basic();
   test_unsupported();
+  test_newer_opsets();
   test_corrupt_file();
   test_bad_graphs();
   test_absent_inputs();

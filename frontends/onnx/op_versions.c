@@ -1,0 +1,133 @@
+/*
+** op_versions.c - which version of each ONNX operator a model's opset
+** selects, for the operators whose definition changed after opset 17, and
+** which of those versions gilt imports.
+**
+** The graph dialect was built on opset 17's semantics. An operator whose
+** definition is the same at the model's opset as at 17 imports as it
+** always has; one that changed (ReduceMean-18 takes its axes as an input,
+** Resize-19 adds a coordinate mode) must not be read with the old meaning.
+** So every version from 18 on is listed here, from ONNX's operator set
+** definitions (onnx/defs/operator_sets.h, docs/Changelog.md), each marked
+** with whether gilt imports it; a node whose selected version is not
+** imported is reported, naming the version, instead of being misread.
+** Adding support for a version means making the graph op carry its
+** semantics (and upgrading the older versions into them,
+** version_upgrade.c), then marking its row here.
+**
+** Not here: operators new since opset 18 that gilt has no op for at all;
+** the importer reports those as unsupported operators.
+*/
+#include "frontends/onnx/importer.h"
+
+#include <string.h>
+
+/* One version of one operator: available from opset `since`. */
+typedef struct OpVersion {
+  const char *op_type;
+  int since;
+  bool imported;
+} OpVersion;
+
+/* By opset, then as ONNX lists them. */
+static const OpVersion versions[] = {
+    /* opset 18 */
+    {"Pad", 18, false},
+    {"CenterCropPad", 18, false},
+    {"Resize", 18, false},
+    {"Mish", 18, false},
+    {"OptionalGetElement", 18, false},
+    {"OptionalHasElement", 18, false},
+    {"Split", 18, false},
+    {"Col2Im", 18, false},
+    {"ScatterND", 18, false},
+    {"ScatterElements", 18, false},
+    {"ReduceSumSquare", 18, false},
+    {"ReduceLogSum", 18, false},
+    {"ReduceLogSumExp", 18, false},
+    {"ReduceL1", 18, false},
+    {"ReduceL2", 18, false},
+    {"ReduceMax", 18, false},
+    {"ReduceMin", 18, false},
+    {"ReduceMean", 18, false},
+    {"ReduceProd", 18, false},
+    {"BitwiseAnd", 18, false},
+    {"BitwiseOr", 18, false},
+    {"BitwiseXor", 18, false},
+    {"BitwiseNot", 18, false},
+    {"GroupNormalization", 18, false},
+    {"LpPool", 18, false},
+    /* opset 19 */
+    {"Equal", 19, false},
+    {"AveragePool", 19, false},
+    {"Cast", 19, false},
+    {"CastLike", 19, false},
+    {"Constant", 19, false},
+    {"DeformConv", 19, false},
+    {"DequantizeLinear", 19, false},
+    {"Identity", 19, false},
+    {"If", 19, false},
+    {"Loop", 19, false},
+    {"Pad", 19, false},
+    {"QuantizeLinear", 19, false},
+    {"Reshape", 19, false},
+    {"Resize", 19, false},
+    {"Scan", 19, false},
+    {"Shape", 19, false},
+    {"Size", 19, false},
+    /* opset 20 */
+    {"AffineGrid", 20, false},
+    {"ConstantOfShape", 20, false},
+    {"DFT", 20, false},
+    {"Gelu", 20, false},
+    {"GridSample", 20, false},
+    {"ImageDecoder", 20, false},
+    {"IsInf", 20, false},
+    {"IsNaN", 20, false},
+    {"ReduceMax", 20, false},
+    {"ReduceMin", 20, false},
+    {"RegexFullMatch", 20, false},
+    {"StringConcat", 20, false},
+    {"StringSplit", 20, false},
+    /* opset 21 */
+    {"Cast", 21, false},
+    {"CastLike", 21, false},
+    {"Constant", 21, false},
+    {"ConstantOfShape", 21, false},
+    {"DequantizeLinear", 21, false},
+    {"Flatten", 21, false},
+    {"GroupNormalization", 21, false},
+    {"Identity", 21, false},
+    {"If", 21, false},
+    {"Loop", 21, false},
+    {"Pad", 21, false},
+    {"QLinearMatMul", 21, false},
+    {"QuantizeLinear", 21, false},
+    {"Reshape", 21, false},
+    {"Scan", 21, false},
+    {"Shape", 21, false},
+    {"Size", 21, false},
+    {"Squeeze", 21, false},
+    {"Transpose", 21, false},
+    {"Unsqueeze", 21, false},
+};
+
+#define NUM_VERSIONS (sizeof versions / sizeof *versions)
+
+/* The newest listed version of op_type available at `opset`, or NULL
+** when the operator is as it was at opset 17. */
+static const OpVersion *selected(const char *op_type, int64_t opset)
+{
+  const OpVersion *best = NULL;
+  for (size_t i = 0; i < NUM_VERSIONS; i++)
+    if (versions[i].since <= opset && !strcmp(versions[i].op_type, op_type) &&
+        (!best || versions[i].since > best->since))
+      best = &versions[i];
+  return best;
+}
+
+int gilt_onnx_unimported_version(const char *op_type, int64_t opset)
+{
+  const OpVersion *v = selected(op_type, opset);
+  return v && !v->imported ? v->since : 0;
+}
