@@ -1,1 +1,1 @@
-ByJ∏5AV`≤A¥∆FARwkA
+ByJÓSwAïd:AUGjAcﬂDA
