@@ -347,7 +347,9 @@ static inline GiltBlockOperand *gilt_op_successor_array(const GiltOp *op)
 
 /* An op under construction, as MLIR's OperationState; the parser and the
 ** custom parse hooks fill it. Regions are detached and owned by the build
-** until gilt_op_build_finish moves their blocks into the op. */
+** until gilt_op_build_finish moves their blocks into the op. Hooks outside
+** the tree reach the fields through gilt/dialect.h's gilt_op_build_*
+** accessors; gilt's own may use them directly. */
 typedef struct GiltOpBuild {
   GiltContext *ctx;
   const GiltOpInfo *info;
@@ -367,10 +369,6 @@ typedef struct GiltOpBuild {
 GILT_INTERNAL void gilt_op_build_init(GiltOpBuild *b, GiltContext *ctx,
                                       const GiltOpInfo *info,
                                       GiltLocation *loc);
-GILT_INTERNAL void gilt_op_build_add_attr(GiltOpBuild *b, const char *name,
-                                          GiltAttr *attr);
-/* A new detached region owned by the build. */
-GILT_INTERNAL GiltRegion *gilt_op_build_add_region(GiltOpBuild *b);
 /* Creates the op (consumes the build, also on failure). Infers result types
 ** when asked to (infer_result_types) through the op's hook. Duplicate
 ** attribute names are reported at the op's location. */

@@ -20,6 +20,13 @@
 
 #include "ir/context.h"
 
+/* The attribute knows its context, so the vector need not. */
+void gilt_param_vec_append(GiltParamVec *params, GiltAttr *attr)
+{
+  GILT_ASSERT(attr);
+  gilt_vec_push(attr->ctx, params, attr);
+}
+
 const GiltParametricDef *gilt_dialect_lookup_def(const GiltDialectInfo *d,
                                                  bool is_type,
                                                  const char *mnemonic,

@@ -154,6 +154,80 @@ GiltRegion *gilt_op_build_add_region(GiltOpBuild *b)
   return r;
 }
 
+/* ---- gilt/dialect.h: the build as hooks outside the tree see it ---------- */
+
+GiltContext *gilt_op_build_get_context(GiltOpBuild *b) { return b->ctx; }
+
+GiltLocation *gilt_op_build_get_location(GiltOpBuild *b) { return b->loc; }
+
+const GiltOpDef *gilt_op_build_get_def(GiltOpBuild *b)
+{
+  return b->info->def;
+}
+
+void gilt_op_build_add_operand(GiltOpBuild *b, GiltValue *v)
+{
+  gilt_vec_push(b->ctx, &b->operands, v);
+}
+
+void gilt_op_build_add_operands(GiltOpBuild *b, size_t n,
+                                GiltValue *const *values)
+{
+  for (size_t i = 0; i < n; i++)
+    gilt_op_build_add_operand(b, values[i]);
+}
+
+size_t gilt_op_build_get_num_operands(GiltOpBuild *b)
+{
+  return b->operands.len;
+}
+
+GiltValue *gilt_op_build_get_operand(GiltOpBuild *b, size_t i)
+{
+  GILT_ASSERT(i < b->operands.len);
+  return b->operands.data[i];
+}
+
+void gilt_op_build_add_result_type(GiltOpBuild *b, GiltType *t)
+{
+  gilt_vec_push(b->ctx, &b->result_types, t);
+}
+
+size_t gilt_op_build_get_num_result_types(GiltOpBuild *b)
+{
+  return b->result_types.len;
+}
+
+GiltType *gilt_op_build_get_result_type(GiltOpBuild *b, size_t i)
+{
+  GILT_ASSERT(i < b->result_types.len);
+  return b->result_types.data[i];
+}
+
+void gilt_op_build_set_infer_result_types(GiltOpBuild *b, bool infer)
+{
+  b->infer_result_types = infer;
+}
+
+GiltAttr *gilt_op_build_get_attr(GiltOpBuild *b, const char *name)
+{
+  for (size_t i = 0; i < b->attrs.len; i++)
+    if (strcmp(b->attrs.data[i].name->str, name) == 0)
+      return b->attrs.data[i].attr;
+  return NULL;
+}
+
+size_t gilt_op_build_get_num_regions(GiltOpBuild *b)
+{
+  return b->regions.len;
+}
+
+GiltRegion *gilt_op_build_get_region(GiltOpBuild *b, size_t i)
+{
+  GILT_ASSERT(i < b->regions.len);
+  return b->regions.data[i];
+}
+
 void gilt_op_build_discard(GiltOpBuild *b)
 {
   for (size_t i = 0; i < b->regions.len; i++)

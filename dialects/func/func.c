@@ -91,11 +91,11 @@ static GiltStatus parse_return(GiltAsmParser *p, GiltOpBuild *b)
     return GILT_SUCCESS;
   OperandVec ops = {0};
   TypeVec types = {0};
-  GiltStatus st = gilt_asm_parse_operand_list(p, &ops);
+  GiltStatus st = gilt_asm_parse_operand_vec(p, &ops);
   if (st == GILT_SUCCESS)
     st = gilt_asm_parse_punct(p, ":");
   if (st == GILT_SUCCESS)
-    st = gilt_asm_parse_type_list(p, &types);
+    st = gilt_asm_parse_type_vec(p, &types);
   if (st == GILT_SUCCESS)
     st = resolve_operands(p, b, ops.data, ops.len, types.data, types.len);
   gilt_vec_free(b->ctx, &ops);
@@ -147,7 +147,7 @@ static GiltStatus parse_call(GiltAsmParser *p, GiltOpBuild *b)
   if (st == GILT_SUCCESS)
     st = gilt_asm_parse_punct(p, "(");
   if (st == GILT_SUCCESS)
-    st = gilt_asm_parse_operand_list(p, &ops);
+    st = gilt_asm_parse_operand_vec(p, &ops);
   if (st == GILT_SUCCESS)
     st = gilt_asm_parse_punct(p, ")");
   if (st == GILT_SUCCESS)

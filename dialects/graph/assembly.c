@@ -102,7 +102,7 @@ GiltStatus graph_parse(GiltAsmParser *p, GiltOpBuild *b)
   GiltType *fnty = NULL;
   GiltStatus st = gilt_asm_parse_punct(p, "(");
   if (st == GILT_SUCCESS)
-    st = gilt_asm_parse_operand_list(p, &ops);
+    st = gilt_asm_parse_operand_vec(p, &ops);
   if (st == GILT_SUCCESS)
     st = gilt_asm_parse_punct(p, ")");
   if (st == GILT_SUCCESS)

@@ -1,10 +1,10 @@
 /*
 ** toy_dialect.c - the `toy` dialect: a type, !toy.pair<A, B>, and two
 ** ops: toy.double, with a verifier, traits and two interfaces, and
-** toy.pair, which makes a pair.
+** toy.pair, which makes a pair and has a textual form of its own.
 **
 **   %y = "toy.double"(%x) : (tensor<4xf32>) -> tensor<4xf32>
-**   %p = "toy.pair"(%a, %b) : (f32, i32) -> !toy.pair<f32, i32>
+**   %p = toy.pair %a, %b : f32, i32
 **
 ** toy.double doubles every element of a tensor. Its row says it is pure
 ** (so CSE and DCE may act on it) and implements the fusion-kind interface
@@ -12,13 +12,17 @@
 ** own.
 ** toy-cost is also attached to graph.add from here, outside the graph
 ** dialect: that is how a new level makes existing ops answer its
-** questions. !toy.pair has no parse or print hook, so its parameters (two
-** types) are written as attributes, `<f32, i32>`; its verify hook checks
-** them. Not here: custom textual forms (the ops print in the generic form)
-** and the lowering (toy_lower.c).
+** questions. toy.pair's custom form writes the operands' types but not
+** the result's, which its infer_result_types hook builds from them
+** (`!toy.pair<f32, i32>`); its generic form,
+** `"toy.pair"(%a, %b) : (f32, i32) -> !toy.pair<f32, i32>`, still parses.
+** !toy.pair has no parse or print hook, so its parameters (two types) are
+** written as attributes, `<f32, i32>`; its verify hook checks them. Not
+** here: the lowering (toy_lower.c).
 */
 #include "toy.h"
 
+#include <gilt/asm.h>
 #include <gilt/interfaces.h>
 
 #include "toy_cost.h"
@@ -77,6 +81,68 @@ static GiltStatus verify_pair(GiltOp *op)
   return GILT_SUCCESS;
 }
 
+/* The pair type of the two operands: the result type, so the custom form
+** need not write it. It runs before the verifier, on whatever was parsed
+** or built, so it checks the operand count itself. */
+static GiltStatus infer_pair(GiltOpBuild *b)
+{
+  GiltLocation *loc = gilt_op_build_get_location(b);
+  if (gilt_op_build_get_num_operands(b) != 2) {
+    gilt_emit_error(loc, "'toy.pair' op requires 2 operands");
+    return GILT_FAILURE;
+  }
+  GiltAttr *params[2];
+  for (size_t i = 0; i < 2; i++)
+    params[i] = gilt_type_attr_get(
+        gilt_value_get_type(gilt_op_build_get_operand(b, i)));
+  GiltType *pair = gilt_dialect_type_get(gilt_op_build_get_context(b), "toy",
+                                         "pair", 2, params, loc);
+  if (!pair)
+    return GILT_FAILURE; /* reported by the type's verify hook */
+  gilt_op_build_add_result_type(b, pair);
+  return GILT_SUCCESS;
+}
+
+/* `%p = toy.pair %a, %b {attrs} : f32, i32`: MLIR's
+** `$first, $second attr-dict : type($first), type($second)`. It prints
+** every operand, so that an op the verifier would reject (IR printed
+** after a failed pass) still prints. */
+static void print_pair(GiltOp *op, GiltAsmPrinter *p)
+{
+  size_t n = gilt_op_get_num_operands(op);
+  gilt_asm_print(p, " ");
+  gilt_asm_print_operands(p, op, 0, n);
+  gilt_asm_print_attr_dict(p, op, NULL, 0, false);
+  gilt_asm_print(p, " : ");
+  for (size_t i = 0; i < n; i++) {
+    if (i)
+      gilt_asm_print(p, ", ");
+    gilt_asm_print_type(p, gilt_value_get_type(gilt_op_get_operand(op, i)));
+  }
+}
+
+/* Reads what print_pair writes: the operands, then their types, which
+** resolve them; the result type is left to infer_pair. */
+static GiltStatus parse_pair(GiltAsmParser *p, GiltOpBuild *b)
+{
+  GiltUnresolvedOperand ops[2];
+  GiltType *types[2];
+  if (gilt_asm_parse_operand(p, &ops[0]) || gilt_asm_parse_punct(p, ",") ||
+      gilt_asm_parse_operand(p, &ops[1]) ||
+      gilt_asm_parse_optional_attr_dict(p, b, false) ||
+      gilt_asm_parse_punct(p, ":") || gilt_asm_parse_type(p, &types[0]) ||
+      gilt_asm_parse_punct(p, ",") || gilt_asm_parse_type(p, &types[1]))
+    return GILT_FAILURE;
+  for (size_t i = 0; i < 2; i++) {
+    GiltValue *v;
+    if (gilt_asm_resolve_operand(p, &ops[i], types[i], &v))
+      return GILT_FAILURE;
+    gilt_op_build_add_operand(b, v);
+  }
+  gilt_op_build_set_infer_result_types(b, true);
+  return GILT_SUCCESS;
+}
+
 static const GiltFusionKindMethods double_fusion = {double_fusion_kind};
 static const ToyCostMethods double_cost_methods = {double_cost};
 
@@ -93,7 +159,10 @@ static const GiltOpDef toy_ops[] = {
      .traits = GILT_TRAIT_PURE,
      .operands = "first, second",
      .results = "pair",
-     .verify = verify_pair},
+     .verify = verify_pair,
+     .infer_result_types = infer_pair,
+     .print = print_pair,
+     .parse = parse_pair},
 };
 
 static const GiltDialectDef toy_dialect = {

@@ -1,6 +1,8 @@
 /*
-** gilt/dialect.h - defining dialects: ops, their traits and hooks, and op
-** interfaces.
+** gilt/dialect.h - defining dialects: ops, their traits and hooks, the op
+** being built that parse and inference hooks fill (GiltOpBuild), types and
+** attributes of dialects, and op interfaces. What custom print and parse
+** hooks call on the printer and parser is in gilt/asm.h.
 **
 ** A dialect lists its ops once, in a table (usually an X-macro `.def` file
 ** expanded into an array of GiltOpDef), one row per op:
@@ -147,15 +149,18 @@ typedef struct GiltOpDef {
   /* Op-specific checks after the signature checks. Report through
   ** gilt_op_emit_error, naming the operand or attribute at fault. */
   GiltStatus (*verify)(GiltOp *op);
-  /* Result types from operands and attributes of a build. */
+  /* Result types from the operands and attributes of a build, added with
+  ** gilt_op_build_add_result_type. It runs before the op exists, so before
+  ** any verifier: it checks what it reads and reports at
+  ** gilt_op_build_get_location. */
   GiltStatus (*infer_result_types)(GiltOpBuild *b);
   /* `consts[i]` is operand i's constant value or NULL. On success either
   ** fills `out[0..num_results)` or (all left NULL) updated op in place. */
   GiltStatus (*fold)(GiltOp *op, GiltAttr *const *consts,
                      GiltFoldResult *out);
   void (*canonicalization_patterns)(GiltPatternSet *set);
-  /* Custom assembly. print writes what follows `%results = name`;
-  ** parse reads it into the build. */
+  /* Custom assembly (gilt/asm.h). print writes what follows
+  ** `%results = name`; parse reads it into the build. */
   void (*print)(GiltOp *op, GiltAsmPrinter *p);
   GiltStatus (*parse)(GiltAsmParser *p, GiltOpBuild *b);
   /* The interfaces the op implements (GILT_INTERFACES), or NULL. */
@@ -164,19 +169,23 @@ typedef struct GiltOpDef {
 
 /* ---- types and attributes of dialects ----------------------------------- */
 
-/* The parameters a parse hook collects (appended in order). */
+/* The parameters a parse hook collects, in order. */
 typedef struct GiltParamVec GiltParamVec;
+
+/* Appends a parameter (uniqued, owned by its context; not NULL). */
+GILT_API void gilt_param_vec_append(GiltParamVec *params, GiltAttr *attr);
 
 /* A type or attribute a dialect defines, as MLIR's TypeDef/AttrDef:
 ** `!dialect.mnemonic<...>` (or `#...` for an attribute). An instance is
 ** this definition plus a list of uniqued attribute parameters; the
 ** context uniques instances by (definition, parameters), so hooks never
 ** see storage. Every hook is optional:
-**   parse: reads what follows the mnemonic (usually `<...>`) through the
-**       parser's hook API (ir/asm/asm.h, for gilt's own dialects for now)
-**       and appends the parameters; reports through gilt_asm_emit_error. It must not assume the input is well formed
-**       (the parse fuzzer feeds it anything). Without it, the parameters
-**       are written as attributes: `<1 : i64, "x", f32>`, or nothing.
+**   parse: reads what follows the mnemonic (usually `<...>`) through
+**       gilt/asm.h and appends the parameters (gilt_param_vec_append);
+**       reports through gilt_asm_emit_error. It must not assume the input
+**       is well formed (the parse fuzzer feeds it anything). Without it,
+**       the parameters are written as attributes: `<1 : i64, "x", f32>`,
+**       or nothing.
 **   print: writes what follows `!dialect.mnemonic`, so that parse reads
 **       it back; without it, the generic form above.
 **   verify: checks parameters (their number and kinds too) and reports
@@ -220,6 +229,55 @@ typedef struct GiltDialectDef {
 ** dialect of the same name is a programming error and asserts. */
 GILT_API GiltStatus gilt_context_register_dialect(GiltContext *ctx,
                                                   const GiltDialectDef *def);
+
+/* ---- ops being built ---------------------------------------------------- */
+
+/* A GiltOpBuild is an op not yet made (MLIR's OperationState): what the
+** parse hook of a custom form fills, and what infer_result_types reads
+** and completes. The parser or builder that runs the hook owns it and
+** makes the op from it after the hook returns; a hook must not keep it.
+** Operands, types and attributes go in the order added, and are not
+** checked here: the verifier checks the op once it exists. */
+
+GILT_API GiltContext *gilt_op_build_get_context(GiltOpBuild *b);
+/* The op's location (the position of its name when parsed). */
+GILT_API GiltLocation *gilt_op_build_get_location(GiltOpBuild *b);
+/* The definition of the op being built, or NULL for an unregistered op:
+** one hook shared by several rows tells them apart by it. */
+GILT_API const GiltOpDef *gilt_op_build_get_def(GiltOpBuild *b);
+
+GILT_API void gilt_op_build_add_operand(GiltOpBuild *b, GiltValue *v);
+GILT_API void gilt_op_build_add_operands(GiltOpBuild *b, size_t n,
+                                         GiltValue *const *values);
+GILT_API size_t gilt_op_build_get_num_operands(GiltOpBuild *b);
+/* Operand i (< the number added). */
+GILT_API GiltValue *gilt_op_build_get_operand(GiltOpBuild *b, size_t i);
+
+GILT_API void gilt_op_build_add_result_type(GiltOpBuild *b, GiltType *t);
+GILT_API size_t gilt_op_build_get_num_result_types(GiltOpBuild *b);
+GILT_API GiltType *gilt_op_build_get_result_type(GiltOpBuild *b, size_t i);
+/* With infer true, the op's infer_result_types hook gives the result types
+** when the op is made, after the parse hook: a custom form that does not
+** write them asks for this. Result types added before are dropped then;
+** an op without the hook fails to build, with an error. */
+GILT_API void gilt_op_build_set_infer_result_types(GiltOpBuild *b,
+                                                   bool infer);
+
+/* Adds `name = attr` (the name is copied). A name added twice makes the
+** op fail to build, with an error at its location. */
+GILT_API void gilt_op_build_add_attr(GiltOpBuild *b, const char *name,
+                                     GiltAttr *attr);
+/* The attribute first added as `name`, or NULL. */
+GILT_API GiltAttr *gilt_op_build_get_attr(GiltOpBuild *b, const char *name);
+
+/* A new empty region, detached and owned by the build, which moves its
+** blocks into the op when it is made (or destroys it when the parse
+** fails): fill it with gilt_asm_parse_region or the builder. */
+GILT_API GiltRegion *gilt_op_build_add_region(GiltOpBuild *b);
+GILT_API size_t gilt_op_build_get_num_regions(GiltOpBuild *b);
+GILT_API GiltRegion *gilt_op_build_get_region(GiltOpBuild *b, size_t i);
+
+/* ---- ops ---------------------------------------------------------------- */
 
 /* Reports "'name' op <message>" at the op's location (the form every
 ** verifier uses); always returns GILT_FAILURE. */

@@ -223,7 +223,7 @@ static GiltStatus parse_attr_dict(GiltAsmParser *p, GiltOpBuild *b)
 {
   static const char *const inferred[] = {"sym_visibility", "sym_name",
                                          "function_type"};
-  GiltLocation *loc = gilt_asm_get_location(p);
+  GiltLocation *loc = gilt_asm_parser_get_location(p);
   size_t before = b->attrs.len;
   if (gilt_asm_parse_optional_attr_dict(p, b, true))
     return GILT_FAILURE;
@@ -250,7 +250,7 @@ static GiltStatus parse_body(GiltAsmParser *p, GiltOpBuild *b,
   if (s->args.len && !s->args.data[0].ssa.name)
     return gilt_asm_emit_error(p, "expected named arguments for a "
                                   "function with a body");
-  GiltLocation *loc = gilt_asm_get_location(p);
+  GiltLocation *loc = gilt_asm_parser_get_location(p);
   if (gilt_asm_parse_region(p, body, s->args.data, s->args.len))
     return GILT_FAILURE;
   if (!body->first) {

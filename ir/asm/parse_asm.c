@@ -1,6 +1,6 @@
 /*
-** parse_asm.c - the parsing half of ir/asm/asm.h: what custom assembly hooks
-** call to read an op's custom form.
+** parse_asm.c - the parsing half of gilt/asm.h: what custom assembly hooks
+** call to read an op's custom form (and ir/asm/asm.h's vector helpers).
 **
 ** Thin wrappers over the parser with MLIR's OpAsmParser conventions. Errors
 ** a hook reports itself (gilt_asm_emit_error) are prefixed with
@@ -17,7 +17,7 @@
 
 GiltContext *gilt_asm_parser_get_context(GiltAsmParser *p) { return p->ctx; }
 
-GiltLocation *gilt_asm_get_location(GiltAsmParser *p)
+GiltLocation *gilt_asm_parser_get_location(GiltAsmParser *p)
 {
   return gilt_parser_loc(p, p->tok.pos);
 }
@@ -113,8 +113,8 @@ GiltStatus gilt_asm_parse_operand(GiltAsmParser *p,
   return parse_operand(p, out, true);
 }
 
-GiltStatus gilt_asm_parse_operand_list_(GiltAsmParser *p, void **data,
-                                        size_t *len, size_t *cap)
+GiltStatus gilt_asm_parse_operand_list(GiltAsmParser *p,
+                                       GiltAsmOperandFn each, void *user)
 {
   if (p->failed)
     return GILT_FAILURE;
@@ -122,10 +122,17 @@ GiltStatus gilt_asm_parse_operand_list_(GiltAsmParser *p, void **data,
     return GILT_SUCCESS;
   do {
     GiltUnresolvedOperand u;
-    if (gilt_asm_parse_operand(p, &u))
+    if (gilt_asm_parse_operand(p, &u) || each(p, &u, user))
       return GILT_FAILURE;
-    gilt_parser_vec_push(p->ctx, data, len, cap, &u, sizeof u);
   } while (gilt_parser_consume_if(p, GILT_TOK_COMMA));
+  return GILT_SUCCESS;
+}
+
+GiltStatus gilt_asm_push_operand(GiltAsmParser *p,
+                                 const GiltUnresolvedOperand *u, void *user)
+{
+  GiltAsmVecRef *v = user;
+  gilt_parser_vec_push(p->ctx, v->data, v->len, v->cap, u, sizeof *u);
   return GILT_SUCCESS;
 }
 
@@ -150,8 +157,8 @@ GiltStatus gilt_asm_parse_type(GiltAsmParser *p, GiltType **out)
   return *out ? GILT_SUCCESS : GILT_FAILURE;
 }
 
-GiltStatus gilt_asm_parse_type_list_(GiltAsmParser *p, void **data,
-                                     size_t *len, size_t *cap)
+GiltStatus gilt_asm_parse_type_list(GiltAsmParser *p, GiltAsmTypeFn each,
+                                    void *user)
 {
   if (p->failed)
     return GILT_FAILURE;
@@ -159,22 +166,35 @@ GiltStatus gilt_asm_parse_type_list_(GiltAsmParser *p, void **data,
     return GILT_SUCCESS;
   do {
     GiltType *t = gilt_parser_parse_type(p);
-    if (!t)
+    if (!t || each(p, t, user))
       return GILT_FAILURE;
-    gilt_parser_vec_push(p->ctx, data, len, cap, &t, sizeof t);
   } while (gilt_parser_consume_if(p, GILT_TOK_COMMA));
   return GILT_SUCCESS;
 }
 
-GiltStatus gilt_asm_parse_optional_arrow_type_list_(GiltAsmParser *p,
-                                                    void **data, size_t *len,
-                                                    size_t *cap)
+GiltStatus gilt_asm_push_type(GiltAsmParser *p, GiltType *t, void *user)
+{
+  GiltAsmVecRef *v = user;
+  gilt_parser_vec_push(p->ctx, v->data, v->len, v->cap, &t, sizeof t);
+  return GILT_SUCCESS;
+}
+
+/* The arrow's grammar is the parser's (`-> t`, `-> (t, u)`, `-> ()`),
+** which collects into a vector; the types go to `each` after it. */
+GiltStatus gilt_asm_parse_optional_arrow_type_list(GiltAsmParser *p,
+                                                   GiltAsmTypeFn each,
+                                                   void *user)
 {
   if (p->failed)
     return GILT_FAILURE;
   if (!gilt_parser_consume_if(p, GILT_TOK_ARROW))
     return GILT_SUCCESS;
-  return gilt_parser_parse_result_types(p, data, len, cap);
+  GILT_VEC(GiltType *) types = {0};
+  GiltStatus st = gilt_parser_parse_result_types(p, GILT_VEC_FIELDS(&types));
+  for (size_t i = 0; st == GILT_SUCCESS && i < types.len; i++)
+    st = each(p, types.data[i], user);
+  gilt_vec_free(p->ctx, &types);
+  return st;
 }
 
 GiltStatus gilt_asm_parse_attr(GiltAsmParser *p, GiltAttr **out)

@@ -5,13 +5,13 @@
 **
 ** The mnemonic picks the definition in the dialect's table
 ** (dialect_types.c); its parse hook reads the rest from the token stream
-** through asm.h, and the instance is made, after the verify hook, at the
-** position of the `!` or `#`. The body is parsed in place rather than
+** through gilt/asm.h, and the instance is made, after the verify hook, at
+** the position of the `!` or `#`. The body is parsed in place rather than
 ** skipped and re-lexed as MLIR does, so positions inside it are the
 ** file's own. Also here: the generic body for definitions without a parse
-** hook, and the asm.h calls such hooks need beyond those of custom ops
-** (integers, strings). Not here: aliases and opaque types of unregistered
-** dialects (parser.c).
+** hook, and the gilt/asm.h calls such hooks need beyond those of custom
+** ops (integers, strings). Not here: aliases and opaque types of
+** unregistered dialects (parser.c).
 */
 #include "ir/asm/parser.h"
 
@@ -105,7 +105,7 @@ void *gilt_parser_parse_dialect_defined(GiltAsmParser *p,
   return result;
 }
 
-/* ---- asm.h: literals for the hooks of dialect types ----------------------- */
+/* ---- gilt/asm.h: literals for the hooks of dialect types ----------------- */
 
 GiltStatus gilt_asm_parse_integer(GiltAsmParser *p, int64_t *out)
 {

@@ -9,7 +9,7 @@
 ** function returns NULL / GILT_FAILURE up to the entry point, which frees
 ** whatever was half built.
 **
-** Custom assembly hooks never see this header; they use ir/asm/asm.h.
+** Custom assembly hooks never see this header; they use gilt/asm.h.
 */
 #ifndef GILT_IR_PARSER_H
 #define GILT_IR_PARSER_H

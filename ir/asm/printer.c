@@ -1,6 +1,6 @@
 /*
 ** printer.c - the printer object: buffered output, the public print entry
-** points, the trailing resource section and the print half of asm.h.
+** points, the trailing resource section and the print half of gilt/asm.h.
 **
 ** Output is gathered in a GILT_PRINT_CHUNK-byte buffer and handed to the
 ** caller's callback a chunk at a time. gilt_op_print follows MLIR's
@@ -251,14 +251,14 @@ void gilt_location_print(GiltLocation *loc, GiltStringCallback cb,
   gilt_printer_finish(&p);
 }
 
-/* ---- asm.h: what custom print hooks call ------------------------------------ */
+/* ---- gilt/asm.h: what custom print hooks call ---------------------------- */
 
 GiltContext *gilt_asm_printer_get_context(GiltAsmPrinter *p)
 {
   return p->ctx;
 }
 
-bool gilt_asm_printer_debug_info(GiltAsmPrinter *p)
+bool gilt_asm_printer_get_debug_info(GiltAsmPrinter *p)
 {
   return p->flags.debug_info;
 }
@@ -292,6 +292,7 @@ void gilt_asm_print_operand(GiltAsmPrinter *p, GiltValue *v)
 void gilt_asm_print_operands(GiltAsmPrinter *p, GiltOp *op, size_t start,
                              size_t n)
 {
+  GILT_ASSERT(start <= op->num_operands && n <= op->num_operands - start);
   for (size_t i = 0; i < n; i++) {
     if (i)
       gilt_printer_write(p, ", ", 2);

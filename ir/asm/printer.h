@@ -2,12 +2,13 @@
 ** printer.h - the textual IR printer, shared by the files of the printer.
 **
 ** The printer turns IR into the MLIR-compatible text that the parser reads
-** back byte for byte: printer.c holds the printer object (its output buffer,
-** the public entry points and the print half of asm.h), print_ops.c prints
-** ops, regions and blocks, print_names.c numbers SSA values and blocks,
-** print_types.c, print_attrs.c, print_dense.c, print_float.c and
-** print_locations.c print what their names say. The layout of `struct GiltAsmPrinter` is private to
-** those files: custom print hooks of dialects see only asm.h.
+** back byte for byte: printer.c holds the printer object (its output
+** buffer, the public entry points and the print half of gilt/asm.h),
+** print_ops.c prints ops, regions and blocks, print_names.c numbers SSA
+** values and blocks, print_types.c, print_attrs.c, print_dense.c,
+** print_float.c and print_locations.c print what their names say. The
+** layout of `struct GiltAsmPrinter` is private to those files: custom
+** print hooks of dialects see only gilt/asm.h.
 **
 ** The printer never fails and never reports: it prints what it is given,
 ** marking what it cannot name (`<<UNKNOWN SSA VALUE>>`), as MLIR does.

@@ -12,14 +12,15 @@
 **                             no hooks at all: any attributes, written in
 **                             the generic form `<1 : i32, "x">`
 **
-** The hooks are written as a dialect author would, and as defensively:
-** the parse fuzzer runs through them too when gopt's inputs are fuzzed.
+** The hooks are written as a dialect author would, with the public
+** gilt/asm.h alone, and as defensively: the parse fuzzer runs through
+** them too when gopt's inputs are fuzzed.
 */
 #include "test/lib/test_defs.h"
 
 #include <inttypes.h>
 
-#include "ir/asm/asm.h"
+#include "gilt/asm.h"
 
 static GiltAttr *i64_attr(GiltContext *ctx, int64_t v)
 {
@@ -35,8 +36,8 @@ static GiltStatus parse_ptr(GiltAsmParser *p, GiltParamVec *params)
   if (gilt_asm_parse_optional_punct(p, "<") &&
       (gilt_asm_parse_integer(p, &space) || gilt_asm_parse_punct(p, ">")))
     return GILT_FAILURE;
-  gilt_vec_push(gilt_asm_parser_get_context(p), params,
-                i64_attr(gilt_asm_parser_get_context(p), space));
+  gilt_param_vec_append(params,
+                        i64_attr(gilt_asm_parser_get_context(p), space));
   return GILT_SUCCESS;
 }
 
@@ -69,7 +70,6 @@ static GiltStatus verify_ptr(GiltLocation *loc, size_t n,
 
 static GiltStatus parse_struct(GiltAsmParser *p, GiltParamVec *params)
 {
-  GiltContext *ctx = gilt_asm_parser_get_context(p);
   if (gilt_asm_parse_punct(p, "<"))
     return GILT_FAILURE;
   if (gilt_asm_parse_optional_punct(p, ">"))
@@ -78,7 +78,7 @@ static GiltStatus parse_struct(GiltAsmParser *p, GiltParamVec *params)
     GiltType *t;
     if (gilt_asm_parse_type(p, &t))
       return GILT_FAILURE;
-    gilt_vec_push(ctx, params, gilt_type_attr_get(t));
+    gilt_param_vec_append(params, gilt_type_attr_get(t));
   } while (gilt_asm_parse_optional_punct(p, ","));
   return gilt_asm_parse_punct(p, ">");
 }
@@ -123,8 +123,8 @@ static GiltStatus parse_pair(GiltAsmParser *p, GiltParamVec *params)
       gilt_asm_parse_punct(p, ",") || gilt_asm_parse_string(p, &second) ||
       gilt_asm_parse_punct(p, ">"))
     return GILT_FAILURE;
-  gilt_vec_push(ctx, params, i64_attr(ctx, first));
-  gilt_vec_push(ctx, params, second);
+  gilt_param_vec_append(params, i64_attr(ctx, first));
+  gilt_param_vec_append(params, second);
   return GILT_SUCCESS;
 }
 
