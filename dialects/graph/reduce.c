@@ -3,9 +3,9 @@
 ** ReduceSum and its siblings, ArgMax/ArgMin, the global pools, and the
 ** ops that only name an axis (Softmax, LogSoftmax, Hardmax, Flatten).
 **
-** Axes come from the `axes` attribute, or for ReduceSum (opset 13) from
-** its `axes` operand when a graph.constant defines it; with a non-constant
-** axes operand the result keeps the rank only under keepdims, with every
+** The reductions take their axes as an operand (ONNX opset 18, ReduceSum
+** 13), read when a graph.constant defines it; with a non-constant axes
+** operand the result keeps the rank only under keepdims, with every
 ** dimension unknown. Not here: the reductions' lowering, and the
 ** normalization ops (normalization.c).
 */
@@ -53,29 +53,32 @@ static GiltStatus reduce_axes(const GraphOpView *v, const int64_t *axes,
   return GILT_SUCCESS;
 }
 
-/* ReduceSum, ReduceMean, ...: axes attribute or operand. */
+/* ReduceSum, ReduceMean, ...: the axes operand (opset 18; ReduceSum 13).
+** An `axes` attribute is the older form, which the importer turns into
+** the operand: here it would be silently ignored, so it is an error. */
 GiltStatus graph_infer_reduce(const GraphOpView *v, GiltType **types)
 {
   if (graph_check_operands(v))
     return GILT_FAILURE;
+  if (gilt_dictionary_attr_lookup(v->attrs, "axes"))
+    return graph_error(v, "takes its axes as operand 'axes' (ONNX opset "
+                       "18), not as an attribute");
   int64_t axes[GRAPH_MAX_RANK];
   size_t n = 0;
   bool keepdims = graph_dict_int(v->attrs, "keepdims", 1) != 0;
-  const char *what = "attribute 'axes'";
-  if (graph_dict_ints(v->attrs, "axes", axes, GRAPH_MAX_RANK, &n)) {
-    if (n > GRAPH_MAX_RANK)
-      return graph_error(v, "attribute 'axes' has %zu entries", n);
-  } else if (graph_has_operand(v, 1)) {
+  bool noop = graph_dict_int(v->attrs, "noop_with_empty_axes", 0) != 0;
+  GraphShape in;
+  graph_operand_shape(v, 0, &in);
+  if (graph_has_operand(v, 1)) {
     GraphShape s;
     graph_operand_shape(v, 1, &s);
     if (s.ranked && s.rank != 1)
       return graph_error(v, "operand 'axes' must be 1-D, got rank %zu",
                          s.rank);
-    what = "operand 'axes'";
-    if (!graph_operand_ints(v, 1, axes, GRAPH_MAX_RANK, &n)) {
-      /* Which axes go is unknown: only the rank may be. */
-      GraphShape in;
-      graph_operand_shape(v, 0, &in);
+    bool empty = s.ranked && s.dims[0] == 0;
+    if (!empty && !graph_operand_ints(v, 1, axes, GRAPH_MAX_RANK, &n)) {
+      /* Which axes go is unknown: only the rank may be, under keepdims
+      ** (or when no axes would leave the input as it is). */
       GiltType *elem = graph_result_elem(v);
       if (!elem)
         return GILT_FAILURE;
@@ -87,13 +90,11 @@ GiltStatus graph_infer_reduce(const GraphOpView *v, GiltType **types)
       return GILT_SUCCESS;
     }
   }
-  if (!n && graph_dict_int(v->attrs, "noop_with_empty_axes", 0)) {
-    GraphShape in;
-    graph_operand_shape(v, 0, &in);
+  if (!n && noop) {
     types[0] = graph_tensor_type(v->ctx, &in, graph_operand_elem(v, 0));
     return GILT_SUCCESS;
   }
-  return reduce_axes(v, axes, n, what, keepdims, types);
+  return reduce_axes(v, axes, n, "operand 'axes'", keepdims, types);
 }
 
 /* ArgMax, ArgMin: one axis (default 0), i64 indices. */

@@ -8,14 +8,15 @@
 ** and whose version is at least the model's opset, in table order. The
 ** rewrites follow ONNX's own version converter (onnx/version_converter/
 ** adapters): attributes that became inputs are turned into constant
-** operands (Split, Squeeze, Unsqueeze, ReduceSum, Clip, Pad, Slice, TopK,
-** Reshape, Dropout), attributes that lost their meaning are dropped
+** operands (Split, Squeeze, Unsqueeze, the Reduce family, Clip, Pad, Slice,
+** TopK, Reshape, Dropout), attributes that lost their meaning are dropped
 ** (consumed_inputs, is_test, broadcast, spatial), Upsample and Resize-10
 ** become opset-11 Resize with the coordinate rules they had, and
 ** Softmax-family ops of opset < 13, which worked on the input flattened to
 ** 2-D, either keep a single axis or get that flattening spelled out.
-** Split before opset 18 gets `num_outputs` from the node's outputs, and
-** Scan-8, batched, becomes a Loop over the batch around a Scan-9.
+** Split before opset 18 gets `num_outputs` from the node's outputs,
+** Scan-8, batched, becomes a Loop over the batch around a Scan-9, and
+** ScatterElements and ScatterND before 18 may not reduce with max or min.
 **
 ** Not here: upgrades of operators gilt has no op for, and old forms no
 ** model in the wild uses (Upsample-1's width_scale/height_scale, Tile-1's
@@ -302,9 +303,31 @@ static GiltStatus split_num_outputs(GiltOnnxImporter *imp, GiltOnnxNode *n)
   return GILT_SUCCESS;
 }
 
+/* Squeeze, Unsqueeze and ReduceSum before opset 13, the other reductions
+** before 18: `axes` was an attribute. Its absence and an empty list both
+** meant every axis, as no operand does now (noop_with_empty_axes, new with
+** the operand, defaults to 0). */
 static GiltStatus axes_attr(GiltOnnxImporter *imp, GiltOnnxNode *n)
 {
   return ints_to_operand(imp, n, "axes", 1);
+}
+
+/* ScatterElements and ScatterND reduce with "max" and "min" only from
+** opset 18; before, such a node is not a valid one. */
+static GiltStatus scatter_reduction(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  GiltAttr *a = gilt_onnx_node_get_attr(n, "reduction");
+  const char *r = a && a->kind == GILT_ATTR_STRING
+                      ? gilt_string_attr_get_value(a, NULL)
+                      : "none";
+  if (strcmp(r, "max") && strcmp(r, "min"))
+    return GILT_SUCCESS;
+  gilt_emit_error(n->loc,
+                  "node '%s' (%s, opset %lld) has reduction '%s', which "
+                  "%s has only from opset 18",
+                  n->display_name, str(n->proto->op_type),
+                  (long long)imp->opset, r, str(n->proto->op_type));
+  return GILT_FAILURE;
 }
 
 static GiltStatus clip_attrs(GiltOnnxImporter *imp, GiltOnnxNode *n)
@@ -631,6 +654,17 @@ static const struct {
     {"Squeeze", 12, NULL, axes_attr},
     {"Unsqueeze", 12, NULL, axes_attr},
     {"ReduceSum", 12, NULL, axes_attr},
+    {"ReduceL1", 17, NULL, axes_attr},
+    {"ReduceL2", 17, NULL, axes_attr},
+    {"ReduceLogSum", 17, NULL, axes_attr},
+    {"ReduceLogSumExp", 17, NULL, axes_attr},
+    {"ReduceMax", 17, NULL, axes_attr},
+    {"ReduceMean", 17, NULL, axes_attr},
+    {"ReduceMin", 17, NULL, axes_attr},
+    {"ReduceProd", 17, NULL, axes_attr},
+    {"ReduceSumSquare", 17, NULL, axes_attr},
+    {"ScatterElements", 17, NULL, scatter_reduction},
+    {"ScatterND", 17, NULL, scatter_reduction},
     {"Clip", 10, NULL, clip_attrs},
     {"Pad", 10, NULL, pad_attrs},
     {"Slice", 9, NULL, slice_attrs},
