@@ -235,6 +235,9 @@ GiltStatus graph_infer_slice(const GraphOpView *v, GiltType **types)
   return GILT_SUCCESS;
 }
 
+/* Pad (opset 19): data, pads, constant_value?, axes?. `pads` holds the
+** begins then the ends for each of `axes` (default all); negative pads
+** remove. */
 GiltStatus graph_infer_pad(const GraphOpView *v, GiltType **types)
 {
   if (graph_check_operands(v))
@@ -262,11 +265,17 @@ GiltStatus graph_infer_pad(const GraphOpView *v, GiltType **types)
   if (np != 2 * n)
     return graph_error(v, "operand 'pads' has %lld entries, expected %lld",
                        (long long)np, (long long)(2 * n));
+  bool seen[GRAPH_MAX_RANK] = {0};
   for (int64_t i = 0; i < n; i++) {
     int64_t a = na > 0 ? axes[i] : i;
     if (!graph_normalize_axis(a, in.rank, &a))
       return graph_error(v, "operand 'axes' entry %lld is out of range for "
                          "rank %zu", (long long)axes[i], in.rank);
+    /* ONNX leaves a repeated axis undefined. */
+    if (seen[a])
+      return graph_error(v, "operand 'axes' names axis %lld more than once",
+                         (long long)a);
+    seen[a] = true;
     if (in.dims[a] == GILT_DYNAMIC)
       continue;
     int64_t grown;
@@ -283,11 +292,130 @@ GiltStatus graph_infer_pad(const GraphOpView *v, GiltType **types)
   return GILT_SUCCESS;
 }
 
-/* Resize: X, roi?, scales?, sizes?. Output from `sizes`, else
-** floor(in * scale). */
+/* Whether `value` is one of the NULL-terminated `allowed`; reports the
+** attribute otherwise. */
+static bool one_of(const GraphOpView *v, const char *attr, const char *value,
+                   const char *const *allowed, const char *listed)
+{
+  for (size_t i = 0; allowed[i]; i++)
+    if (!strcmp(value, allowed[i]))
+      return true;
+  graph_error(v, "attribute '%s' is '%s', expected %s", attr, value, listed);
+  return false;
+}
+
+/* Resize's string attributes (opset 19, plus the opset 11-17 mode
+** tf_half_pixel_for_nn, which older models keep) and antialias. */
+static bool resize_attrs_valid(const GraphOpView *v)
+{
+  static const char *const modes[] = {"nearest", "linear", "cubic", NULL};
+  static const char *const coords[] = {
+      "half_pixel",         "half_pixel_symmetric", "pytorch_half_pixel",
+      "align_corners",      "asymmetric",           "tf_crop_and_resize",
+      "tf_half_pixel_for_nn", NULL};
+  static const char *const nearest[] = {"round_prefer_floor",
+                                        "round_prefer_ceil", "floor", "ceil",
+                                        NULL};
+  static const char *const policies[] = {"stretch", "not_larger",
+                                         "not_smaller", NULL};
+  int64_t antialias = graph_dict_int(v->attrs, "antialias", 0);
+  if (antialias != 0 && antialias != 1) {
+    graph_error(v, "attribute 'antialias' is %lld, expected 0 or 1",
+                (long long)antialias);
+    return false;
+  }
+  return one_of(v, "mode", graph_dict_string(v->attrs, "mode", "nearest"),
+                modes, "nearest, linear or cubic") &&
+         one_of(v, "coordinate_transformation_mode",
+                graph_dict_string(v->attrs, "coordinate_transformation_mode",
+                                  "half_pixel"),
+                coords,
+                "half_pixel, half_pixel_symmetric, pytorch_half_pixel, "
+                "align_corners, asymmetric, tf_crop_and_resize or "
+                "tf_half_pixel_for_nn") &&
+         one_of(v, "nearest_mode",
+                graph_dict_string(v->attrs, "nearest_mode",
+                                  "round_prefer_floor"),
+                nearest,
+                "round_prefer_floor, round_prefer_ceil, floor or ceil") &&
+         one_of(v, "keep_aspect_ratio_policy",
+                graph_dict_string(v->attrs, "keep_aspect_ratio_policy",
+                                  "stretch"),
+                policies, "stretch, not_larger or not_smaller");
+}
+
+/* The axes that roi, scales and sizes refer to, normalized into axes[];
+** their count, or -1 after reporting. Without `axes`, all of them. */
+static int64_t resize_axes(const GraphOpView *v, size_t rank, int64_t *axes)
+{
+  size_t n;
+  if (!graph_dict_ints(v->attrs, "axes", axes, GRAPH_MAX_RANK, &n)) {
+    for (size_t d = 0; d < rank; d++)
+      axes[d] = (int64_t)d;
+    return (int64_t)rank;
+  }
+  if (n > rank) {
+    graph_error(v, "attribute 'axes' has %zu entries but operand 'X' has "
+                "rank %zu", n, rank);
+    return -1;
+  }
+  bool seen[GRAPH_MAX_RANK] = {0};
+  for (size_t i = 0; i < n; i++) {
+    int64_t a;
+    if (!graph_normalize_axis(axes[i], rank, &a)) {
+      graph_error(v, "attribute 'axes' entry %lld is out of range for rank "
+                  "%zu", (long long)axes[i], rank);
+      return -1;
+    }
+    if (seen[a]) {
+      graph_error(v, "attribute 'axes' names axis %lld more than once",
+                  (long long)a);
+      return -1;
+    }
+    seen[a] = true;
+    axes[i] = a;
+  }
+  return (int64_t)n;
+}
+
+/* The output size for `sizes` under keep_aspect_ratio_policy not_larger or
+** not_smaller: one scale for every resized axis, the smallest or largest
+** sizes[i] / in[axes[i]], and each size round(scale * in) with halves
+** rounded up. Dynamic when an input dim is. */
+static GiltStatus resize_keep_aspect(const GraphOpView *v, GraphShape *out,
+                                     const int64_t *axes, int64_t n,
+                                     const int64_t *sizes, bool larger)
+{
+  double scale = larger ? 0 : INFINITY;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t in = out->dims[axes[i]];
+    if (in == GILT_DYNAMIC) {
+      for (int64_t j = 0; j < n; j++)
+        out->dims[axes[j]] = GILT_DYNAMIC;
+      return GILT_SUCCESS;
+    }
+    if (in == 0)
+      return graph_error(v, "keep_aspect_ratio_policy needs a non-empty "
+                         "dimension %lld of operand 'X'", (long long)axes[i]);
+    double s = (double)sizes[i] / (double)in;
+    scale = larger ? fmax(scale, s) : fmin(scale, s);
+  }
+  for (int64_t i = 0; i < n; i++) {
+    double size = floor(scale * (double)out->dims[axes[i]] + 0.5);
+    if (!(size >= 0 && size < 0x1p63))
+      return graph_error(v, "operand 'sizes' gives dimension %lld a size "
+                         "of %g", (long long)axes[i], size);
+    out->dims[axes[i]] = (int64_t)size;
+  }
+  return GILT_SUCCESS;
+}
+
+/* Resize (opset 19): X, roi?, scales?, sizes?. The output has X's shape
+** but on the resized axes (`axes`, default all): from `sizes` as
+** keep_aspect_ratio_policy says, else floor(in * scale). */
 GiltStatus graph_infer_resize(const GraphOpView *v, GiltType **types)
 {
-  if (graph_check_operands(v))
+  if (graph_check_operands(v) || !resize_attrs_valid(v))
     return GILT_FAILURE;
   GraphShape in;
   graph_operand_shape(v, 0, &in);
@@ -296,6 +424,10 @@ GiltStatus graph_infer_resize(const GraphOpView *v, GiltType **types)
     types[0] = gilt_unranked_tensor_type_get(v->ctx, elem);
     return GILT_SUCCESS;
   }
+  int64_t axes[GRAPH_MAX_RANK];
+  int64_t n = resize_axes(v, in.rank, axes);
+  if (n < 0)
+    return GILT_FAILURE;
   /* Opset 11 models pass an empty `scales` next to `sizes`. */
   bool has_scales = graph_has_operand(v, 2) &&
                     gilt_shaped_type_get_num_elements(v->operands[2]->type) != 0;
@@ -306,34 +438,45 @@ GiltStatus graph_infer_resize(const GraphOpView *v, GiltType **types)
   int64_t nz = const_ints(v, 3, sizes, GRAPH_MAX_RANK);
   GiltAttr *scales = graph_operand_constant(v, 2);
   if (nz > 0) {
-    if (nz != (int64_t)in.rank)
-      return graph_error(v, "operand 'sizes' has %lld entries but operand "
-                         "'X' has rank %zu", (long long)nz, in.rank);
-    for (size_t d = 0; d < in.rank; d++)
-      if (sizes[d] < 0)
-        return graph_error(v, "operand 'sizes' entry %zu (%lld) is negative",
-                           d, (long long)sizes[d]);
-    memcpy(in.dims, sizes, in.rank * sizeof *sizes);
+    if (nz != n)
+      return graph_error(v, "operand 'sizes' has %lld entries, expected "
+                         "%lld", (long long)nz, (long long)n);
+    for (int64_t i = 0; i < n; i++)
+      if (sizes[i] < 0)
+        return graph_error(v, "operand 'sizes' entry %lld (%lld) is "
+                           "negative", (long long)i, (long long)sizes[i]);
+    const char *policy =
+        graph_dict_string(v->attrs, "keep_aspect_ratio_policy", "stretch");
+    if (strcmp(policy, "stretch")) {
+      if (resize_keep_aspect(v, &in, axes, n, sizes,
+                             !strcmp(policy, "not_smaller")))
+        return GILT_FAILURE;
+    } else {
+      for (int64_t i = 0; i < n; i++)
+        in.dims[axes[i]] = sizes[i];
+    }
   } else if (scales && gilt_dense_attr_get_num_elements(scales) > 0) {
-    if (gilt_dense_attr_get_num_elements(scales) != (int64_t)in.rank)
-      return graph_error(v, "operand 'scales' has %lld entries but operand "
-                         "'X' has rank %zu",
+    if (gilt_dense_attr_get_num_elements(scales) != n)
+      return graph_error(v, "operand 'scales' has %lld entries, expected "
+                         "%lld",
                          (long long)gilt_dense_attr_get_num_elements(scales),
-                         in.rank);
-    for (size_t d = 0; d < in.rank; d++) {
+                         (long long)n);
+    for (int64_t i = 0; i < n; i++) {
+      int64_t d = axes[i];
       if (in.dims[d] == GILT_DYNAMIC)
         continue;
-      double scale = gilt_dense_attr_get_float(scales, (int64_t)d);
+      double scale = gilt_dense_attr_get_float(scales, i);
       double size = floor((double)in.dims[d] * scale);
       /* NaN fails both tests; 2^63 has no int64 conversion. */
       if (!(size >= 0 && size < 0x1p63))
-        return graph_error(v, "operand 'scales' entry %zu (%g) gives "
-                           "dimension %zu a size of %g", d, scale, d, size);
+        return graph_error(v, "operand 'scales' entry %lld (%g) gives "
+                           "dimension %lld a size of %g", (long long)i, scale,
+                           (long long)d, size);
       in.dims[d] = (int64_t)size;
     }
   } else {
-    types[0] = all_dynamic(v, in, elem);
-    return GILT_SUCCESS;
+    for (int64_t i = 0; i < n; i++)
+      in.dims[axes[i]] = GILT_DYNAMIC;
   }
   types[0] = graph_tensor_type(v->ctx, &in, elem);
   return GILT_SUCCESS;

@@ -692,8 +692,7 @@ static size_t report_unsupported(GiltOnnxImporter *imp,
       ** it with its opset-17 meaning would be silently wrong. */
       gilt_emit_error(loc,
                       "unsupported version %d of ONNX operator '%s' (opset "
-                      "%lld) in node '%s'; gilt imports its versions up to "
-                      "opset 17",
+                      "%lld) in node '%s'",
                       version, str(node->op_type), (long long)imp->opset,
                       display);
       bad++;

@@ -14,6 +14,9 @@
 ** become opset-11 Resize with the coordinate rules they had, and
 ** Softmax-family ops of opset < 13, which worked on the input flattened to
 ** 2-D, either keep a single axis or get that flattening spelled out.
+** Where a graph op has a newer version's form (Pad-19, Resize-19,
+** Cast-19), older nodes are in it already, and a row only refuses one
+** that uses what its opset does not have (Pad-17 with `axes`).
 ** Split before opset 18 gets `num_outputs` from the node's outputs,
 ** Scan-8, batched, becomes a Loop over the batch around a Scan-9, and
 ** ScatterElements and ScatterND before 18 may not reduce with max or min.
@@ -24,6 +27,7 @@
 */
 #include "frontends/onnx/importer.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "ir/core.h"
@@ -348,6 +352,81 @@ static GiltStatus pad_attrs(GiltOnnxImporter *imp, GiltOnnxNode *n)
              : st;
 }
 
+/* A node of an older opset that uses what its operator has only from
+** opset `since` on: the model is not valid ONNX, and reading it with the
+** newer meaning would be a guess. */
+static GiltStatus newer_only(GiltOnnxImporter *imp, GiltOnnxNode *n,
+                             const char *what, int since)
+{
+  gilt_emit_error(n->loc,
+                  "node '%s' (%s, opset %lld) uses %s, which %s has only "
+                  "from opset %d on",
+                  n->display_name, str(n->proto->op_type),
+                  (long long)imp->opset, what, str(n->proto->op_type), since);
+  return GILT_FAILURE;
+}
+
+/* Whether string attribute `name` is present and equal to `value`. */
+static bool attr_is(GiltOnnxNode *n, const char *name, const char *value)
+{
+  GiltAttr *a = gilt_onnx_node_get_attr(n, name);
+  return a && a->kind == GILT_ATTR_STRING &&
+         !strcmp(gilt_string_attr_get_value(a, NULL), value);
+}
+
+/* graph.pad has Pad-19's form: Pad-18 added the `axes` input, Pad-19 the
+** `wrap` mode; older nodes are in that form already unless they use
+** either. */
+static GiltStatus pad_before_18(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  if (n->operands.len > 3 && n->operands.data[3])
+    return newer_only(imp, n, "input 'axes'", 18);
+  return GILT_SUCCESS;
+}
+
+static GiltStatus pad_before_19(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  if (attr_is(n, "mode", "wrap"))
+    return newer_only(imp, n, "mode 'wrap'", 19);
+  return GILT_SUCCESS;
+}
+
+/* graph.resize has Resize-19's form: Resize-18 added `antialias`, `axes`
+** and `keep_aspect_ratio_policy`, Resize-19 the coordinate mode
+** half_pixel_symmetric. (Resize-11 to 17's tf_half_pixel_for_nn, which
+** Resize-18 dropped, graph.resize keeps for them.) */
+static GiltStatus resize_before_18(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  static const char *const added[] = {"antialias", "axes",
+                                      "keep_aspect_ratio_policy"};
+  for (size_t i = 0; i < sizeof added / sizeof *added; i++)
+    if (gilt_onnx_node_get_attr(n, added[i])) {
+      char what[64];
+      snprintf(what, sizeof what, "attribute '%s'", added[i]);
+      return newer_only(imp, n, what, 18);
+    }
+  return GILT_SUCCESS;
+}
+
+static GiltStatus resize_before_19(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  if (attr_is(n, "coordinate_transformation_mode", "half_pixel_symmetric"))
+    return newer_only(imp, n,
+                      "coordinate_transformation_mode "
+                      "'half_pixel_symmetric'",
+                      19);
+  return GILT_SUCCESS;
+}
+
+/* Cast-19 and CastLike-19 added `saturate` (which only float 8 targets
+** read). */
+static GiltStatus cast_before_19(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  if (gilt_onnx_node_get_attr(n, "saturate"))
+    return newer_only(imp, n, "attribute 'saturate'", 19);
+  return GILT_SUCCESS;
+}
+
 static GiltStatus slice_attrs(GiltOnnxImporter *imp, GiltOnnxNode *n)
 {
   GiltStatus st = ints_to_operand(imp, n, "starts", 1);
@@ -649,6 +728,8 @@ static const struct {
     {"Dropout", 11, NULL, dropout_ratio},
     {"Upsample", 17, "graph.resize", upsample},
     {"Resize", 10, NULL, resize_10},
+    {"Resize", 17, NULL, resize_before_18},
+    {"Resize", 18, NULL, resize_before_19},
     {"Split", 12, NULL, split_attr},
     {"Split", 17, NULL, split_num_outputs},
     {"Squeeze", 12, NULL, axes_attr},
@@ -667,11 +748,15 @@ static const struct {
     {"ScatterND", 17, NULL, scatter_reduction},
     {"Clip", 10, NULL, clip_attrs},
     {"Pad", 10, NULL, pad_attrs},
+    {"Pad", 17, NULL, pad_before_18},
+    {"Pad", 18, NULL, pad_before_19},
     {"Slice", 9, NULL, slice_attrs},
     {"TopK", 9, NULL, topk_k},
     {"Reshape", 4, NULL, reshape_shape},
     {"Concat", 3, NULL, concat_axis},
     {"Cast", 5, NULL, cast_to},
+    {"Cast", 18, NULL, cast_before_19},
+    {"CastLike", 18, NULL, cast_before_19},
     {"Softmax", 12, NULL, softmax_axis},
     {"LogSoftmax", 12, NULL, softmax_axis},
     {"Hardmax", 12, NULL, softmax_axis},

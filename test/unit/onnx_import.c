@@ -212,22 +212,176 @@ static void test_newer_opsets(void)
 
   Gilt__Onnx__GraphProto *r = onnx_graph("r");
   onnx_add_input(r, onnx_value("x", 2, dims_2x3));
-  onnx_add_node(r, onnx_node("Cast", "cast", "x", "m"));
+  onnx_add_node(r, onnx_node("DequantizeLinear", "dq", "x,s", "m"));
   onnx_add_node(r, onnx_node("Relu", "relu", "m", "a"));
-  onnx_add_node(r, onnx_node("Resize", "", "a", "y"));
+  onnx_add_node(r, onnx_node("DFT", "", "a", "y"));
   onnx_add_output(r, onnx_value("y", 2, dims_2x3));
-  CHECK(!import(ctx, r, 19));
+  CHECK(!import(ctx, r, 20));
   CHECK(num_errors == 2);
-  CHECK(strstr(errors, "unsupported version 19 of ONNX operator 'Cast' "
-                       "(opset 19) in node 'cast'; gilt imports its versions "
-                       "up to opset 17"));
-  CHECK(strstr(errors, "unsupported version 19 of ONNX operator 'Resize' "
-                       "(opset 19) in node 'Resize_2'"));
+  CHECK(strstr(errors, "unsupported version 19 of ONNX operator "
+                       "'DequantizeLinear' (opset 20) in node 'dq'"));
+  CHECK(strstr(errors, "unsupported version 20 of ONNX operator 'DFT' "
+                       "(opset 20) in node 'DFT_2'"));
 
   CHECK(!import(ctx, g, 22));
   CHECK(num_errors == 1 &&
         strstr(errors, "opset version 22 of domain 'ai.onnx' is not "
                        "supported (gilt supports versions 1 to 21)"));
+  gilt_context_destroy(ctx);
+}
+
+/* A string attribute of node `n`. */
+static void attr_string(Gilt__Onnx__NodeProto *n, const char *name,
+                        const char *value)
+{
+  Gilt__Onnx__AttributeProto *a = onnx_attr(n, name, ONNX_AT(STRING));
+  a->has_s = true;
+  a->s.data = (uint8_t *)value;
+  a->s.len = strlen(value);
+}
+
+/* Versions from opset 19 on that only added element types gilt has no
+** type for (float 8 at 19, int4 and uint4 at 21, string for Equal-19):
+** they import as the older ones do, and a tensor of a new type is
+** refused, naming it, wherever it appears. */
+static void test_new_element_types(void)
+{
+  static const int32_t types[] = {ONNX_DT(FLOAT8E4M3FN), ONNX_DT(INT4),
+                                  ONNX_DT(UINT4), ONNX_DT(STRING)};
+  static const char *const names[] = {"FLOAT8E4M3FN", "INT4", "UINT4",
+                                      "STRING"};
+  static const char *const ops[] = {"Identity", "Transpose", "Flatten",
+                                    "Shape"};
+  static const int64_t opsets[] = {19, 21, 21, 19};
+  GiltContext *ctx = context(false);
+  for (size_t i = 0; i < 4; i++) {
+    Gilt__Onnx__GraphProto *g = onnx_graph("g");
+    Gilt__Onnx__ValueInfoProto *x = onnx_value("x", 2, dims_2x3);
+    x->type->tensor_type->elem_type = types[i];
+    onnx_add_input(g, x);
+    onnx_add_node(g, onnx_node(ops[i], "op", "x", "y"));
+    onnx_add_output(g, onnx_untyped("y"));
+    CHECK(!import(ctx, g, opsets[i]));
+    char want[128];
+    snprintf(want, sizeof want,
+             "value 'x' has element type %s, which gilt does not support",
+             names[i]);
+    CHECK(num_errors == 1 && strstr(errors, want));
+  }
+
+  /* An initializer of int4 (two values a byte) feeding Reshape-21. */
+  static const int64_t dims_4[] = {4}, dims_2[] = {2};
+  static const float w[4];
+  Gilt__Onnx__GraphProto *g = onnx_graph("g");
+  onnx_add_input(g, onnx_value("s", 1, dims_2));
+  g->input[0]->type->tensor_type->elem_type = ONNX_DT(INT64);
+  Gilt__Onnx__TensorProto *t = onnx_add_initializer(g, "w", 1, dims_4, w);
+  t->data_type = ONNX_DT(INT4);
+  t->raw_data.len = 2;
+  onnx_add_node(g, onnx_node("Reshape", "reshape", "w,s", "y"));
+  onnx_add_output(g, onnx_untyped("y"));
+  CHECK(!import(ctx, g, 21));
+  CHECK(num_errors == 1 && strstr(errors, "tensor 'w' has element type "
+                                          "INT4, which gilt does not "
+                                          "support"));
+
+  /* Cast-19 to float 8: `saturate` (which only float 8 reads) is kept,
+  ** the target type refused. */
+  g = onnx_graph("g");
+  onnx_add_input(g, onnx_value("x", 2, dims_2x3));
+  Gilt__Onnx__NodeProto *cast = onnx_node("Cast", "cast", "x", "y");
+  onnx_attr_int(cast, "to", ONNX_DT(FLOAT8E5M2));
+  onnx_attr_int(cast, "saturate", 0);
+  onnx_add_node(g, cast);
+  onnx_add_output(g, onnx_untyped("y"));
+  CHECK(!import(ctx, g, 19));
+  CHECK(num_errors == 1 && strstr(errors, "'graph.cast' op attribute 'to' "
+                                          "(19) is not a supported ONNX "
+                                          "data type"));
+  gilt_context_destroy(ctx);
+}
+
+/* graph.pad, graph.resize and graph.cast have the forms of Pad-19,
+** Resize-19 and Cast-19; a node of an older opset that uses what only the
+** newer versions have is refused, not read with their meaning. */
+static void test_newer_forms_in_older_opsets(void)
+{
+  static const int64_t dims_pads[] = {2}, dims_axes[] = {1};
+  GiltContext *ctx = context(false);
+  Gilt__Onnx__GraphProto *g = onnx_graph("g");
+  onnx_add_input(g, onnx_value("x", 2, dims_2x3));
+  onnx_add_input(g, onnx_value("pads", 1, dims_pads));
+  g->input[1]->type->tensor_type->elem_type = ONNX_DT(INT64);
+  onnx_add_input(g, onnx_value("axes", 1, dims_axes));
+  g->input[2]->type->tensor_type->elem_type = ONNX_DT(INT64);
+  onnx_add_node(g, onnx_node("Pad", "pad", "x,pads,,axes", "y"));
+  onnx_add_output(g, onnx_untyped("y"));
+  CHECK(!import(ctx, g, 17));
+  CHECK(num_errors == 1 &&
+        strstr(errors, "node 'pad' (Pad, opset 17) uses input 'axes', which "
+                       "Pad has only from opset 18 on"));
+  GiltOp *m = import(ctx, g, 18);
+  CHECK(m && num_errors == 0);
+  if (m) {
+    CHECK(gilt_op_verify(m) == GILT_SUCCESS);
+    gilt_op_destroy(m);
+  }
+
+  g = onnx_graph("g");
+  onnx_add_input(g, onnx_value("x", 2, dims_2x3));
+  onnx_add_input(g, onnx_value("pads", 1, dims_3));
+  g->input[1]->type->tensor_type->elem_type = ONNX_DT(INT64);
+  Gilt__Onnx__NodeProto *pad = onnx_node("Pad", "pad", "x,pads", "y");
+  attr_string(pad, "mode", "wrap");
+  onnx_add_node(g, pad);
+  onnx_add_output(g, onnx_untyped("y"));
+  CHECK(!import(ctx, g, 18));
+  CHECK(num_errors == 1 &&
+        strstr(errors, "node 'pad' (Pad, opset 18) uses mode 'wrap', which "
+                       "Pad has only from opset 19 on"));
+
+  g = onnx_graph("g");
+  onnx_add_input(g, onnx_value("x", 2, dims_2x3));
+  onnx_add_input(g, onnx_value("scales", 1, dims_axes));
+  Gilt__Onnx__NodeProto *resize = onnx_node("Resize", "r", "x,,scales", "y");
+  static const int64_t last[] = {-1};
+  onnx_attr_ints(resize, "axes", 1, last);
+  onnx_add_node(g, resize);
+  onnx_add_output(g, onnx_untyped("y"));
+  CHECK(!import(ctx, g, 13));
+  CHECK(num_errors == 1 &&
+        strstr(errors, "node 'r' (Resize, opset 13) uses attribute 'axes', "
+                       "which Resize has only from opset 18 on"));
+
+  g = onnx_graph("g");
+  onnx_add_input(g, onnx_value("x", 2, dims_2x3));
+  onnx_add_input(g, onnx_value("scales", 1, dims_pads));
+  resize = onnx_node("Resize", "r", "x,,scales", "y");
+  attr_string(resize, "coordinate_transformation_mode",
+              "half_pixel_symmetric");
+  onnx_add_node(g, resize);
+  onnx_add_output(g, onnx_untyped("y"));
+  CHECK(!import(ctx, g, 18));
+  CHECK(num_errors == 1 &&
+        strstr(errors, "uses coordinate_transformation_mode "
+                       "'half_pixel_symmetric', which Resize has only from "
+                       "opset 19 on"));
+  m = import(ctx, g, 19);
+  CHECK(m && num_errors == 0);
+  if (m)
+    gilt_op_destroy(m);
+
+  g = onnx_graph("g");
+  onnx_add_input(g, onnx_value("x", 2, dims_2x3));
+  Gilt__Onnx__NodeProto *cast = onnx_node("CastLike", "c", "x,x", "y");
+  onnx_attr_int(cast, "saturate", 1);
+  onnx_add_node(g, cast);
+  onnx_add_output(g, onnx_untyped("y"));
+  CHECK(!import(ctx, g, 15));
+  CHECK(num_errors == 1 &&
+        strstr(errors, "node 'c' (CastLike, opset 15) uses attribute "
+                       "'saturate', which CastLike has only from opset 19 "
+                       "on"));
   gilt_context_destroy(ctx);
 }
 
@@ -664,6 +818,8 @@ int main(void)
   test_basic();
   test_unsupported();
   test_newer_opsets();
+  test_new_element_types();
+  test_newer_forms_in_older_opsets();
   test_corrupt_file();
   test_bad_graphs();
   test_absent_inputs();
