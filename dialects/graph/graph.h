@@ -344,6 +344,8 @@ GILT_INTERNAL GiltStatus graph_infer_conv_transpose(const GraphOpView *v,
                                                     GiltType **types);
 GILT_INTERNAL GiltStatus graph_infer_pool(const GraphOpView *v,
                                           GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_col2im(const GraphOpView *v,
+                                            GiltType **types);
 /* shape.c */
 GILT_INTERNAL GiltStatus graph_infer_reshape(const GraphOpView *v,
                                              GiltType **types);
@@ -365,6 +367,8 @@ GILT_INTERNAL GiltStatus graph_infer_shape(const GraphOpView *v,
                                            GiltType **types);
 GILT_INTERNAL GiltStatus graph_infer_size(const GraphOpView *v,
                                           GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_center_crop_pad(const GraphOpView *v,
+                                                     GiltType **types);
 GILT_INTERNAL GiltStatus graph_infer_constant_of_shape(const GraphOpView *v,
                                                        GiltType **types);
 GILT_INTERNAL GiltStatus graph_infer_range(const GraphOpView *v,

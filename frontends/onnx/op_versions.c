@@ -33,13 +33,13 @@ typedef struct OpVersion {
 static const OpVersion versions[] = {
     /* opset 18 */
     {"Pad", 18, false},
-    {"CenterCropPad", 18, false},
+    {"CenterCropPad", 18, true},
     {"Resize", 18, false},
     {"Mish", 18, true},
     {"OptionalGetElement", 18, false},
     {"OptionalHasElement", 18, false},
     {"Split", 18, false},
-    {"Col2Im", 18, false},
+    {"Col2Im", 18, true},
     {"ScatterND", 18, false},
     {"ScatterElements", 18, false},
     {"ReduceSumSquare", 18, false},

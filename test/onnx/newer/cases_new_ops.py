@@ -1,7 +1,8 @@
 """cases_new_ops.py - one model per version of the operators new since
 opset 18, or changed since, that gilt imports: Mish-18, the Bitwise ops
 of 18, Gelu-20, IsInf-20, IsNaN-20, ConstantOfShape-20 and
-GroupNormalization-18 and -21. gen.py says how cases are written."""
+GroupNormalization-18 and -21, CenterCropPad-18 and Col2Im-18. gen.py says
+how cases are written."""
 import numpy as np
 from onnx import TensorProto, helper
 
@@ -60,3 +61,16 @@ case("groupnormalization_opset21", 21,
      {"x": rand(2, 6, 4)},
      [("y", TensorProto.FLOAT)],
      {"scale": rand(6), "bias": rand(6)})
+
+case("centercroppad_opset18", 18,
+     [helper.make_node("CenterCropPad", ["x", "shape"], ["y"], axes=[1, 2])],
+     {"x": rand(2, 5, 4)},
+     [("y", TensorProto.FLOAT)],
+     {"shape": np.array([3, 7], dtype=np.int64)})
+case("col2im_opset18", 18,
+     [helper.make_node("Col2Im", ["x", "image_shape", "block_shape"], ["y"],
+                       pads=[1, 0, 1, 0], strides=[2, 1])],
+     {"x": rand(1, 8, 9)},
+     [("y", TensorProto.FLOAT)],
+     {"image_shape": np.array([5, 4], dtype=np.int64),
+      "block_shape": np.array([2, 2], dtype=np.int64)})
