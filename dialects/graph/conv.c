@@ -376,3 +376,118 @@ GiltStatus graph_infer_pool(const GraphOpView *v, GiltType **types)
         v->ctx, &out, gilt_integer_type_get(v->ctx, 64, GILT_SIGNLESS));
   return GILT_SUCCESS;
 }
+
+/* Col2Im: [N, C * prod(block_shape), L] -> [N, C, image_shape...], L the
+** number of block positions in the padded image. */
+static GiltStatus col2im_lengths(const GraphOpView *v, int64_t *k)
+{
+  *k = -1;
+  for (size_t i = 1; i < 3; i++) {
+    GraphShape s;
+    graph_operand_shape(v, i, &s);
+    if (!s.ranked)
+      continue;
+    if (s.rank != 1)
+      return graph_error(v, "operand '%s' must be 1-D, got rank %zu",
+                         graph_operand_name(v, i), s.rank);
+    if (s.dims[0] == GILT_DYNAMIC)
+      continue;
+    if (*k >= 0 && *k != s.dims[0])
+      return graph_error(v, "operands 'image_shape' and 'block_shape' must "
+                         "have the same length, got %lld and %lld",
+                         (long long)*k, (long long)s.dims[0]);
+    *k = s.dims[0];
+  }
+  if (*k > GRAPH_MAX_RANK - 2)
+    return graph_error(v, "%lld spatial dims exceed the supported rank",
+                       (long long)*k);
+  return GILT_SUCCESS;
+}
+
+GiltStatus graph_infer_col2im(const GraphOpView *v, GiltType **types)
+{
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
+  GraphShape x;
+  graph_operand_shape(v, 0, &x);
+  if (x.ranked && x.rank != 3)
+    return graph_error(v, "operand 'input' must be 3-D [N, C * "
+                       "prod(block_shape), L], got rank %zu", x.rank);
+  int64_t k;
+  if (col2im_lengths(v, &k))
+    return GILT_FAILURE;
+  GiltType *elem = graph_operand_elem(v, 0);
+  if (k < 0) {
+    types[0] = gilt_unranked_tensor_type_get(v->ctx, elem);
+    return GILT_SUCCESS;
+  }
+  int64_t pads[2 * GRAPH_MAX_RANK] = {0}, strides[GRAPH_MAX_RANK],
+          dil[GRAPH_MAX_RANK];
+  size_t n;
+  for (int64_t i = 0; i < k; i++)
+    strides[i] = dil[i] = 1;
+  if (graph_dict_ints(v->attrs, "pads", pads, 2 * GRAPH_MAX_RANK, &n) &&
+      n != (size_t)(2 * k))
+    return graph_error(v, "attribute 'pads' must have %lld entries (2 per "
+                       "spatial axis), got %zu", (long long)(2 * k), n);
+  const char *names[2] = {"strides", "dilations"};
+  int64_t *lists[2] = {strides, dil};
+  for (size_t j = 0; j < 2; j++) {
+    if (graph_dict_ints(v->attrs, names[j], lists[j], GRAPH_MAX_RANK, &n) &&
+        n != (size_t)k)
+      return graph_error(v, "attribute '%s' must have %lld entries, got %zu",
+                         names[j], (long long)k, n);
+    for (int64_t i = 0; i < k; i++)
+      if (lists[j][i] <= 0)
+        return graph_error(v, "attribute '%s' entry %lld must be positive",
+                           names[j], (long long)i);
+  }
+  int64_t image[GRAPH_MAX_RANK], block[GRAPH_MAX_RANK];
+  bool has_image = graph_operand_ints(v, 1, image, GRAPH_MAX_RANK, &n) &&
+                   n == (size_t)k;
+  bool has_block = graph_operand_ints(v, 2, block, GRAPH_MAX_RANK, &n) &&
+                   n == (size_t)k;
+  int64_t block_size = 1, blocks = 1;
+  for (int64_t i = 0; has_block && i < k; i++) {
+    if (block[i] <= 0)
+      return graph_error(v, "operand 'block_shape' entry %lld must be "
+                         "positive", (long long)i);
+    if (gilt_mul_overflow(block_size, block[i], &block_size))
+      return graph_error(v, "operand 'block_shape' overflows int64");
+  }
+  int64_t c = GILT_DYNAMIC;
+  if (x.ranked && has_block && x.dims[1] != GILT_DYNAMIC) {
+    if (x.dims[1] % block_size)
+      return graph_error(v, "operand 'input' dimension 1 (%lld) is not a "
+                         "multiple of the block size %lld",
+                         (long long)x.dims[1], (long long)block_size);
+    c = x.dims[1] / block_size;
+  }
+  for (int64_t i = 0; has_image && has_block && i < k; i++) {
+    int64_t span, room;
+    if (gilt_mul_overflow(dil[i], block[i] - 1, &span) ||
+        gilt_add_overflow(image[i], pads[i], &room) ||
+        gilt_add_overflow(room, pads[i + k], &room))
+      return graph_error(v, "the image or block of axis %lld overflows "
+                         "int64", (long long)i);
+    span += 1;
+    room -= span;
+    if (image[i] < 0 || room < 0)
+      return graph_error(v, "the block of axis %lld (%lld with dilation) "
+                         "does not fit the padded image", (long long)i,
+                         (long long)span);
+    if (gilt_mul_overflow(blocks, room / strides[i] + 1, &blocks))
+      return graph_error(v, "the block count overflows int64");
+  }
+  if (x.ranked && has_image && has_block && x.dims[2] != GILT_DYNAMIC &&
+      x.dims[2] != blocks)
+    return graph_error(v, "operand 'input' has %lld blocks (dimension 2) "
+                       "but the padded image holds %lld",
+                       (long long)x.dims[2], (long long)blocks);
+  GraphShape out = {.ranked = true, .rank = (size_t)k + 2,
+                    .dims = {x.ranked ? x.dims[0] : GILT_DYNAMIC, c}};
+  for (int64_t i = 0; i < k; i++)
+    out.dims[2 + i] = has_image ? image[i] : GILT_DYNAMIC;
+  types[0] = graph_tensor_type(v->ctx, &out, elem);
+  return GILT_SUCCESS;
+}

@@ -9,6 +9,8 @@
 */
 #include "dialects/graph/graph.h"
 
+#include <string.h>
+
 static GiltStatus infer_with_shape(const GraphOpView *v, const GraphShape *s,
                                    GiltType **types)
 {
@@ -81,4 +83,14 @@ GiltStatus graph_infer_same(const GraphOpView *v, GiltType **types)
   GraphShape s;
   graph_operand_shape(v, 0, &s);
   return infer_with_shape(v, &s, types);
+}
+
+/* Gelu: a unary op whose `approximate` is "none" (erf) or "tanh". */
+GiltStatus graph_infer_gelu(const GraphOpView *v, GiltType **types)
+{
+  const char *mode = graph_dict_string(v->attrs, "approximate", "none");
+  if (strcmp(mode, "none") && strcmp(mode, "tanh"))
+    return graph_error(v, "attribute 'approximate' must be \"none\" or "
+                       "\"tanh\", got \"%s\"", mode);
+  return graph_infer_unary(v, types);
 }

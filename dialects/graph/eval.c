@@ -13,6 +13,13 @@
 
 #include <math.h>
 
+#define EXACT_INT_LIMIT 9007199254740992.0 /* 2^53 */
+
+static bool bits_exact(double a, double b)
+{
+  return fabs(a) < EXACT_INT_LIMIT && fabs(b) < EXACT_INT_LIMIT;
+}
+
 #define EVAL(name, expr)                                                      \
   double graph_eval_##name(double a, double b, bool integer)                  \
   {                                                                           \
@@ -68,4 +75,12 @@ EVAL(softplus, log1p(exp(a)))
 EVAL(softsign, a / (1.0 + fabs(a)))
 EVAL(tanh, tanh(a))
 EVAL(mish, a * tanh(log1p(exp(a))))
+EVAL(gelu, 0.5 * a * (1.0 + erf(a * 0.70710678118654752440))) /* approximate = "none" */
+/* Bitwise ops on integers as two's complement int64, which the folder
+** wraps back to the element's width (unsigned ones included); a value
+** beyond 2^53 did not survive the trip through double, so no fold. */
+EVAL(bitwise_and, bits_exact(a, b) ? (double)((int64_t)a & (int64_t)b) : NAN)
+EVAL(bitwise_or, bits_exact(a, b) ? (double)((int64_t)a | (int64_t)b) : NAN)
+EVAL(bitwise_xor, bits_exact(a, b) ? (double)((int64_t)a ^ (int64_t)b) : NAN)
+EVAL(bitwise_not, bits_exact(a, 0) ? (double)~(int64_t)a : NAN)
 EVAL(identity, a)

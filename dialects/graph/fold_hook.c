@@ -356,7 +356,8 @@ GiltStatus graph_fold_limited(GiltOp *op, GiltAttr *const *consts,
     return fold_gather(op, consts, limit, out);
   if (desc->flags & GRAPH_FOLD_WHERE)
     return fold_where(op, consts, limit, out);
-  if (desc->eval)
+  if (desc->eval && !((desc->flags & GRAPH_EVAL_PLAIN) &&
+                      op->attrs && gilt_dictionary_attr_get_size(op->attrs)))
     return fold_constant(op, desc, consts, limit, out);
   return GILT_FAILURE;
 }

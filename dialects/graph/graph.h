@@ -1,6 +1,7 @@
 /*
 ** graph.h - the graph dialect: tensor operations with value semantics, one
-** op per default-domain ONNX operator (opset <= 17 semantics).
+** op per default-domain ONNX operator (opset <= 17 semantics, or a newer
+** version's where the importer reads it: GroupNormalization-21).
 **
 ** Ops are named "graph." plus the ONNX op type in snake_case (Conv ->
 ** graph.conv, MatMul -> graph.mat_mul); operands, results and attributes
@@ -118,7 +119,11 @@ enum {
   /* The operands before the variadic group may be `none`: Loop's M and
   ** cond are optional in ONNX, yet stand before a variadic group, where
   ** the signature cannot say `?` (ir/op_def.h). */
-  GRAPH_LEADING_NONE = 1u << 9
+  GRAPH_LEADING_NONE = 1u << 9,
+  /* The evaluator is the op's meaning with its attributes at their
+  ** defaults: an op that carries any attribute does not fold (Gelu with
+  ** `approximate`). */
+  GRAPH_EVAL_PLAIN = 1u << 10
 };
 
 typedef struct GraphOpDesc {
@@ -289,7 +294,8 @@ GILT_INTERNAL void graph_movement_patterns(GiltPatternSet *set);
   X(abs) X(neg) X(sign) X(exp) X(log) X(sqrt) X(reciprocal) X(floor)         \
   X(ceil) X(round) X(erf) X(sin) X(cos) X(tan) X(asin) X(acos) X(atan)       \
   X(sinh) X(cosh) X(asinh) X(acosh) X(atanh) X(is_nan) X(relu) X(sigmoid)    \
-  X(hard_swish) X(softplus) X(softsign) X(tanh) X(mish) X(identity)
+  X(hard_swish) X(softplus) X(softsign) X(tanh) X(mish) X(gelu)             \
+  X(bitwise_and) X(bitwise_or) X(bitwise_xor) X(bitwise_not) X(identity)
 #define GRAPH_DECLARE_EVAL(name)                                              \
   GILT_INTERNAL double graph_eval_##name(double a, double b, bool integer);
 GRAPH_EVALS(GRAPH_DECLARE_EVAL)
@@ -312,6 +318,8 @@ GILT_INTERNAL GiltStatus graph_infer_broadcast(const GraphOpView *v,
 GILT_INTERNAL GiltStatus graph_infer_dropout(const GraphOpView *v,
                                              GiltType **types);
 GILT_INTERNAL GiltStatus graph_infer_same(const GraphOpView *v,
+                                          GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_gelu(const GraphOpView *v,
                                           GiltType **types);
 /* reduce.c */
 GILT_INTERNAL GiltStatus graph_infer_reduce(const GraphOpView *v,
@@ -336,6 +344,8 @@ GILT_INTERNAL GiltStatus graph_infer_conv_transpose(const GraphOpView *v,
                                                     GiltType **types);
 GILT_INTERNAL GiltStatus graph_infer_pool(const GraphOpView *v,
                                           GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_col2im(const GraphOpView *v,
+                                            GiltType **types);
 /* shape.c */
 GILT_INTERNAL GiltStatus graph_infer_reshape(const GraphOpView *v,
                                              GiltType **types);
@@ -357,6 +367,8 @@ GILT_INTERNAL GiltStatus graph_infer_shape(const GraphOpView *v,
                                            GiltType **types);
 GILT_INTERNAL GiltStatus graph_infer_size(const GraphOpView *v,
                                           GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_center_crop_pad(const GraphOpView *v,
+                                                     GiltType **types);
 GILT_INTERNAL GiltStatus graph_infer_constant_of_shape(const GraphOpView *v,
                                                        GiltType **types);
 GILT_INTERNAL GiltStatus graph_infer_range(const GraphOpView *v,
@@ -455,6 +467,8 @@ GILT_INTERNAL GiltStatus graph_infer_tf_idf_vectorizer(const GraphOpView *v,
 GILT_INTERNAL GiltStatus graph_infer_channel_norm(const GraphOpView *v,
                                                   GiltType **types);
 GILT_INTERNAL GiltStatus graph_infer_layer_norm(const GraphOpView *v,
+                                                GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_group_norm(const GraphOpView *v,
                                                 GiltType **types);
 
 #endif /* GILT_DIALECTS_GRAPH_GRAPH_H */

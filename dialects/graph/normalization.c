@@ -1,7 +1,9 @@
 /*
 ** normalization.c - type inference of the normalization ops:
 ** BatchNormalization and InstanceNormalization (per-channel parameters),
-** LayerNormalization (statistics over the trailing axes).
+** LayerNormalization (statistics over the trailing axes),
+** GroupNormalization (statistics per group of channels, parameters per
+** channel).
 **
 ** The result has the input's type; the per-channel operands must be 1-D
 ** with one entry per channel (dimension 1 of the input). LpNormalization,
@@ -81,5 +83,37 @@ GiltStatus graph_infer_layer_norm(const GraphOpView *v, GiltType **types)
     x.dims[d] = 1;
   for (size_t i = 1; i < v->num_results; i++)
     types[i] = graph_tensor_type(v->ctx, &x, elem);
+  return GILT_SUCCESS;
+}
+
+/* GroupNormalization: Y like X, num_groups dividing the channels, scale
+** and bias per channel, statistics in a float `stash_type`. */
+GiltStatus graph_infer_group_norm(const GraphOpView *v, GiltType **types)
+{
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
+  GraphShape x;
+  graph_operand_shape(v, 0, &x);
+  if (x.ranked && x.rank < 2)
+    return graph_error(v, "operand '%s' must have rank >= 2 (N x C x ...), "
+                       "got rank %zu", graph_operand_name(v, 0), x.rank);
+  if (!gilt_dictionary_attr_lookup(v->attrs, "num_groups"))
+    return graph_error(v, "requires attribute 'num_groups'");
+  int64_t groups = graph_dict_int(v->attrs, "num_groups", 1);
+  int64_t c = x.ranked ? x.dims[1] : GILT_DYNAMIC;
+  if (groups <= 0)
+    return graph_error(v, "attribute 'num_groups' (%lld) must be positive",
+                       (long long)groups);
+  if (c != GILT_DYNAMIC && c % groups)
+    return graph_error(v, "attribute 'num_groups' (%lld) does not divide "
+                       "the %lld channels", (long long)groups, (long long)c);
+  int64_t stash = graph_dict_int(v->attrs, "stash_type", 1);
+  if (stash != 1 && stash != 10 && stash != 11 && stash != 16)
+    return graph_error(v, "attribute 'stash_type' (%lld) must be FLOAT (1), "
+                       "FLOAT16 (10), DOUBLE (11) or BFLOAT16 (16)",
+                       (long long)stash);
+  if (check_per_channel(v, 1, 2, c))
+    return GILT_FAILURE;
+  types[0] = graph_tensor_type(v->ctx, &x, graph_operand_elem(v, 0));
   return GILT_SUCCESS;
 }

@@ -425,3 +425,59 @@ GiltStatus graph_infer_range(const GraphOpView *v, GiltType **types)
   types[0] = graph_tensor_type(v->ctx, &out, graph_operand_elem(v, 0));
   return GILT_SUCCESS;
 }
+
+/* CenterCropPad: the input with the dims at `axes` (all of them by
+** default) set to the entries of `shape`. */
+GiltStatus graph_infer_center_crop_pad(const GraphOpView *v, GiltType **types)
+{
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
+  GraphShape x, s;
+  graph_operand_shape(v, 0, &x);
+  graph_operand_shape(v, 1, &s);
+  if (s.ranked && s.rank != 1)
+    return graph_error(v, "operand 'shape' must be 1-D, got rank %zu",
+                       s.rank);
+  GiltType *elem = graph_operand_elem(v, 0);
+  if (!x.ranked) {
+    types[0] = gilt_unranked_tensor_type_get(v->ctx, elem);
+    return GILT_SUCCESS;
+  }
+  int64_t axes[GRAPH_MAX_RANK];
+  size_t n;
+  if (!graph_dict_ints(v->attrs, "axes", axes, GRAPH_MAX_RANK, &n)) {
+    n = x.rank;
+    for (size_t i = 0; i < n; i++)
+      axes[i] = (int64_t)i;
+  } else if (n > x.rank) {
+    return graph_error(v, "attribute 'axes' has %zu entries for an input of "
+                       "rank %zu", n, x.rank);
+  }
+  bool seen[GRAPH_MAX_RANK] = {false};
+  for (size_t i = 0; i < n; i++) {
+    int64_t a;
+    if (!graph_normalize_axis(axes[i], x.rank, &a))
+      return graph_error(v, "attribute 'axes' entry %zu (%lld) is out of "
+                         "range for an input of rank %zu", i,
+                         (long long)axes[i], x.rank);
+    if (seen[a])
+      return graph_error(v, "attribute 'axes' names axis %lld twice",
+                         (long long)a);
+    seen[a] = true;
+    axes[i] = a;
+  }
+  int64_t len = operand_length(v, 1);
+  if (len >= 0 && (size_t)len != n)
+    return graph_error(v, "operand 'shape' has %lld entries for %zu axes",
+                       (long long)len, n);
+  int64_t dims[GRAPH_MAX_RANK];
+  size_t k;
+  bool known = graph_operand_ints(v, 1, dims, GRAPH_MAX_RANK, &k) && k == n;
+  for (size_t i = 0; i < n; i++) {
+    if (known && dims[i] < 0)
+      return graph_error(v, "operand 'shape' entry %zu is negative", i);
+    x.dims[axes[i]] = known ? dims[i] : GILT_DYNAMIC;
+  }
+  types[0] = graph_tensor_type(v->ctx, &x, elem);
+  return GILT_SUCCESS;
+}

@@ -4,7 +4,8 @@
 ** importer.c walks a model's graphs and builds graph-dialect ops;
 ** attributes.c converts AttributeProtos into gilt attributes;
 ** version_upgrade.c rewrites nodes of older operator sets into the
-** semantics of opset 17 before they are built. They meet on two
+** semantics of the graph ops before they are built, and op_versions.c
+** says which operator versions of opsets 18 to 21 import. They meet on two
 ** structures: the importer (the context, the reader, the insertion point
 ** and the scopes mapping ONNX value names to SSA values) and a node on its
 ** way to becoming an op (GiltOnnxNode), whose name, operands and attributes
@@ -134,8 +135,8 @@ GILT_INTERNAL GiltAttr *gilt_onnx_scalar_attr(GiltType *elem, double value);
 ** -> graph.resize), NULL when it keeps its own name. */
 GILT_INTERNAL const char *gilt_onnx_upgraded_op_name(const char *op_type,
                                                      int64_t opset);
-/* Rewrites the node into the semantics of opset 17 when the model's opset
-** is older than the version that changed it. Reports and fails for an
+/* Rewrites the node into its graph op's semantics when the model's opset
+** is older than the version that op carries. Reports and fails for an
 ** old form gilt cannot express. */
 GILT_INTERNAL GiltStatus gilt_onnx_upgrade_node(GiltOnnxImporter *imp,
                                                 GiltOnnxNode *n);

@@ -1,6 +1,7 @@
 /*
 ** version_upgrade.c - rewriting nodes of older operator sets into the
-** semantics of opset 17, the only ones the graph dialect knows.
+** semantics the graph dialect knows: opset 17's, or the newer version of
+** an operator that the dialect has moved to (op_versions.c).
 **
 ** One table lists every change: the op type ("*" for all), the last opset
 ** version that had the old form, the op the node becomes when it is
@@ -18,8 +19,10 @@
 ** Cast-19), older nodes are in it already, and a row only refuses one
 ** that uses what its opset does not have (Pad-17 with `axes`).
 ** Split before opset 18 gets `num_outputs` from the node's outputs,
-** Scan-8, batched, becomes a Loop over the batch around a Scan-9, and
-** ScatterElements and ScatterND before 18 may not reduce with max or min.
+** Scan-8, batched, becomes a Loop over the batch around a Scan-9,
+** ScatterElements and ScatterND before 18 may not reduce with max or min,
+** and GroupNormalization-18's per-group scale and bias become version
+** 21's per-channel ones.
 **
 ** Not here: upgrades of operators gilt has no op for, and old forms no
 ** model in the wild uses (Upsample-1's width_scale/height_scale, Tile-1's
@@ -696,6 +699,85 @@ static GiltStatus scan_8(GiltOnnxImporter *imp, GiltOnnxNode *n)
   return GILT_SUCCESS;
 }
 
+/* GroupNormalization-18 took scale and bias per group and computed its
+** statistics in X's own type; version 21 takes them per channel, in
+** `stash_type`. Exactly the same: each group's entry repeated over its
+** C / num_groups channels (Unsqueeze, Expand, Reshape), and stash_type
+** set to X's element type. */
+static GiltValue *per_channel(GiltOnnxImporter *imp, GiltOnnxNode *n,
+                              GiltValue *v, int64_t groups, int64_t c)
+{
+  int64_t one = 1, wide[2] = {groups, c / groups};
+  GiltValue *ops[2] = {v, gilt_onnx_emit_constant(
+                              imp, n->loc,
+                              gilt_onnx_i64_tensor_attr(imp->ctx, 1, &one))};
+  GiltOp *op = ops[1] ? gilt_onnx_emit(imp, n->loc, "graph.unsqueeze", 2, ops,
+                                       0, NULL, 1, NULL)
+                      : NULL;
+  if (!op)
+    return NULL;
+  ops[0] = gilt_op_get_result(op, 0);
+  ops[1] = gilt_onnx_emit_constant(imp, n->loc,
+                                   gilt_onnx_i64_tensor_attr(imp->ctx, 2, wide));
+  op = ops[1] ? gilt_onnx_emit(imp, n->loc, "graph.expand", 2, ops, 0, NULL, 1,
+                               NULL)
+              : NULL;
+  if (!op)
+    return NULL;
+  ops[0] = gilt_op_get_result(op, 0);
+  ops[1] = gilt_onnx_emit_constant(imp, n->loc,
+                                   gilt_onnx_i64_tensor_attr(imp->ctx, 1, &c));
+  op = ops[1] ? gilt_onnx_emit(imp, n->loc, "graph.reshape", 2, ops, 0, NULL,
+                               1, NULL)
+              : NULL;
+  return op ? gilt_op_get_result(op, 0) : NULL;
+}
+
+static GiltStatus group_norm_18(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  GiltType *elem = operand_elem(n, 0);
+  GiltAttr *groups_attr = gilt_onnx_node_get_attr(n, "num_groups");
+  if (!elem || elem->kind != GILT_TYPE_FLOAT || !groups_attr ||
+      groups_attr->kind != GILT_ATTR_INTEGER || n->operands.len != 3 ||
+      !n->operands.data[1] || !n->operands.data[2])
+    return GILT_SUCCESS; /* the verifier names what is wrong */
+  static const int64_t stash[] = {[GILT_F16] = 10, [GILT_BF16] = 16,
+                                  [GILT_F32] = 1, [GILT_F64] = 11};
+  gilt_onnx_node_set_attr(
+      imp, n, "stash_type",
+      gilt_integer_attr_get(gilt_integer_type_get(imp->ctx, 64, GILT_SIGNLESS),
+                            stash[gilt_float_type_get_kind(elem)]));
+  int64_t groups = gilt_integer_attr_get_value(groups_attr);
+  GiltType *x = gilt_value_get_type(n->operands.data[0]);
+  int64_t c = operand_rank(n, 0) >= 2 ? gilt_shaped_type_get_dim(x, 1)
+                                      : GILT_DYNAMIC;
+  if (c == GILT_DYNAMIC)
+    return unsupported(imp, n, "per-group scale and bias with a channel "
+                       "count unknown at import");
+  if (groups <= 0 || c % groups)
+    return GILT_SUCCESS; /* the verifier reports num_groups */
+  if (groups == c)
+    return GILT_SUCCESS;
+  for (size_t i = 1; i < 3; i++) {
+    GiltType *t = gilt_value_get_type(n->operands.data[i]);
+    int64_t len = operand_rank(n, i) == 1 ? gilt_shaped_type_get_dim(t, 0)
+                                          : GILT_DYNAMIC;
+    if (len != GILT_DYNAMIC && len != groups) {
+      gilt_emit_error(n->loc, "node '%s' (GroupNormalization, opset %lld): "
+                      "input '%s' has %lld entries, not one per group (%lld)",
+                      n->display_name, (long long)imp->opset,
+                      i == 1 ? "scale" : "bias", (long long)len,
+                      (long long)groups);
+      return GILT_FAILURE;
+    }
+    GiltValue *v = per_channel(imp, n, n->operands.data[i], groups, c);
+    if (!v)
+      return GILT_FAILURE;
+    n->operands.data[i] = v;
+  }
+  return GILT_SUCCESS;
+}
+
 /* ---- the table ------------------------------------------------------------------- */
 
 typedef GiltStatus (*UpgradeFn)(GiltOnnxImporter *imp, GiltOnnxNode *n);
@@ -762,6 +844,7 @@ static const struct {
     {"Hardmax", 12, NULL, softmax_axis},
     {"Tile", 5, NULL, tile_1},
     {"Scan", 8, NULL, scan_8},
+    {"GroupNormalization", 20, NULL, group_norm_18},
 };
 
 #define NUM_UPGRADES (sizeof upgrades / sizeof *upgrades)
