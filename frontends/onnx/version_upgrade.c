@@ -53,6 +53,25 @@ static GiltStatus unsupported(GiltOnnxImporter *imp, GiltOnnxNode *n,
 
 /* ---- helpers ------------------------------------------------------------ */
 
+/* Whether attribute `a` (NULL when absent) has the kind ONNX's schema
+** gives it. A corrupt or hand-made model may give it another: the node is
+** malformed, which is reported here, naming it. */
+static bool attr_kind_ok(GiltOnnxImporter *imp, GiltOnnxNode *n,
+                         const char *name, GiltAttr *a, GiltAttrKind kind)
+{
+  if (!a || a->kind == kind)
+    return true;
+  static const char *const kinds[] = {[GILT_ATTR_INTEGER] = "an integer",
+                                      [GILT_ATTR_FLOAT] = "a float",
+                                      [GILT_ATTR_STRING] = "a string",
+                                      [GILT_ATTR_ARRAY] = "a list"};
+  gilt_emit_error(n->loc,
+                  "node '%s' (%s, opset %lld): attribute '%s' must be %s",
+                  n->display_name, str(n->proto->op_type),
+                  (long long)imp->opset, name, kinds[kind]);
+  return false;
+}
+
 /* Sets operand `pos`, growing the list with absent operands as needed. */
 static void set_operand(GiltOnnxImporter *imp, GiltOnnxNode *n, size_t pos,
                         GiltValue *v)
@@ -133,6 +152,9 @@ static GiltStatus float_to_operand(GiltOnnxImporter *imp, GiltOnnxNode *n,
     return GILT_SUCCESS;
   if (!elem)
     return unsupported(imp, n, "an attribute on an input of unknown type");
+  if (a->kind != GILT_ATTR_INTEGER &&
+      !attr_kind_ok(imp, n, name, a, GILT_ATTR_FLOAT))
+    return GILT_FAILURE;
   double value = a->kind == GILT_ATTR_FLOAT ? gilt_float_attr_get_value(a)
                                             : (double)gilt_integer_attr_get_value(a);
   GiltValue *v =
@@ -201,6 +223,9 @@ static GiltStatus legacy_broadcast(GiltOnnxImporter *imp, GiltOnnxNode *n)
 {
   GiltAttr *broadcast = gilt_onnx_node_take_attr(n, "broadcast");
   GiltAttr *axis = gilt_onnx_node_take_attr(n, "axis");
+  if (!attr_kind_ok(imp, n, "broadcast", broadcast, GILT_ATTR_INTEGER) ||
+      !attr_kind_ok(imp, n, "axis", axis, GILT_ATTR_INTEGER))
+    return GILT_FAILURE;
   if (!broadcast || !gilt_integer_attr_get_value(broadcast) || !axis ||
       n->operands.len < 2)
     return GILT_SUCCESS;
@@ -245,24 +270,27 @@ static GiltStatus dropout_ratio(GiltOnnxImporter *imp, GiltOnnxNode *n)
 
 /* Resize-11's rules for what Upsample and Resize-10 computed: source
 ** coordinate = destination / scale, nearest rounding down. */
-static void resize_10_semantics(GiltOnnxImporter *imp, GiltOnnxNode *n)
+static GiltStatus resize_10_semantics(GiltOnnxImporter *imp,
+                                      GiltOnnxNode *n)
 {
   gilt_onnx_node_set_attr(imp, n, "coordinate_transformation_mode",
                           string_attr(imp, "asymmetric"));
   GiltAttr *mode = gilt_onnx_node_get_attr(n, "mode");
+  if (!attr_kind_ok(imp, n, "mode", mode, GILT_ATTR_STRING))
+    return GILT_FAILURE;
   const char *m = mode ? gilt_string_attr_get_value(mode, NULL) : "nearest";
   if (!strcmp(m, "nearest"))
     gilt_onnx_node_set_attr(imp, n, "nearest_mode", string_attr(imp, "floor"));
   if (!strcmp(m, "bilinear") || !strcmp(m, "trilinear"))
     gilt_onnx_node_set_attr(imp, n, "mode", string_attr(imp, "linear"));
+  return GILT_SUCCESS;
 }
 
 /* Resize-10 (X, scales) -> Resize-11 (X, roi, scales). */
 static GiltStatus resize_10(GiltOnnxImporter *imp, GiltOnnxNode *n)
 {
   insert_operand(imp, n, 1, NULL);
-  resize_10_semantics(imp, n);
-  return GILT_SUCCESS;
+  return resize_10_semantics(imp, n);
 }
 
 /* Upsample-7 kept scales in an attribute, Upsample-9 in an input. */
@@ -272,6 +300,13 @@ static GiltStatus upsample(GiltOnnxImporter *imp, GiltOnnxNode *n)
       gilt_onnx_node_get_attr(n, "height_scale"))
     return unsupported(imp, n, "width_scale/height_scale (Upsample-1)");
   GiltAttr *scales = gilt_onnx_node_take_attr(n, "scales");
+  if (!attr_kind_ok(imp, n, "scales", scales, GILT_ATTR_ARRAY))
+    return GILT_FAILURE;
+  for (size_t i = 0; scales && i < gilt_array_attr_get_size(scales); i++)
+    if (!attr_kind_ok(imp, n, "scales",
+                      gilt_array_attr_get_element(scales, i),
+                      GILT_ATTR_FLOAT))
+      return GILT_FAILURE;
   if (scales) {
     size_t count = gilt_array_attr_get_size(scales);
     float *values = gilt_calloc(imp->ctx, count ? count : 1, sizeof *values);
@@ -445,6 +480,8 @@ static GiltStatus topk_k(GiltOnnxImporter *imp, GiltOnnxNode *n)
   GiltAttr *k = gilt_onnx_node_take_attr(n, "k");
   if (!k)
     return GILT_SUCCESS;
+  if (!attr_kind_ok(imp, n, "k", k, GILT_ATTR_INTEGER))
+    return GILT_FAILURE;
   int64_t value = gilt_integer_attr_get_value(k);
   GiltValue *v = gilt_onnx_emit_constant(
       imp, n->loc, gilt_onnx_i64_tensor_attr(imp->ctx, 1, &value));
@@ -497,6 +534,8 @@ static GiltStatus softmax_axis(GiltOnnxImporter *imp, GiltOnnxNode *n)
 {
   GiltType *i64 = gilt_integer_type_get(imp->ctx, 64, GILT_SIGNLESS);
   GiltAttr *axis_attr = gilt_onnx_node_take_attr(n, "axis");
+  if (!attr_kind_ok(imp, n, "axis", axis_attr, GILT_ATTR_INTEGER))
+    return GILT_FAILURE;
   int64_t axis = axis_attr ? gilt_integer_attr_get_value(axis_attr) : 1;
   int64_t rank = operand_rank(n, 0);
   if (rank < 0)
