@@ -78,7 +78,7 @@ static const OpVersion versions[] = {
     /* opset 20 */
     {"AffineGrid", 20, false},
     {"ConstantOfShape", 20, true},
-    {"DFT", 20, false},
+    {"DFT", 20, true},
     {"Gelu", 20, true},
     {"GridSample", 20, false},
     {"ImageDecoder", 20, false},

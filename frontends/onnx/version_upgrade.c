@@ -10,9 +10,9 @@
 ** rewrites follow ONNX's own version converter (onnx/version_converter/
 ** adapters): attributes that became inputs are turned into constant
 ** operands (Split, Squeeze, Unsqueeze, the Reduce family, Clip, Pad, Slice,
-** TopK, Reshape, Dropout), attributes that lost their meaning are dropped
-** (consumed_inputs, is_test, broadcast, spatial), Upsample and Resize-10
-** become opset-11 Resize with the coordinate rules they had, and
+** TopK, Reshape, Dropout, DFT), attributes that lost their meaning are
+** dropped (consumed_inputs, is_test, broadcast, spatial), Upsample and
+** Resize-10 become opset-11 Resize with the coordinate rules they had, and
 ** Softmax-family ops of opset < 13, which worked on the input flattened to
 ** 2-D, either keep a single axis or get that flattening spelled out.
 ** Where a graph op has a newer version's form (Pad-19, Resize-19,
@@ -778,6 +778,26 @@ static GiltStatus group_norm_18(GiltOnnxImporter *imp, GiltOnnxNode *n)
   return GILT_SUCCESS;
 }
 
+/* DFT-17's `axis` attribute is DFT-20's third input, counted the same way
+** (over the whole rank, the complex dimension included); its default was
+** 1, where an absent input means -2, so the node always gets the constant.
+** (ONNX's version converter moves it the same way.) */
+static GiltStatus dft_axis(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  GiltAttr *a = gilt_onnx_node_take_attr(n, "axis");
+  if (a && a->kind != GILT_ATTR_INTEGER)
+    return unsupported(imp, n, "a non-integer 'axis'");
+  int64_t axis = a ? gilt_integer_attr_get_value(a) : 1;
+  GiltValue *v = gilt_onnx_emit_constant(
+      imp, n->loc,
+      gilt_onnx_scalar_attr(gilt_integer_type_get(imp->ctx, 64, GILT_SIGNLESS),
+                            (double)axis));
+  if (!v)
+    return GILT_FAILURE;
+  set_operand(imp, n, 2, v);
+  return GILT_SUCCESS;
+}
+
 /* ---- the table ------------------------------------------------------------------- */
 
 typedef GiltStatus (*UpgradeFn)(GiltOnnxImporter *imp, GiltOnnxNode *n);
@@ -845,6 +865,7 @@ static const struct {
     {"Tile", 5, NULL, tile_1},
     {"Scan", 8, NULL, scan_8},
     {"GroupNormalization", 20, NULL, group_norm_18},
+    {"DFT", 19, NULL, dft_axis},
 };
 
 #define NUM_UPGRADES (sizeof upgrades / sizeof *upgrades)

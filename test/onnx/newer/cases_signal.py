@@ -1,0 +1,22 @@
+"""cases_signal.py - one model per version of the signal and sampling
+operators of opsets 19 and 20 that gilt imports: DFT-20 (dft_length and
+axis as inputs), GridSample-20 (N-D, linear/cubic), AffineGrid-20 and
+DeformConv-19, where ONNX Runtime runs them. gen.py says how cases are
+written."""
+import numpy as np
+from onnx import TensorProto, helper
+
+from gen import case, rand
+
+# DFT-20: a real signal, the axis and the length as inputs (an initializer
+# and a graph input), one-sided; and a complex inverse along the default
+# axis -2.
+case("dft_opset20", 20,
+     [helper.make_node("DFT", ["x", "n", "axis"], ["y"], onesided=1)],
+     {"x": rand(2, 8, 6, 1)},
+     [("y", TensorProto.FLOAT)],
+     {"n": np.array(10, dtype=np.int64), "axis": np.array(1, dtype=np.int64)})
+case("dft_opset20_inverse", 20,
+     [helper.make_node("DFT", ["x"], ["y"], inverse=1)],
+     {"x": rand(3, 5, 2)},
+     [("y", TensorProto.FLOAT)])
