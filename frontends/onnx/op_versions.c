@@ -80,7 +80,7 @@ static const OpVersion versions[] = {
     {"ConstantOfShape", 20, true},
     {"DFT", 20, true},
     {"Gelu", 20, true},
-    {"GridSample", 20, false},
+    {"GridSample", 20, true},
     {"ImageDecoder", 20, false},
     {"IsInf", 20, true},
     {"IsNaN", 20, true},

@@ -21,8 +21,10 @@
 ** Split before opset 18 gets `num_outputs` from the node's outputs,
 ** Scan-8, batched, becomes a Loop over the batch around a Scan-9,
 ** ScatterElements and ScatterND before 18 may not reduce with max or min,
-** and GroupNormalization-18's per-group scale and bias become version
-** 21's per-channel ones.
+** GroupNormalization-18's per-group scale and bias become version 21's
+** per-channel ones, DFT-17's `axis` attribute (default 1) always becomes
+** DFT-20's axis input (default -2), and GridSample-16's modes "bilinear"
+** and "bicubic" are GridSample-20's "linear" and "cubic".
 **
 ** Not here: upgrades of operators gilt has no op for, and old forms no
 ** model in the wild uses (Upsample-1's width_scale/height_scale, Tile-1's
@@ -798,6 +800,24 @@ static GiltStatus dft_axis(GiltOnnxImporter *imp, GiltOnnxNode *n)
   return GILT_SUCCESS;
 }
 
+/* GridSample-16 sampled 4-D inputs only, with modes "bilinear" and
+** "bicubic"; version 20 calls them "linear" and "cubic" (N-linear and
+** N-cubic in N spatial dimensions) and keeps "nearest", as ONNX's version
+** converter renames them. An absent mode meant bilinear, 20's default. */
+static GiltStatus grid_sample_16(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  int64_t rank = operand_rank(n, 0);
+  if (rank >= 0 && rank != 4)
+    return newer_only(imp, n, "an input that is not 4-D", 20);
+  if (attr_is(n, "mode", "linear") || attr_is(n, "mode", "cubic"))
+    return newer_only(imp, n, "mode 'linear' or 'cubic'", 20);
+  if (attr_is(n, "mode", "bilinear"))
+    gilt_onnx_node_set_attr(imp, n, "mode", string_attr(imp, "linear"));
+  else if (attr_is(n, "mode", "bicubic"))
+    gilt_onnx_node_set_attr(imp, n, "mode", string_attr(imp, "cubic"));
+  return GILT_SUCCESS;
+}
+
 /* ---- the table ------------------------------------------------------------------- */
 
 typedef GiltStatus (*UpgradeFn)(GiltOnnxImporter *imp, GiltOnnxNode *n);
@@ -866,6 +886,7 @@ static const struct {
     {"Scan", 8, NULL, scan_8},
     {"GroupNormalization", 20, NULL, group_norm_18},
     {"DFT", 19, NULL, dft_axis},
+    {"GridSample", 19, NULL, grid_sample_16},
 };
 
 #define NUM_UPGRADES (sizeof upgrades / sizeof *upgrades)

@@ -20,3 +20,16 @@ case("dft_opset20_inverse", 20,
      [helper.make_node("DFT", ["x"], ["y"], inverse=1)],
      {"x": rand(3, 5, 2)},
      [("y", TensorProto.FLOAT)])
+
+# GridSample-20: the renamed modes on a 4-D input, and a volumetric (5-D)
+# input, where version 16 took 4-D ones only.
+case("gridsample_opset20", 20,
+     [helper.make_node("GridSample", ["x", "grid"], ["y"], mode="cubic",
+                       padding_mode="border", align_corners=1)],
+     {"x": rand(2, 3, 4, 5), "grid": rand(2, 3, 6, 2, low=-1.2, high=1.2)},
+     [("y", TensorProto.FLOAT)])
+case("gridsample_opset20_volumetric", 20,
+     [helper.make_node("GridSample", ["x", "grid"], ["y"], mode="linear")],
+     {"x": rand(1, 2, 3, 4, 5),
+      "grid": rand(1, 2, 3, 4, 3, low=-1.2, high=1.2)},
+     [("y", TensorProto.FLOAT)])
