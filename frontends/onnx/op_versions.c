@@ -63,7 +63,7 @@ static const OpVersion versions[] = {
     {"Cast", 19, true},
     {"CastLike", 19, true},
     {"Constant", 19, true},
-    {"DeformConv", 19, false},
+    {"DeformConv", 19, true},
     {"DequantizeLinear", 19, false},
     {"Identity", 19, true},
     {"If", 19, true},
@@ -76,7 +76,7 @@ static const OpVersion versions[] = {
     {"Shape", 19, true},
     {"Size", 19, true},
     /* opset 20 */
-    {"AffineGrid", 20, false},
+    {"AffineGrid", 20, true},
     {"ConstantOfShape", 20, true},
     {"DFT", 20, true},
     {"Gelu", 20, true},

@@ -33,3 +33,26 @@ case("gridsample_opset20_volumetric", 20,
      {"x": rand(1, 2, 3, 4, 5),
       "grid": rand(1, 2, 3, 4, 3, low=-1.2, high=1.2)},
      [("y", TensorProto.FLOAT)])
+
+# AffineGrid-20: 2-D and 3-D transforms, the size an initializer.
+case("affinegrid_opset20", 20,
+     [helper.make_node("AffineGrid", ["theta", "size"], ["grid"],
+                       align_corners=1)],
+     {"theta": rand(2, 2, 3, low=-1.0, high=1.0)},
+     [("grid", TensorProto.FLOAT)],
+     {"size": np.array([2, 3, 5, 4], dtype=np.int64)})
+case("affinegrid_opset20_3d", 20,
+     [helper.make_node("AffineGrid", ["theta", "size"], ["grid"])],
+     {"theta": rand(1, 3, 4, low=-1.0, high=1.0)},
+     [("grid", TensorProto.FLOAT)],
+     {"size": np.array([1, 2, 3, 4, 5], dtype=np.int64)})
+
+# DeformConv-19: grouped, with bias and mask, strided and padded.
+case("deformconv_opset19", 19,
+     [helper.make_node("DeformConv", ["x", "w", "offset", "b", "mask"],
+                       ["y"], group=2, offset_group=2, pads=[1, 1, 1, 1],
+                       strides=[2, 2])],
+     {"x": rand(1, 4, 7, 7), "offset": rand(1, 36, 4, 4, low=-1.0, high=1.0),
+      "mask": rand(1, 18, 4, 4, low=0.0, high=1.0)},
+     [("y", TensorProto.FLOAT)],
+     {"w": rand(6, 2, 3, 3), "b": rand(6)})
