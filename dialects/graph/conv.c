@@ -1,6 +1,6 @@
 /*
 ** conv.c - type inference of the windowed graph ops: Conv, ConvTranspose,
-** MaxPool, AveragePool and LpPool, over 1 to 3 (or more) spatial
+** DeformConv, MaxPool, AveragePool and LpPool, over 1 to 3 (or more) spatial
 ** dimensions, following the shape formulas of the ONNX operator docs:
 **
 **   NOTSET      out = floor_or_ceil((in + pad_b + pad_e - ek) / s) + 1
@@ -304,6 +304,117 @@ GiltStatus graph_infer_conv(const GraphOpView *v, GiltType **types)
   GraphShape out = x;
   out.dims[1] = m;
   if (spatial_out(v, &w, &x, NULL, &out) || check_windows(v, &out, n))
+    return GILT_FAILURE;
+  types[0] = graph_tensor_type(v->ctx, &out, elem);
+  return GILT_SUCCESS;
+}
+
+/* DeformConv's offset (channels offset_group * prod(kernel) * n) or mask
+** (offset_group * prod(kernel)), operand i: [N, channels, output
+** spatial...]. Output spatial dims still unknown are taken from it. */
+static GiltStatus check_sampling_operand(const GraphOpView *v, size_t i,
+                                         int64_t channels, GraphShape *out)
+{
+  GraphShape s;
+  graph_operand_shape(v, i, &s);
+  const char *name = graph_operand_name(v, i);
+  if (!graph_has_operand(v, i) || !s.ranked)
+    return GILT_SUCCESS;
+  if (s.rank != out->rank)
+    return graph_error(v, "operand '%s' has rank %zu but operand 'X' has "
+                       "rank %zu", name, s.rank, out->rank);
+  if (!dyn(s.dims[0]) && !dyn(out->dims[0]) && s.dims[0] != out->dims[0])
+    return graph_error(v, "operand '%s' has batch size %lld but operand "
+                       "'X' has %lld", name, (long long)s.dims[0],
+                       (long long)out->dims[0]);
+  if (!dyn(s.dims[1]) && !dyn(channels) && s.dims[1] != channels)
+    return graph_error(v, "operand '%s' has %lld channels, expected %lld",
+                       name, (long long)s.dims[1], (long long)channels);
+  for (size_t d = 2; d < s.rank; d++) {
+    if (dyn(out->dims[d]))
+      out->dims[d] = s.dims[d];
+    else if (!dyn(s.dims[d]) && s.dims[d] != out->dims[d])
+      return graph_error(v, "operand '%s' has size %lld in spatial "
+                         "dimension %zu, but the output has %lld", name,
+                         (long long)s.dims[d], d - 2,
+                         (long long)out->dims[d]);
+  }
+  if (dyn(out->dims[0]))
+    out->dims[0] = s.dims[0];
+  return GILT_SUCCESS;
+}
+
+/* DeformConv-19: X (N x C x D...), W (M x C/group x k...), offset (N x
+** offset_group * prod(k) * n x out...), B? (M), mask? (N x offset_group *
+** prod(k) x out...); the output as Conv's without auto_pad. Types f16,
+** f32, f64 (bf16 came with version 22). */
+GiltStatus graph_infer_deform_conv(const GraphOpView *v, GiltType **types)
+{
+  GraphShape x, wt;
+  size_t n = 0;
+  int64_t group = 1;
+  bool done;
+  if (conv_common(v, &x, &wt, &n, &group, types, &done))
+    return GILT_FAILURE;
+  GiltType *elem = graph_operand_elem(v, 0);
+  if (gilt_float_type_get_kind(elem) == GILT_BF16)
+    return graph_error(v, "operand 'X' must not be bf16 (DeformConv-19)");
+  if (done)
+    return GILT_SUCCESS;
+  /* read_window reads these, which DeformConv does not have. */
+  static const char *const foreign[] = {"auto_pad", "ceil_mode"};
+  for (size_t i = 0; i < 2; i++)
+    if (v->attrs && gilt_dictionary_attr_lookup(v->attrs, foreign[i]))
+      return graph_error(v, "has no attribute '%s' (DeformConv-19 pads "
+                         "explicitly)", foreign[i]);
+  int64_t og = graph_dict_int(v->attrs, "offset_group", 1);
+  if (og < 1)
+    return graph_error(v, "attribute 'offset_group' (%lld) must be "
+                       "positive", (long long)og);
+  int64_t m = wt.ranked ? wt.dims[0] : GILT_DYNAMIC, c;
+  if (grouped_channels(v, &wt, group, &c))
+    return GILT_FAILURE;
+  if (!dyn(x.dims[1]) && !dyn(c) && x.dims[1] != c)
+    return graph_error(v, "operand 'X' has %lld channels but operand 'W' "
+                       "expects %lld (%lld per group x %lld groups)",
+                       (long long)x.dims[1], (long long)c,
+                       (long long)wt.dims[1], (long long)group);
+  if (!dyn(x.dims[1]) && x.dims[1] % og)
+    return graph_error(v, "operand 'X' has %lld channels, not a multiple "
+                       "of attribute 'offset_group' (%lld)",
+                       (long long)x.dims[1], (long long)og);
+  if (!dyn(m) && m % group)
+    return graph_error(v, "operand 'W' has %lld output channels, not a "
+                       "multiple of attribute 'group' (%lld)",
+                       (long long)m, (long long)group);
+  Window w;
+  int64_t kernel[GRAPH_MAX_RANK];
+  for (size_t i = 0; i < n; i++)
+    kernel[i] = wt.ranked ? wt.dims[2 + i] : GILT_DYNAMIC;
+  if (read_window(v, n, kernel, &w))
+    return GILT_FAILURE;
+  if (graph_has_operand(v, 3)) {
+    GraphShape b;
+    graph_operand_shape(v, 3, &b);
+    if (b.ranked && (b.rank != 1 || (!dyn(m) && !dyn(b.dims[0]) &&
+                                     b.dims[0] != m)))
+      return graph_error(v, "operand 'B' must be 1-D with one entry per "
+                         "output channel (%lld)", (long long)m);
+  }
+  /* offset_group * prod(kernel): the mask's channels; the offset has n
+  ** coordinates for each. */
+  int64_t points = og;
+  for (size_t i = 0; i < n && !dyn(points); i++)
+    if (dyn(w.kernel[i]) || gilt_mul_overflow(points, w.kernel[i], &points))
+      points = GILT_DYNAMIC;
+  int64_t coords = GILT_DYNAMIC;
+  if (!dyn(points) && gilt_mul_overflow(points, (int64_t)n, &coords))
+    coords = GILT_DYNAMIC;
+  GraphShape out = x;
+  out.dims[1] = m;
+  if (spatial_out(v, &w, &x, NULL, &out) || check_windows(v, &out, n) ||
+      check_sampling_operand(v, 2, coords, &out) ||
+      check_sampling_operand(v, 4, points, &out))
     return GILT_FAILURE;
   types[0] = graph_tensor_type(v->ctx, &out, elem);
   return GILT_SUCCESS;

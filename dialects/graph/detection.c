@@ -1,13 +1,18 @@
 /*
 ** detection.c - type inference of the detection and sampling graph ops:
-** NonMaxSuppression, RoiAlign, MaxRoiPool, GridSample and MaxUnpool.
+** NonMaxSuppression, RoiAlign, MaxRoiPool, GridSample, AffineGrid and
+** MaxUnpool.
 **
 ** Per-region outputs are [num_rois, C, height, width]; NonMaxSuppression
 ** gives [?, 3] i64 (batch, class, box) triples; MaxUnpool's size comes
 ** from its output_shape operand (when constant) or the inverse of the
-** pooling formula. Not here: the pools themselves (conv.c).
+** pooling formula. GridSample has version 20's form (N spatial
+** dimensions, modes linear, nearest and cubic). Not here: the pools
+** themselves (conv.c).
 */
 #include "dialects/graph/graph.h"
+
+#include <string.h>
 
 #include "ir/support/checked_math.h"
 
@@ -52,25 +57,162 @@ GiltStatus graph_infer_roi(const GraphOpView *v, GiltType **types)
   return GILT_SUCCESS;
 }
 
-/* GridSample: N x C from X, the spatial size from grid [N, H, W, 2]. */
+/* Whether string attribute `attr` (default `def`) is one of the
+** NULL-terminated `allowed`; reports it otherwise. */
+static bool attr_one_of(const GraphOpView *v, const char *attr,
+                        const char *def, const char *const *allowed,
+                        const char *listed)
+{
+  const char *value = graph_dict_string(v->attrs, attr, def);
+  for (size_t i = 0; allowed[i]; i++)
+    if (!strcmp(value, allowed[i]))
+      return true;
+  graph_error(v, "attribute '%s' is '%s', expected %s", attr, value, listed);
+  return false;
+}
+
+static bool is_bf16(GiltType *t)
+{
+  return t && gilt_type_is_float(t) && gilt_float_type_get_kind(t) == GILT_BF16;
+}
+
+/* GridSample-20's attributes and types: X any type but bf16, grid f16, f32
+** or f64 (bf16 came with version 22). */
+static GiltStatus check_grid_sample(const GraphOpView *v)
+{
+  static const char *const modes[] = {"linear", "nearest", "cubic", NULL};
+  static const char *const pads[] = {"zeros", "border", "reflection", NULL};
+  int64_t align = graph_dict_int(v->attrs, "align_corners", 0);
+  if (align != 0 && align != 1)
+    return graph_error(v, "attribute 'align_corners' is %lld, expected 0 "
+                       "or 1", (long long)align);
+  if (!attr_one_of(v, "mode", "linear", modes, "linear, nearest or cubic") ||
+      !attr_one_of(v, "padding_mode", "zeros", pads,
+                   "zeros, border or reflection"))
+    return GILT_FAILURE;
+  for (size_t i = 0; i < 2; i++)
+    if (is_bf16(graph_operand_elem(v, i)))
+      return graph_error(v, "operand '%s' must not be bf16 (GridSample-20)",
+                         graph_operand_name(v, i));
+  return GILT_SUCCESS;
+}
+
+/* GridSample-20: X [N, C, D1..Dr], grid [N, D1_out..Dr_out, r] ->
+** [N, C, D1_out..Dr_out], for any r >= 1. */
 GiltStatus graph_infer_grid_sample(const GraphOpView *v, GiltType **types)
 {
-  if (graph_check_operands(v))
+  if (graph_check_operands(v) || check_grid_sample(v))
     return GILT_FAILURE;
   GraphShape x, grid;
   graph_operand_shape(v, 0, &x);
   graph_operand_shape(v, 1, &grid);
   GiltType *elem = graph_operand_elem(v, 0);
-  if (!x.ranked || !grid.ranked) {
+  if (x.ranked && x.rank < 3)
+    return graph_error(v, "operand 'X' must be [N, C, D1, ...], got rank "
+                       "%zu", x.rank);
+  if (grid.ranked && grid.rank < 3)
+    return graph_error(v, "operand 'grid' must be [N, D1_out, ..., r], got "
+                       "rank %zu", grid.rank);
+  if (x.ranked && grid.ranked && grid.rank != x.rank)
+    return graph_error(v, "operand 'grid' must have the rank of operand 'X' "
+                       "(%zu), got %zu", x.rank, grid.rank);
+  if (!x.ranked && !grid.ranked) {
     types[0] = gilt_unranked_tensor_type_get(v->ctx, elem);
     return GILT_SUCCESS;
   }
-  if (x.rank < 3 || grid.rank != x.rank)
-    return graph_error(v, "operand 'grid' must have the rank of operand 'X' "
-                       "(%zu), got %zu", x.rank, grid.rank);
-  for (size_t d = 2; d < x.rank; d++)
-    x.dims[d] = grid.dims[d - 1];
-  types[0] = graph_tensor_type(v->ctx, &x, elem);
+  size_t rank = x.ranked ? x.rank : grid.rank;
+  int64_t r = (int64_t)rank - 2;
+  if (grid.ranked && grid.dims[rank - 1] != GILT_DYNAMIC &&
+      grid.dims[rank - 1] != r)
+    return graph_error(v, "operand 'grid' must end in a dimension of %lld "
+                       "(one coordinate per spatial dimension), got %lld",
+                       (long long)r, (long long)grid.dims[rank - 1]);
+  int64_t nx = x.ranked ? x.dims[0] : GILT_DYNAMIC;
+  int64_t ng = grid.ranked ? grid.dims[0] : GILT_DYNAMIC;
+  if (nx != GILT_DYNAMIC && ng != GILT_DYNAMIC && nx != ng)
+    return graph_error(v, "operands 'X' and 'grid' have batch sizes %lld "
+                       "and %lld", (long long)nx, (long long)ng);
+  GraphShape out = {.ranked = true, .rank = rank};
+  out.dims[0] = nx != GILT_DYNAMIC ? nx : ng;
+  out.dims[1] = x.ranked ? x.dims[1] : GILT_DYNAMIC;
+  for (size_t d = 2; d < rank; d++)
+    out.dims[d] = grid.ranked ? grid.dims[d - 1] : GILT_DYNAMIC;
+  types[0] = graph_tensor_type(v->ctx, &out, elem);
+  return GILT_SUCCESS;
+}
+
+/* AffineGrid-20: theta [N, 2, 3] (2-D) or [N, 3, 4] (3-D), size the
+** target [N, C, H, W] or [N, C, D, H, W] (i64, 4 or 5 entries) -> grid
+** [N, H, W, 2] or [N, D, H, W, 3] in theta's type. The spatial sizes come
+** from a constant size. */
+GiltStatus graph_infer_affine_grid(const GraphOpView *v, GiltType **types)
+{
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
+  int64_t align = graph_dict_int(v->attrs, "align_corners", 0);
+  if (align != 0 && align != 1)
+    return graph_error(v, "attribute 'align_corners' is %lld, expected 0 "
+                       "or 1", (long long)align);
+  GiltType *elem = graph_operand_elem(v, 0), *size_elem = graph_operand_elem(v, 1);
+  if (!gilt_type_is_integer(size_elem, 64) ||
+      gilt_integer_type_get_signedness(size_elem) == GILT_UNSIGNED)
+    return graph_error(v, "operand 'size' must be an i64 tensor");
+  GraphShape theta, size;
+  graph_operand_shape(v, 0, &theta);
+  graph_operand_shape(v, 1, &size);
+  if (theta.ranked && theta.rank != 3)
+    return graph_error(v, "operand 'theta' must be [N, 2, 3] or [N, 3, 4], "
+                       "got rank %zu", theta.rank);
+  if (size.ranked && (size.rank != 1 || (size.dims[0] != GILT_DYNAMIC &&
+                                         size.dims[0] != 4 &&
+                                         size.dims[0] != 5)))
+    return graph_error(v, "operand 'size' must be 1-D with 4 entries "
+                       "(N, C, H, W) or 5 (N, C, D, H, W)");
+  /* r, the spatial dimensions, from whichever operand tells. */
+  int64_t r = GILT_DYNAMIC, vals[5];
+  size_t nvals = 0;
+  bool known = graph_operand_ints(v, 1, vals, 5, &nvals);
+  if (size.ranked && size.dims[0] != GILT_DYNAMIC)
+    r = size.dims[0] - 2;
+  int64_t tr = GILT_DYNAMIC;
+  if (theta.ranked) {
+    int64_t rows = theta.dims[1], cols = theta.dims[2];
+    if ((rows != GILT_DYNAMIC && rows != 2 && rows != 3) ||
+        (rows != GILT_DYNAMIC && cols != GILT_DYNAMIC && cols != rows + 1) ||
+        (cols != GILT_DYNAMIC && cols != 3 && cols != 4))
+      return graph_error(v, "operand 'theta' must be [N, 2, 3] or "
+                         "[N, 3, 4], got [%lld, %lld] matrices",
+                         (long long)rows, (long long)cols);
+    tr = rows != GILT_DYNAMIC ? rows : cols != GILT_DYNAMIC ? cols - 1 : tr;
+  }
+  if (r != GILT_DYNAMIC && tr != GILT_DYNAMIC && r != tr)
+    return graph_error(v, "operand 'theta' holds %lld-D transforms but "
+                       "operand 'size' has %lld entries", (long long)tr,
+                       (long long)(r + 2));
+  if (r == GILT_DYNAMIC)
+    r = tr;
+  if (r == GILT_DYNAMIC) {
+    types[0] = gilt_unranked_tensor_type_get(v->ctx, elem);
+    return GILT_SUCCESS;
+  }
+  int64_t n = theta.ranked ? theta.dims[0] : GILT_DYNAMIC;
+  if (known) {
+    for (size_t i = 0; i < nvals; i++)
+      if (vals[i] < 0)
+        return graph_error(v, "operand 'size' entry %zu (%lld) is negative",
+                           i, (long long)vals[i]);
+    if (n != GILT_DYNAMIC && vals[0] != n)
+      return graph_error(v, "operand 'size' asks for a batch of %lld but "
+                         "operand 'theta' has %lld", (long long)vals[0],
+                         (long long)n);
+    n = vals[0];
+  }
+  GraphShape out = {.ranked = true, .rank = (size_t)r + 2};
+  out.dims[0] = n;
+  for (int64_t d = 0; d < r; d++)
+    out.dims[1 + d] = known ? vals[2 + d] : GILT_DYNAMIC;
+  out.dims[r + 1] = r;
+  types[0] = graph_tensor_type(v->ctx, &out, elem);
   return GILT_SUCCESS;
 }
 

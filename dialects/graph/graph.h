@@ -346,6 +346,8 @@ GILT_INTERNAL GiltStatus graph_infer_pool(const GraphOpView *v,
                                           GiltType **types);
 GILT_INTERNAL GiltStatus graph_infer_col2im(const GraphOpView *v,
                                             GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_deform_conv(const GraphOpView *v,
+                                                 GiltType **types);
 /* shape.c */
 GILT_INTERNAL GiltStatus graph_infer_reshape(const GraphOpView *v,
                                              GiltType **types);
@@ -457,6 +459,8 @@ GILT_INTERNAL GiltStatus graph_infer_non_max_suppression(const GraphOpView *v,
 GILT_INTERNAL GiltStatus graph_infer_roi(const GraphOpView *v,
                                          GiltType **types);
 GILT_INTERNAL GiltStatus graph_infer_grid_sample(const GraphOpView *v,
+                                                 GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_affine_grid(const GraphOpView *v,
                                                  GiltType **types);
 GILT_INTERNAL GiltStatus graph_infer_max_unpool(const GraphOpView *v,
                                                 GiltType **types);

@@ -10,9 +10,9 @@
 ** rewrites follow ONNX's own version converter (onnx/version_converter/
 ** adapters): attributes that became inputs are turned into constant
 ** operands (Split, Squeeze, Unsqueeze, the Reduce family, Clip, Pad, Slice,
-** TopK, Reshape, Dropout), attributes that lost their meaning are dropped
-** (consumed_inputs, is_test, broadcast, spatial), Upsample and Resize-10
-** become opset-11 Resize with the coordinate rules they had, and
+** TopK, Reshape, Dropout, DFT), attributes that lost their meaning are
+** dropped (consumed_inputs, is_test, broadcast, spatial), Upsample and
+** Resize-10 become opset-11 Resize with the coordinate rules they had, and
 ** Softmax-family ops of opset < 13, which worked on the input flattened to
 ** 2-D, either keep a single axis or get that flattening spelled out.
 ** Where a graph op has a newer version's form (Pad-19, Resize-19,
@@ -21,8 +21,10 @@
 ** Split before opset 18 gets `num_outputs` from the node's outputs,
 ** Scan-8, batched, becomes a Loop over the batch around a Scan-9,
 ** ScatterElements and ScatterND before 18 may not reduce with max or min,
-** and GroupNormalization-18's per-group scale and bias become version
-** 21's per-channel ones.
+** GroupNormalization-18's per-group scale and bias become version 21's
+** per-channel ones, DFT-17's `axis` attribute (default 1) always becomes
+** DFT-20's axis input (default -2), and GridSample-16's modes "bilinear"
+** and "bicubic" are GridSample-20's "linear" and "cubic".
 **
 ** Not here: upgrades of operators gilt has no op for, and old forms no
 ** model in the wild uses (Upsample-1's width_scale/height_scale, Tile-1's
@@ -817,6 +819,44 @@ static GiltStatus group_norm_18(GiltOnnxImporter *imp, GiltOnnxNode *n)
   return GILT_SUCCESS;
 }
 
+/* DFT-17's `axis` attribute is DFT-20's third input, counted the same way
+** (over the whole rank, the complex dimension included); its default was
+** 1, where an absent input means -2, so the node always gets the constant.
+** (ONNX's version converter moves it the same way.) */
+static GiltStatus dft_axis(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  GiltAttr *a = gilt_onnx_node_take_attr(n, "axis");
+  if (a && a->kind != GILT_ATTR_INTEGER)
+    return unsupported(imp, n, "a non-integer 'axis'");
+  int64_t axis = a ? gilt_integer_attr_get_value(a) : 1;
+  GiltValue *v = gilt_onnx_emit_constant(
+      imp, n->loc,
+      gilt_onnx_scalar_attr(gilt_integer_type_get(imp->ctx, 64, GILT_SIGNLESS),
+                            (double)axis));
+  if (!v)
+    return GILT_FAILURE;
+  set_operand(imp, n, 2, v);
+  return GILT_SUCCESS;
+}
+
+/* GridSample-16 sampled 4-D inputs only, with modes "bilinear" and
+** "bicubic"; version 20 calls them "linear" and "cubic" (N-linear and
+** N-cubic in N spatial dimensions) and keeps "nearest", as ONNX's version
+** converter renames them. An absent mode meant bilinear, 20's default. */
+static GiltStatus grid_sample_16(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  int64_t rank = operand_rank(n, 0);
+  if (rank >= 0 && rank != 4)
+    return newer_only(imp, n, "an input that is not 4-D", 20);
+  if (attr_is(n, "mode", "linear") || attr_is(n, "mode", "cubic"))
+    return newer_only(imp, n, "mode 'linear' or 'cubic'", 20);
+  if (attr_is(n, "mode", "bilinear"))
+    gilt_onnx_node_set_attr(imp, n, "mode", string_attr(imp, "linear"));
+  else if (attr_is(n, "mode", "bicubic"))
+    gilt_onnx_node_set_attr(imp, n, "mode", string_attr(imp, "cubic"));
+  return GILT_SUCCESS;
+}
+
 /* ---- the table ------------------------------------------------------------------- */
 
 typedef GiltStatus (*UpgradeFn)(GiltOnnxImporter *imp, GiltOnnxNode *n);
@@ -884,6 +924,8 @@ static const struct {
     {"Tile", 5, NULL, tile_1},
     {"Scan", 8, NULL, scan_8},
     {"GroupNormalization", 20, NULL, group_norm_18},
+    {"DFT", 19, NULL, dft_axis},
+    {"GridSample", 19, NULL, grid_sample_16},
 };
 
 #define NUM_UPGRADES (sizeof upgrades / sizeof *upgrades)
