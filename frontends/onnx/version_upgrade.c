@@ -826,8 +826,8 @@ static GiltStatus group_norm_18(GiltOnnxImporter *imp, GiltOnnxNode *n)
 static GiltStatus dft_axis(GiltOnnxImporter *imp, GiltOnnxNode *n)
 {
   GiltAttr *a = gilt_onnx_node_take_attr(n, "axis");
-  if (a && a->kind != GILT_ATTR_INTEGER)
-    return unsupported(imp, n, "a non-integer 'axis'");
+  if (!attr_kind_ok(imp, n, "axis", a, GILT_ATTR_INTEGER))
+    return GILT_FAILURE;
   int64_t axis = a ? gilt_integer_attr_get_value(a) : 1;
   GiltValue *v = gilt_onnx_emit_constant(
       imp, n->loc,
