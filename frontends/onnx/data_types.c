@@ -5,9 +5,12 @@
 ** One table, indexed by the ONNX value, says for each type its ONNX name,
 ** how gilt stores one element and which gilt type it becomes; the mapping
 ** and its reasons are stated in model_reader.h. Types gilt cannot compute
-** with (string, complex, the 8- and 4-bit float formats, int4) have a name
-** and no gilt type, so the diagnostic can still say what the model wanted.
-** This file does not decode payloads (tensor_data.c does).
+** with (string, complex, the 4-bit float and the E8M0 scale format) have a
+** name and no gilt type, so the diagnostic can still say what the model
+** wanted. int4 and uint4 become i4 and ui4, stored a byte per element as
+** every integer narrower than a byte is. This file does not decode payloads
+** (tensor_data.c does, and unpacks the two 4-bit values ONNX puts in a
+** byte).
 */
 #include "frontends/onnx/model_reader.h"
 
@@ -48,8 +51,8 @@ static const DataTypeInfo data_types[] = {
     ENTRY(FLOAT8E4M3FNUZ, NONE, 0, 0),
     ENTRY(FLOAT8E5M2, NONE, 0, 0),
     ENTRY(FLOAT8E5M2FNUZ, NONE, 0, 0),
-    ENTRY(UINT4, NONE, 0, 0),
-    ENTRY(INT4, NONE, 0, 0),
+    ENTRY(UINT4, UINT, 4, 0),
+    ENTRY(INT4, SINT, 4, 0),
     ENTRY(FLOAT4E2M1, NONE, 0, 0),
     ENTRY(FLOAT8E8M0, NONE, 0, 0),
 };
@@ -113,7 +116,7 @@ size_t gilt_onnx_element_size(int32_t data_type)
   const DataTypeInfo *info = lookup(data_type);
   if (!info || info->kind == NONE)
     return 0;
-  return info->kind == BOOL ? 1 : info->bits / 8;
+  return info->bits <= 8 ? 1 : info->bits / 8;
 }
 
 const char *gilt_onnx_data_type_name(int32_t data_type)

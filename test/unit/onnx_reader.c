@@ -557,7 +557,7 @@ static void test_payload_errors(GiltContext *ctx)
        "support"},
       {GILT__ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX64, "COMPLEX64"},
       {GILT__ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT8E4M3FN, "FLOAT8E4M3FN"},
-      {GILT__ONNX__TENSOR_PROTO__DATA_TYPE__INT4, "INT4"},
+      {GILT__ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT4E2M1, "FLOAT4E2M1"},
       {99, "has unknown element type 99"},
       {GILT__ONNX__TENSOR_PROTO__DATA_TYPE__UNDEFINED, "has no element type"},
   };
