@@ -219,8 +219,11 @@ GiltType *graph_onnx_elem_type(GiltContext *ctx, int64_t dt)
       {7, 64, GILT_SIGNLESS, GILT_F32},  {9, 1, GILT_SIGNLESS, GILT_F32},
       {10, 0, GILT_SIGNLESS, GILT_F16},  {11, 0, GILT_SIGNLESS, GILT_F64},
       {12, 32, GILT_UNSIGNED, GILT_F32}, {13, 64, GILT_UNSIGNED, GILT_F32},
-      {16, 0, GILT_SIGNLESS, GILT_BF16}, {21, 4, GILT_UNSIGNED, GILT_F32},
-      {22, 4, GILT_SIGNLESS, GILT_F32}};
+      {16, 0, GILT_SIGNLESS, GILT_BF16}, {17, 0, GILT_SIGNLESS, GILT_F8E4M3FN},
+      {18, 0, GILT_SIGNLESS, GILT_F8E4M3FNUZ},
+      {19, 0, GILT_SIGNLESS, GILT_F8E5M2},
+      {20, 0, GILT_SIGNLESS, GILT_F8E5M2FNUZ},
+      {21, 4, GILT_UNSIGNED, GILT_F32}, {22, 4, GILT_SIGNLESS, GILT_F32}};
   for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
     if (table[i].dt != dt)
       continue;

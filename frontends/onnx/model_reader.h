@@ -138,7 +138,8 @@ GILT_INTERNAL GiltType *gilt_onnx_reader_get_value_type(
 
 /* The gilt element type of an ONNX TensorProto.DataType, as MLIR's ONNX
 ** importers map them: float, double, float16 and bfloat16 to f32, f64, f16
-** and bf16; int8..int64 to signless i8..i64 (ONNX integers are signed, and
+** and bf16; FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2 and FLOAT8E5M2FNUZ to
+** f8E4M3FN, f8E4M3FNUZ, f8E5M2 and f8E5M2FNUZ; int8..int64 to signless i8..i64 (ONNX integers are signed, and
 ** signless integers are what arithmetic in MLIR-style IR works on, with
 ** the signed interpretation chosen by each op); uint8..uint64 to
 ** ui8..ui64, whose unsignedness no op could recover otherwise; int4 and

@@ -137,9 +137,9 @@ static TypedField field_for_type(int32_t dt)
   }
 }
 
-/* The accepted range of an int32_data entry for each type. The 16-bit
-** float bit patterns are accepted sign-extended too, as some writers
-** produce them, and keep their low 16 bits. */
+/* The accepted range of an int32_data entry for each type. The 16- and
+** 8-bit float bit patterns are accepted sign-extended too, as some writers
+** produce them, and keep their low bits. */
 static bool int32_entry_range(int32_t dt, int64_t *lo, int64_t *hi)
 {
   switch (dt) {
@@ -158,6 +158,12 @@ static bool int32_entry_range(int32_t dt, int64_t *lo, int64_t *hi)
   case DT(FLOAT16):
   case DT(BFLOAT16):
     *lo = INT16_MIN, *hi = UINT16_MAX;
+    return true;
+  case DT(FLOAT8E4M3FN): /* the bit pattern, as for the 16-bit floats */
+  case DT(FLOAT8E4M3FNUZ):
+  case DT(FLOAT8E5M2):
+  case DT(FLOAT8E5M2FNUZ):
+    *lo = INT8_MIN, *hi = UINT8_MAX;
     return true;
   case DT(INT4): /* an entry holds a byte: two packed elements */
   case DT(UINT4):

@@ -741,8 +741,10 @@ static GiltStatus group_norm_18(GiltOnnxImporter *imp, GiltOnnxNode *n)
       groups_attr->kind != GILT_ATTR_INTEGER || n->operands.len != 3 ||
       !n->operands.data[1] || !n->operands.data[2])
     return GILT_SUCCESS; /* the verifier names what is wrong */
-  static const int64_t stash[] = {[GILT_F16] = 10, [GILT_BF16] = 16,
-                                  [GILT_F32] = 1, [GILT_F64] = 11};
+  static const int64_t stash[] = {[GILT_F16] = 10,       [GILT_BF16] = 16,
+                                  [GILT_F32] = 1,        [GILT_F64] = 11,
+                                  [GILT_F8E4M3FN] = 17,  [GILT_F8E4M3FNUZ] = 18,
+                                  [GILT_F8E5M2] = 19,    [GILT_F8E5M2FNUZ] = 20};
   gilt_onnx_node_set_attr(
       imp, n, "stash_type",
       gilt_integer_attr_get(gilt_integer_type_get(imp->ctx, 64, GILT_SIGNLESS),

@@ -321,8 +321,11 @@ static void test_new_element_types(void)
   }
   t->n_int32_data = 0;
 
-  /* Cast-19 to float 8: `saturate` (which only float 8 reads) is kept,
-  ** the target type refused. */
+  /* Cast-19 to float 8, `saturate` kept; a float 8 initializer in
+  ** int32_data, one bit pattern per entry (448, -0, NaN, 2^-9). */
+  static const int64_t dims_4[] = {4};
+  static const float w4[4];
+  static int32_t f8_entries[4] = {0x7E, 0x80, 0x7F, 0x01};
   g = onnx_graph("g");
   onnx_add_input(g, onnx_value("x", 2, dims_2x3));
   Gilt__Onnx__NodeProto *cast = onnx_node("Cast", "cast", "x", "y");
@@ -330,10 +333,25 @@ static void test_new_element_types(void)
   onnx_attr_int(cast, "saturate", 0);
   onnx_add_node(g, cast);
   onnx_add_output(g, onnx_untyped("y"));
-  CHECK(!import(ctx, g, 19));
-  CHECK(num_errors == 1 && strstr(errors, "'graph.cast' op attribute 'to' "
-                                          "(19) is not a supported ONNX "
-                                          "data type"));
+  t = onnx_add_initializer(g, "c", 1, dims_4, w4);
+  t->data_type = ONNX_DT(FLOAT8E4M3FN);
+  t->has_raw_data = false;
+  t->raw_data.len = 0;
+  t->n_int32_data = 4;
+  t->int32_data = f8_entries;
+  onnx_add_node(g, onnx_node("Identity", "id", "c", "z"));
+  onnx_add_output(g, onnx_untyped("z"));
+  module = import(ctx, g, 19);
+  CHECK(module && num_errors == 0);
+  if (module) {
+    const char *out = print(module, false);
+    CHECK(strstr(out, "graph.cast(%arg0) {saturate = 0 : i64, to = 19 : "
+                      "i64} : (tensor<2x3xf32>) -> tensor<2x3xf8E5M2>"));
+    CHECK(strstr(out, "dense_resource<c> : tensor<4xf8E4M3FN>"));
+    CHECK(strstr(out, "c: \"0x010000007E807F01\""));
+    gilt_op_destroy(module);
+  }
+  t->n_int32_data = 0;
   gilt_context_destroy(ctx);
 }
 
