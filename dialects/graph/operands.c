@@ -130,6 +130,10 @@ static bool fits(char c, GiltType *elem, const char **what)
   case 'b':
     *what = "a bool (i1) tensor";
     return is_bool(elem);
+  case 'q':
+    *what = "a quantized (integer or 8-bit float) tensor";
+    return is_int(elem) || (elem->kind == GILT_TYPE_FLOAT &&
+                            gilt_type_get_bit_width(elem) == 8);
   default:
     *what = "a tensor";
     return true;

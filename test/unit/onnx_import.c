@@ -212,14 +212,14 @@ static void test_newer_opsets(void)
 
   Gilt__Onnx__GraphProto *r = onnx_graph("r");
   onnx_add_input(r, onnx_value("x", 2, dims_2x3));
-  onnx_add_node(r, onnx_node("DequantizeLinear", "dq", "x,s", "m"));
+  onnx_add_node(r, onnx_node("GridSample", "gs", "x,x", "m"));
   onnx_add_node(r, onnx_node("Relu", "relu", "m", "a"));
   onnx_add_node(r, onnx_node("DFT", "", "a", "y"));
   onnx_add_output(r, onnx_value("y", 2, dims_2x3));
   CHECK(!import(ctx, r, 20));
   CHECK(num_errors == 2);
-  CHECK(strstr(errors, "unsupported version 19 of ONNX operator "
-                       "'DequantizeLinear' (opset 20) in node 'dq'"));
+  CHECK(strstr(errors, "unsupported version 20 of ONNX operator "
+                       "'GridSample' (opset 20) in node 'gs'"));
   CHECK(strstr(errors, "unsupported version 20 of ONNX operator 'DFT' "
                        "(opset 20) in node 'DFT_2'"));
 
@@ -352,6 +352,58 @@ static void test_new_element_types(void)
     gilt_op_destroy(module);
   }
   t->n_int32_data = 0;
+  gilt_context_destroy(ctx);
+}
+
+/* QuantizeLinear-21 and DequantizeLinear-21: blocked scales and
+** output_dtype import into the graph ops; at opset 20 they are refused, as
+** is QuantizeLinear's saturate at 18. */
+static void test_quantize_versions(void)
+{
+  static const int64_t dims_2x4[] = {2, 4}, dims_2x2[] = {2, 2};
+  static const float s[4] = {1, 1, 1, 1};
+  GiltContext *ctx = context(false);
+  Gilt__Onnx__GraphProto *g = onnx_graph("g");
+  onnx_add_input(g, onnx_value("x", 2, dims_2x4));
+  onnx_add_initializer(g, "s", 2, dims_2x2, s);
+  Gilt__Onnx__NodeProto *q = onnx_node("QuantizeLinear", "q", "x,s", "y");
+  onnx_attr_int(q, "block_size", 2);
+  onnx_attr_int(q, "output_dtype", ONNX_DT(INT4));
+  onnx_add_node(g, q);
+  Gilt__Onnx__NodeProto *dq = onnx_node("DequantizeLinear", "dq", "y,s", "z");
+  onnx_attr_int(dq, "block_size", 2);
+  onnx_add_node(g, dq);
+  onnx_add_output(g, onnx_untyped("z"));
+  GiltOp *module = import(ctx, g, 21);
+  CHECK(module && num_errors == 0);
+  if (module) {
+    const char *out = print(module, false);
+    CHECK(strstr(out, "graph.quantize_linear(%arg0, %0) {block_size = 2 : "
+                      "i64, output_dtype = 22 : i64} : (tensor<2x4xf32>, "
+                      "tensor<2x2xf32>) -> tensor<2x4xi4>"));
+    CHECK(strstr(out, "-> tensor<2x4xf32>"));
+    gilt_op_destroy(module);
+  }
+  CHECK(!import(ctx, g, 20));
+  CHECK(strstr(errors, "node 'q' (QuantizeLinear, opset 20) uses attribute "
+                       "'block_size', which QuantizeLinear has only from "
+                       "opset 21 on"));
+
+  g = onnx_graph("g");
+  onnx_add_input(g, onnx_value("x", 2, dims_2x4));
+  onnx_add_initializer(g, "s", 0, NULL, s);
+  q = onnx_node("QuantizeLinear", "q", "x,s", "y");
+  onnx_attr_int(q, "saturate", 0);
+  onnx_add_node(g, q);
+  onnx_add_output(g, onnx_untyped("y"));
+  module = import(ctx, g, 19);
+  CHECK(module && num_errors == 0);
+  if (module)
+    gilt_op_destroy(module);
+  CHECK(!import(ctx, g, 18));
+  CHECK(num_errors == 1 && strstr(errors, "uses attribute 'saturate', which "
+                                          "QuantizeLinear has only from "
+                                          "opset 19 on"));
   gilt_context_destroy(ctx);
 }
 
@@ -874,6 +926,7 @@ int main(void)
   test_newer_opsets();
   test_new_element_types();
   test_newer_forms_in_older_opsets();
+  test_quantize_versions();
   test_corrupt_file();
   test_bad_graphs();
   test_absent_inputs();
