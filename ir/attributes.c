@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "ir/context.h"
-#include "ir/support/float16.h"
 
 static size_t dense_array_nbytes(const GiltAttr *a)
 {
@@ -206,20 +205,13 @@ GiltAttr *gilt_float_attr_get(GiltType *type, double value)
   /* Round once, straight to the type: through float first, a value just
   ** past a tie between two halves would round to the tie in f32 and then
   ** to even in f16, one ulp from the nearest half. */
-  switch (type->fkind) {
-  case GILT_F16:
-    key.f = gilt_float_from_f16(gilt_f16_from_double(value));
-    break;
-  case GILT_BF16:
-    key.f = gilt_float_from_bf16(gilt_bf16_from_double(value));
-    break;
-  case GILT_F32:
+  if (type->fkind == GILT_F32)
     key.f = (float)value;
-    break;
-  case GILT_F64:
+  else if (type->fkind == GILT_F64)
     key.f = value;
-    break;
-  }
+  else
+    key.f = gilt_float_bits_to_double(
+        type->fkind, gilt_float_bits_from_double(type->fkind, value, false));
   return unique_attr(type->ctx, &key);
 }
 
@@ -726,26 +718,9 @@ static double load_float(GiltType *et, const uint8_t *p)
 {
   if (et->kind != GILT_TYPE_FLOAT)
     return (double)load_int(et, p);
-  switch (et->fkind) {
-  case GILT_F32: {
-    float f;
-    memcpy(&f, p, 4);
-    return f;
-  }
-  case GILT_F64: {
-    double d;
-    memcpy(&d, p, 8);
-    return d;
-  }
-  case GILT_F16:
-  case GILT_BF16: {
-    uint16_t h;
-    memcpy(&h, p, 2);
-    return et->fkind == GILT_F16 ? gilt_float_from_f16(h)
-                                 : gilt_float_from_bf16(h);
-  }
-  }
-  return 0;
+  uint64_t bits = 0;
+  memcpy(&bits, p, gilt_type_get_storage_size(et)); /* little-endian */
+  return gilt_float_bits_to_double(et->fkind, bits);
 }
 
 int64_t gilt_dense_attr_get_int(GiltAttr *a, int64_t i)

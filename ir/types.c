@@ -284,7 +284,7 @@ GiltFloatKind gilt_float_type_get_kind(GiltType *t)
 
 unsigned gilt_type_get_bit_width(GiltType *t)
 {
-  static const unsigned float_bits[] = {16, 16, 32, 64};
+  static const unsigned float_bits[] = {16, 16, 32, 64, 8, 8, 8, 8};
   if (t->kind == GILT_TYPE_INTEGER)
     return t->integer.width;
   if (t->kind == GILT_TYPE_FLOAT)

@@ -129,7 +129,8 @@ enum {
 typedef struct GraphOpDesc {
   GraphInferFn infer;
   /* One letter per operand, the last repeating: f float, i integer (not
-  ** i1), n numeric (float or integer, not i1), b bool (i1), a any. An
+  ** i1), n numeric (float or integer, not i1), b bool (i1), q quantized
+  ** (integer, not i1, or an 8-bit float), a any. An
   ** upper-case letter also requires the element type of the first
   ** upper-case operand. */
   const char *cats;

@@ -130,6 +130,10 @@ static bool fits(char c, GiltType *elem, const char **what)
   case 'b':
     *what = "a bool (i1) tensor";
     return is_bool(elem);
+  case 'q':
+    *what = "a quantized (integer or 8-bit float) tensor";
+    return is_int(elem) || (elem->kind == GILT_TYPE_FLOAT &&
+                            gilt_type_get_bit_width(elem) == 8);
   default:
     *what = "a tensor";
     return true;
@@ -219,7 +223,11 @@ GiltType *graph_onnx_elem_type(GiltContext *ctx, int64_t dt)
       {7, 64, GILT_SIGNLESS, GILT_F32},  {9, 1, GILT_SIGNLESS, GILT_F32},
       {10, 0, GILT_SIGNLESS, GILT_F16},  {11, 0, GILT_SIGNLESS, GILT_F64},
       {12, 32, GILT_UNSIGNED, GILT_F32}, {13, 64, GILT_UNSIGNED, GILT_F32},
-      {16, 0, GILT_SIGNLESS, GILT_BF16}};
+      {16, 0, GILT_SIGNLESS, GILT_BF16}, {17, 0, GILT_SIGNLESS, GILT_F8E4M3FN},
+      {18, 0, GILT_SIGNLESS, GILT_F8E4M3FNUZ},
+      {19, 0, GILT_SIGNLESS, GILT_F8E5M2},
+      {20, 0, GILT_SIGNLESS, GILT_F8E5M2FNUZ},
+      {21, 4, GILT_UNSIGNED, GILT_F32}, {22, 4, GILT_SIGNLESS, GILT_F32}};
   for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
     if (table[i].dt != dt)
       continue;

@@ -1,5 +1,5 @@
 /*
-** quant.c - type inference of the quantization graph ops:
+** quant.c - type inference and checks of the quantization graph ops:
 ** QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, and the integer
 ** and quantized contractions MatMulInteger, ConvInteger, QLinearMatMul,
 ** QLinearConv.
@@ -8,8 +8,12 @@
 ** on a view of the op that holds just the data and weight operands (named
 ** by their position in the real op), then takes the result element type
 ** from the quantization rule: i32 accumulators for the *Integer ops,
-** y_zero_point's type for the QLinear ops. Not here: how scales and zero
-** points are applied (the lowering).
+** y_zero_point's type for the QLinear ops. QuantizeLinear and
+** DequantizeLinear have version 21's form: a scale (and zero point) that
+** is a scalar, a 1-D tensor along `axis`, or, with `block_size`, x's shape
+** with ceil(D / block_size) along `axis`; QuantizeLinear's `output_dtype`
+** names y's type when there is no zero point. Not here: how scales and
+** zero points are applied (the lowering).
 */
 #include "dialects/graph/graph.h"
 
@@ -80,7 +84,7 @@ GiltStatus graph_infer_q_linear_mat_mul(const GraphOpView *v,
 {
   static const size_t map[] = {0, 3};
   GiltType *elem = y_zero_point_elem(v);
-  return elem ? infer_on(v, graph_infer_matmul, map, 2, "ii", elem, types)
+  return elem ? infer_on(v, graph_infer_matmul, map, 2, "qq", elem, types)
               : GILT_FAILURE;
 }
 
@@ -92,17 +96,97 @@ GiltStatus graph_infer_q_linear_conv(const GraphOpView *v, GiltType **types)
               : GILT_FAILURE;
 }
 
-/* QuantizeLinear: x's shape in y_zero_point's type (ui8 without one). */
+/* Whether two shapes of one rank may be equal (unknown dims match). */
+static bool dims_compatible(size_t rank, const int64_t *a, const int64_t *b)
+{
+  for (size_t d = 0; d < rank; d++)
+    if (a[d] >= 0 && b[d] >= 0 && a[d] != b[d])
+      return false;
+  return true;
+}
+
+/* The scale's (and zero point's) shape against x's: ONNX 21's three
+** granularities. Unknown ranks and dims pass. */
+static GiltStatus check_scale_shape(const GraphOpView *v)
+{
+  GraphShape x, s;
+  graph_operand_shape(v, 0, &x);
+  graph_operand_shape(v, 1, &s);
+  int64_t block = graph_dict_int(v->attrs, "block_size", 0);
+  int64_t axis = graph_dict_int(v->attrs, "axis", 1);
+  if (block < 0)
+    return graph_error(v, "attribute 'block_size' (%lld) must not be "
+                       "negative", (long long)block);
+  if (graph_has_operand(v, 2)) {
+    GraphShape z;
+    graph_operand_shape(v, 2, &z);
+    if (s.ranked && z.ranked &&
+        (s.rank != z.rank || !dims_compatible(s.rank, s.dims, z.dims)))
+      return graph_error(v, "operand '%s' must have the shape of '%s'",
+                         graph_operand_name(v, 2), graph_operand_name(v, 1));
+  }
+  if (!x.ranked || !s.ranked || (s.rank == 0 && !block))
+    return GILT_SUCCESS;
+  int64_t ax;
+  if (!graph_normalize_axis(axis, x.rank, &ax))
+    return graph_error(v, "attribute 'axis' (%lld) is out of range for "
+                       "rank %zu", (long long)axis, x.rank);
+  if (!block) {
+    if (s.rank != 1)
+      return graph_error(v, "operand '%s' must be a scalar or 1-D without "
+                         "'block_size'", graph_operand_name(v, 1));
+    if (x.dims[ax] >= 0 && s.dims[0] >= 0 && x.dims[ax] != s.dims[0])
+      return graph_error(v, "operand '%s' has %lld elements, axis %lld of "
+                         "x has %lld", graph_operand_name(v, 1),
+                         (long long)s.dims[0], (long long)ax,
+                         (long long)x.dims[ax]);
+    return GILT_SUCCESS;
+  }
+  if (s.rank != x.rank)
+    return graph_error(v, "operand '%s' must have x's rank (%zu) with "
+                       "'block_size'", graph_operand_name(v, 1), x.rank);
+  for (size_t d = 0; d < x.rank; d++) {
+    int64_t want = x.dims[d];
+    if (want >= 0 && (int64_t)d == ax)
+      want = want / block + (want % block != 0);
+    if (want >= 0 && s.dims[d] >= 0 && s.dims[d] != want)
+      return graph_error(v, "operand '%s' has %lld at dim %zu, expected "
+                         "%lld", graph_operand_name(v, 1),
+                         (long long)s.dims[d], d, (long long)want);
+  }
+  return GILT_SUCCESS;
+}
+
+/* QuantizeLinear: x's shape in y_zero_point's type, else output_dtype's,
+** else ui8. */
 GiltStatus graph_infer_quantize_linear(const GraphOpView *v,
                                        GiltType **types)
 {
-  if (graph_check_operands(v))
+  if (graph_check_operands(v) || check_scale_shape(v))
     return GILT_FAILURE;
   GraphShape x;
   graph_operand_shape(v, 0, &x);
-  GiltType *elem = graph_has_operand(v, 2)
-                       ? graph_operand_elem(v, 2)
-                       : gilt_integer_type_get(v->ctx, 8, GILT_UNSIGNED);
+  int64_t dtype = graph_dict_int(v->attrs, "output_dtype", 0);
+  GiltType *elem = NULL;
+  if (dtype) {
+    elem = graph_onnx_elem_type(v->ctx, dtype);
+    if (!elem || !(gilt_type_get_bit_width(elem) <= 16 &&
+                   gilt_type_get_bit_width(elem) >= 4 &&
+                   (elem->kind == GILT_TYPE_INTEGER ||
+                    gilt_type_get_bit_width(elem) == 8)))
+      return graph_error(v, "attribute 'output_dtype' (%lld) is not a "
+                         "quantized ONNX data type", (long long)dtype);
+  }
+  if (graph_has_operand(v, 2)) {
+    GiltType *z = graph_operand_elem(v, 2);
+    if (elem && elem != z)
+      return graph_error(v, "attribute 'output_dtype' (%lld) does not "
+                         "match y_zero_point's element type",
+                         (long long)dtype);
+    elem = z;
+  }
+  if (!elem)
+    elem = gilt_integer_type_get(v->ctx, 8, GILT_UNSIGNED);
   types[0] = graph_tensor_type(v->ctx, &x, elem);
   return GILT_SUCCESS;
 }
@@ -111,8 +195,12 @@ GiltStatus graph_infer_quantize_linear(const GraphOpView *v,
 GiltStatus graph_infer_dequantize_linear(const GraphOpView *v,
                                          GiltType **types)
 {
-  if (graph_check_operands(v))
+  if (graph_check_operands(v) || check_scale_shape(v))
     return GILT_FAILURE;
+  if (graph_has_operand(v, 2) &&
+      graph_operand_elem(v, 2) != graph_operand_elem(v, 0))
+    return graph_error(v, "operand 'x_zero_point' must have x's element "
+                       "type");
   GraphShape x;
   graph_operand_shape(v, 0, &x);
   types[0] = graph_tensor_type(v->ctx, &x, graph_operand_elem(v, 1));

@@ -21,7 +21,6 @@
 #include <string.h>
 
 #include "ir/core.h"
-#include "ir/support/float16.h"
 
 #define ATTR(x) GILT__ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__##x
 
@@ -128,26 +127,9 @@ GiltAttr *gilt_onnx_scalar_attr(GiltType *elem, double value)
   unsigned char bytes[8] = {0};
   size_t size = gilt_type_get_storage_size(elem);
   if (gilt_type_is_float(elem)) {
-    switch (gilt_float_type_get_kind(elem)) {
-    case GILT_F16: {
-      uint16_t h = gilt_f16_from_double(value);
-      memcpy(bytes, &h, 2);
-      break;
-    }
-    case GILT_BF16: {
-      uint16_t h = gilt_bf16_from_double(value);
-      memcpy(bytes, &h, 2);
-      break;
-    }
-    case GILT_F32: {
-      float f = (float)value;
-      memcpy(bytes, &f, 4);
-      break;
-    }
-    case GILT_F64:
-      memcpy(bytes, &value, 8);
-      break;
-    }
+    uint64_t bits = gilt_float_bits_from_double(
+        gilt_float_type_get_kind(elem), value, false);
+    memcpy(bytes, &bits, size);
   } else {
     /* Little-endian hosts only, as the rest of the dense storage. */
     int64_t i = (int64_t)value;

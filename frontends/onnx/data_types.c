@@ -5,9 +5,13 @@
 ** One table, indexed by the ONNX value, says for each type its ONNX name,
 ** how gilt stores one element and which gilt type it becomes; the mapping
 ** and its reasons are stated in model_reader.h. Types gilt cannot compute
-** with (string, complex, the 8- and 4-bit float formats, int4) have a name
-** and no gilt type, so the diagnostic can still say what the model wanted.
-** This file does not decode payloads (tensor_data.c does).
+** with (string, complex, the 4-bit float and the E8M0 scale format) have a
+** name and no gilt type, so the diagnostic can still say what the model
+** wanted. The four float 8 formats become the f8 types of the same names;
+** int4 and uint4 become i4 and ui4, stored a byte per element as
+** every integer narrower than a byte is. This file does not decode payloads
+** (tensor_data.c does, and unpacks the two 4-bit values ONNX puts in a
+** byte).
 */
 #include "frontends/onnx/model_reader.h"
 
@@ -44,12 +48,12 @@ static const DataTypeInfo data_types[] = {
     ENTRY(COMPLEX64, NONE, 0, 0),
     ENTRY(COMPLEX128, NONE, 0, 0),
     ENTRY(BFLOAT16, FLOAT, 16, GILT_BF16),
-    ENTRY(FLOAT8E4M3FN, NONE, 0, 0),
-    ENTRY(FLOAT8E4M3FNUZ, NONE, 0, 0),
-    ENTRY(FLOAT8E5M2, NONE, 0, 0),
-    ENTRY(FLOAT8E5M2FNUZ, NONE, 0, 0),
-    ENTRY(UINT4, NONE, 0, 0),
-    ENTRY(INT4, NONE, 0, 0),
+    ENTRY(FLOAT8E4M3FN, FLOAT, 8, GILT_F8E4M3FN),
+    ENTRY(FLOAT8E4M3FNUZ, FLOAT, 8, GILT_F8E4M3FNUZ),
+    ENTRY(FLOAT8E5M2, FLOAT, 8, GILT_F8E5M2),
+    ENTRY(FLOAT8E5M2FNUZ, FLOAT, 8, GILT_F8E5M2FNUZ),
+    ENTRY(UINT4, UINT, 4, 0),
+    ENTRY(INT4, SINT, 4, 0),
     ENTRY(FLOAT4E2M1, NONE, 0, 0),
     ENTRY(FLOAT8E8M0, NONE, 0, 0),
 };
@@ -113,7 +117,7 @@ size_t gilt_onnx_element_size(int32_t data_type)
   const DataTypeInfo *info = lookup(data_type);
   if (!info || info->kind == NONE)
     return 0;
-  return info->kind == BOOL ? 1 : info->bits / 8;
+  return info->bits <= 8 ? 1 : info->bits / 8;
 }
 
 const char *gilt_onnx_data_type_name(int32_t data_type)

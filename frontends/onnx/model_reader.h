@@ -62,9 +62,10 @@ typedef struct GiltOnnxTensor {
   size_t rank;
   const int64_t *dims;   /* rank sizes, each >= 0 */
   int64_t num_elements;  /* product of dims (1 for rank 0) */
-  size_t elem_size;      /* bytes per element in `data` (bool: 1) */
+  size_t elem_size;      /* bytes per element in `data` (bool, 4-bit: 1) */
   /* num_elements * elem_size bytes, little-endian, row-major; bool as one
-  ** byte 0 or 1. NULL when there are no elements. No alignment is
+  ** byte 0 or 1; int4 and uint4 unpacked, one byte per element, sign- or
+  ** zero-extended. NULL when there are no elements. No alignment is
   ** promised: read it with memcpy. */
   const void *data;
   size_t nbytes;
@@ -137,12 +138,13 @@ GILT_INTERNAL GiltType *gilt_onnx_reader_get_value_type(
 
 /* The gilt element type of an ONNX TensorProto.DataType, as MLIR's ONNX
 ** importers map them: float, double, float16 and bfloat16 to f32, f64, f16
-** and bf16; int8..int64 to signless i8..i64 (ONNX integers are signed, and
+** and bf16; FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2 and FLOAT8E5M2FNUZ to
+** f8E4M3FN, f8E4M3FNUZ, f8E5M2 and f8E5M2FNUZ; int8..int64 to signless i8..i64 (ONNX integers are signed, and
 ** signless integers are what arithmetic in MLIR-style IR works on, with
 ** the signed interpretation chosen by each op); uint8..uint64 to
-** ui8..ui64, whose unsignedness no op could recover otherwise; bool to
-** i1. NULL for the others (string, complex, the float8/float4/int4
-** formats, undefined, unknown values): the caller words the error, or
+** ui8..ui64, whose unsignedness no op could recover otherwise; int4 and
+** uint4 to i4 and ui4 likewise; bool to i1. NULL for the others (string,
+** complex, float4, float8e8m0, undefined, unknown values): the caller words the error, or
 ** calls gilt_onnx_element_type_get_or_report. */
 GILT_INTERNAL GiltType *gilt_onnx_element_type_get(GiltContext *ctx,
                                                    int32_t data_type);
@@ -151,7 +153,8 @@ GILT_INTERNAL GiltType *gilt_onnx_element_type_get(GiltContext *ctx,
 GILT_INTERNAL GiltType *gilt_onnx_element_type_get_or_report(
     GiltContext *ctx, int32_t data_type, const char *file, const char *what,
     GiltLocation *loc);
-/* Bytes per element as gilt stores it (bool: 1); 0 when unsupported. */
+/* Bytes per element as gilt stores it (bool, int4, uint4: 1); 0 when
+** unsupported. */
 GILT_INTERNAL size_t gilt_onnx_element_size(int32_t data_type);
 /* ONNX's name of the type ("FLOAT", "BFLOAT16"), "unknown" otherwise. */
 GILT_INTERNAL const char *gilt_onnx_data_type_name(int32_t data_type);

@@ -11,7 +11,10 @@
 ** in the same GiltOnnxTensor: raw_data is used in place in the mapped
 ** model, typed fields are converted into a buffer the reader holds,
 ** external ranges are mapped. None is copied, and a dense resource made
-** from one keeps its range (bytes.h). Sizes are checked against the dims
+** from one keeps its range (bytes.h), except int4 and uint4: ONNX packs
+** two of them in a byte, the first in the low nibble, in raw_data, in
+** external data and in each int32_data entry alike, and gilt stores one
+** element a byte, so they are unpacked into a buffer the reader holds. Sizes are checked against the dims
 ** before anything is allocated, so a tensor claiming a billion elements
 ** costs nothing until its bytes are really there.
 **
@@ -134,9 +137,9 @@ static TypedField field_for_type(int32_t dt)
   }
 }
 
-/* The accepted range of an int32_data entry for each type. The 16-bit
-** float bit patterns are accepted sign-extended too, as some writers
-** produce them, and keep their low 16 bits. */
+/* The accepted range of an int32_data entry for each type. The 16- and
+** 8-bit float bit patterns are accepted sign-extended too, as some writers
+** produce them, and keep their low bits. */
 static bool int32_entry_range(int32_t dt, int64_t *lo, int64_t *hi)
 {
   switch (dt) {
@@ -155,6 +158,16 @@ static bool int32_entry_range(int32_t dt, int64_t *lo, int64_t *hi)
   case DT(FLOAT16):
   case DT(BFLOAT16):
     *lo = INT16_MIN, *hi = UINT16_MAX;
+    return true;
+  case DT(FLOAT8E4M3FN): /* the bit pattern, as for the 16-bit floats */
+  case DT(FLOAT8E4M3FNUZ):
+  case DT(FLOAT8E5M2):
+  case DT(FLOAT8E5M2FNUZ):
+    *lo = INT8_MIN, *hi = UINT8_MAX;
+    return true;
+  case DT(INT4): /* an entry holds a byte: two packed elements */
+  case DT(UINT4):
+    *lo = 0, *hi = UINT8_MAX;
     return true;
   default: /* INT32 takes any value, BOOL any (non-zero is true) */
     return false;
@@ -418,6 +431,28 @@ static const void *normalize_bools(GiltOnnxReader *r, const uint8_t *raw,
   return copy;
 }
 
+/* ---- 4-bit integers -------------------------------------------------------- */
+
+static bool is_packed4(int32_t dt)
+{
+  return dt == DT(INT4) || dt == DT(UINT4);
+}
+
+/* Unpacks n 4-bit elements, low nibble first, into one byte each:
+** sign-extended for INT4, as the dense parser stores an i4's value, and
+** zero-extended for UINT4. The high nibble of an odd count's last byte is
+** padding and is ignored. */
+static void unpack4(int32_t dt, const uint8_t *packed, size_t n,
+                    uint8_t *out)
+{
+  for (size_t i = 0; i < n; i++) {
+    unsigned v = (packed[i / 2] >> (i % 2 ? 4 : 0)) & 0xFu;
+    if (dt == DT(INT4) && v >= 8)
+      v |= 0xF0u;
+    out[i] = (uint8_t)v;
+  }
+}
+
 /* ---- resolving ----------------------------------------------------------- */
 
 /* Checks the dims and computes the element count and byte size. */
@@ -498,10 +533,17 @@ GiltStatus gilt_onnx_reader_resolve_tensor(GiltOnnxReader *r,
   if (size_tensor(&td, t, esize, &num_elements, &nbytes) != GILT_SUCCESS)
     return GILT_FAILURE;
 
+  /* The payload's size in bytes (raw or external) and in typed entries:
+  ** 4-bit elements come two to a byte and two to an int32_data entry. */
+  bool packed = is_packed4(dt);
+  size_t stored = packed ? nbytes / 2 + nbytes % 2 : nbytes;
+  size_t entries = packed ? stored : (size_t)num_elements;
+
   const char *where = NULL;
   int typed = -1;
   if (locate_payload(&td, t, &where, &typed) != GILT_SUCCESS)
     return GILT_FAILURE;
+  bool typed_used = where && typed >= 0;
   const void *data = NULL;
   GiltOnnxBytes *holder = NULL;
   if (!where) {
@@ -514,27 +556,43 @@ GiltStatus gilt_onnx_reader_resolve_tensor(GiltOnnxReader *r,
       return fail(&td, "stores %s elements in %s", gilt_onnx_data_type_name(dt),
                   typed_field_names[f]);
     size_t count = typed_field_count(t, f);
-    if (count != (uint64_t)num_elements)
-      return fail(&td, "has %zu entries in %s, its dims need %lld", count,
-                  typed_field_names[f], (long long)num_elements);
-    uint8_t *buf = own(r, nbytes, &holder);
-    if (convert_typed(&td, t, f, esize, buf) != GILT_SUCCESS)
-      return GILT_FAILURE;
-    data = buf;
+    if (count != entries)
+      return fail(&td, "has %zu entries in %s, its dims need %zu", count,
+                  typed_field_names[f], entries);
+    if (packed) {
+      uint8_t *tmp = gilt_malloc(r->ctx, stored ? stored : 1);
+      GiltStatus st = convert_typed(&td, t, f, 1, tmp);
+      if (st == GILT_SUCCESS)
+        unpack4(dt, tmp, nbytes, own(r, nbytes, &holder));
+      gilt_free(r->ctx, tmp);
+      if (st != GILT_SUCCESS)
+        return GILT_FAILURE;
+      data = gilt_onnx_bytes_get_data(holder);
+    } else {
+      uint8_t *buf = own(r, nbytes, &holder);
+      if (convert_typed(&td, t, f, esize, buf) != GILT_SUCCESS)
+        return GILT_FAILURE;
+      data = buf;
+    }
   } else if (t->has_raw_data) {
     uint64_t offset, len;
     gilt_onnx_wire_raw_data_ref(&t->raw_data, &offset, &len);
-    if (len != nbytes)
+    if (len != stored)
       return fail(&td, "has %llu bytes of raw_data, its dims need %zu",
-                  (unsigned long long)len, nbytes);
+                  (unsigned long long)len, stored);
     if (nbytes) {
       holder = r->image;
       data = gilt_onnx_bytes_get_data(holder) + offset;
     }
     if (dt == DT(BOOL) && nbytes)
       data = normalize_bools(r, data, nbytes, &holder);
-  } else if (read_external(&td, t, nbytes, &data, &holder) != GILT_SUCCESS) {
+  } else if (read_external(&td, t, stored, &data, &holder) != GILT_SUCCESS) {
     return GILT_FAILURE;
+  }
+  if (packed && !typed_used && nbytes) {
+    uint8_t *buf = own(r, nbytes, &holder);
+    unpack4(dt, data, nbytes, buf);
+    data = buf;
   }
 
   out->name = t->name ? t->name : "";

@@ -16,7 +16,7 @@
 ** Softmax-family ops of opset < 13, which worked on the input flattened to
 ** 2-D, either keep a single axis or get that flattening spelled out.
 ** Where a graph op has a newer version's form (Pad-19, Resize-19,
-** Cast-19), older nodes are in it already, and a row only refuses one
+** Cast-19, QuantizeLinear-21, DequantizeLinear-21), older nodes are in it already, and a row only refuses one
 ** that uses what its opset does not have (Pad-17 with `axes`).
 ** Split before opset 18 gets `num_outputs` from the node's outputs,
 ** Scan-8, batched, becomes a Loop over the batch around a Scan-9,
@@ -467,6 +467,28 @@ static GiltStatus cast_before_19(GiltOnnxImporter *imp, GiltOnnxNode *n)
   return GILT_SUCCESS;
 }
 
+/* QuantizeLinear-19 added `saturate` (float 8 targets); QuantizeLinear-21
+** and DequantizeLinear-21 added `block_size`, and QuantizeLinear-21
+** `output_dtype`. Older nodes are in version 21's form already. */
+static GiltStatus quantize_before_19(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  if (gilt_onnx_node_get_attr(n, "saturate"))
+    return newer_only(imp, n, "attribute 'saturate'", 19);
+  return GILT_SUCCESS;
+}
+
+static GiltStatus quantize_before_21(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  static const char *const added[] = {"block_size", "output_dtype"};
+  for (size_t i = 0; i < sizeof added / sizeof *added; i++)
+    if (gilt_onnx_node_get_attr(n, added[i])) {
+      char what[64];
+      snprintf(what, sizeof what, "attribute '%s'", added[i]);
+      return newer_only(imp, n, what, 21);
+    }
+  return GILT_SUCCESS;
+}
+
 static GiltStatus slice_attrs(GiltOnnxImporter *imp, GiltOnnxNode *n)
 {
   GiltStatus st = ints_to_operand(imp, n, "starts", 1);
@@ -782,8 +804,10 @@ static GiltStatus group_norm_18(GiltOnnxImporter *imp, GiltOnnxNode *n)
       groups_attr->kind != GILT_ATTR_INTEGER || n->operands.len != 3 ||
       !n->operands.data[1] || !n->operands.data[2])
     return GILT_SUCCESS; /* the verifier names what is wrong */
-  static const int64_t stash[] = {[GILT_F16] = 10, [GILT_BF16] = 16,
-                                  [GILT_F32] = 1, [GILT_F64] = 11};
+  static const int64_t stash[] = {[GILT_F16] = 10,       [GILT_BF16] = 16,
+                                  [GILT_F32] = 1,        [GILT_F64] = 11,
+                                  [GILT_F8E4M3FN] = 17,  [GILT_F8E4M3FNUZ] = 18,
+                                  [GILT_F8E5M2] = 19,    [GILT_F8E5M2FNUZ] = 20};
   gilt_onnx_node_set_attr(
       imp, n, "stash_type",
       gilt_integer_attr_get(gilt_integer_type_get(imp->ctx, 64, GILT_SIGNLESS),
@@ -918,6 +942,9 @@ static const struct {
     {"Cast", 5, NULL, cast_to},
     {"Cast", 18, NULL, cast_before_19},
     {"CastLike", 18, NULL, cast_before_19},
+    {"QuantizeLinear", 18, NULL, quantize_before_19},
+    {"QuantizeLinear", 20, NULL, quantize_before_21},
+    {"DequantizeLinear", 20, NULL, quantize_before_21},
     {"Softmax", 12, NULL, softmax_axis},
     {"LogSoftmax", 12, NULL, softmax_axis},
     {"Hardmax", 12, NULL, softmax_axis},

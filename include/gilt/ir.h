@@ -174,7 +174,19 @@ typedef enum GiltSignedness {
   GILT_UNSIGNED  /* uiN */
 } GiltSignedness;
 
-typedef enum GiltFloatKind { GILT_F16, GILT_BF16, GILT_F32, GILT_F64 } GiltFloatKind;
+typedef enum GiltFloatKind {
+  GILT_F16,
+  GILT_BF16,
+  GILT_F32,
+  GILT_F64,
+  /* The 8-bit formats, MLIR's builtin types of the same names (ONNX's
+  ** FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2, FLOAT8E5M2FNUZ); stored one
+  ** byte per element, the bit pattern. */
+  GILT_F8E4M3FN,   /* bias 7, no infinity, NaN S.1111.111, max 448 */
+  GILT_F8E4M3FNUZ, /* bias 8, no infinity, no -0, NaN 0x80, max 240 */
+  GILT_F8E5M2,     /* IEEE-like, bias 15, infinities, max 57344 */
+  GILT_F8E5M2FNUZ  /* bias 16, no infinity, no -0, NaN 0x80, max 57344 */
+} GiltFloatKind;
 
 /* The size of a dynamic dimension (`?`) and of a dynamic stride/offset. */
 #define GILT_DYNAMIC INT64_MIN
@@ -213,6 +225,19 @@ GILT_API bool gilt_type_is_shaped(GiltType *t); /* tensor, memref, vector */
 GILT_API unsigned gilt_integer_type_get_width(GiltType *t);
 GILT_API GiltSignedness gilt_integer_type_get_signedness(GiltType *t);
 GILT_API GiltFloatKind gilt_float_type_get_kind(GiltType *t);
+/* The exact value of the bit pattern `bits` (in the low bits) of format
+** k. NaN patterns give NaN, E5M2's and IEEE infinities infinity. */
+GILT_API double gilt_float_bits_to_double(GiltFloatKind k, uint64_t bits);
+/* The bit pattern of format k nearest to v, rounded once, to nearest, ties
+** to even (subnormals included). Without `saturate`, a value whose
+** rounding exceeds the largest finite one becomes infinity, or NaN in the
+** formats without infinities (E4M3FN and the FNUZ formats), as MLIR's
+** APFloat converts. `saturate` only changes the 8-bit formats, as ONNX's
+** Cast does by default: such values, and infinities, become the largest
+** finite value of their sign, except that infinities become NaN in the
+** FNUZ formats. NaN stays NaN; -0 is +0 in the FNUZ formats. */
+GILT_API uint64_t gilt_float_bits_from_double(GiltFloatKind k, double v,
+                                              bool saturate);
 /* Bit width of an integer or float type, 0 otherwise. */
 GILT_API unsigned gilt_type_get_bit_width(GiltType *t);
 GILT_API bool gilt_shaped_type_has_rank(GiltType *t);

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir/support/float16.h"
 
 GiltStatus gilt_parser_int_value(GiltAsmParser *p, const GiltToken *tok,
                                  bool negative, GiltType *type,
@@ -44,27 +43,6 @@ GiltStatus gilt_parser_int_value(GiltAsmParser *p, const GiltToken *tok,
   return GILT_SUCCESS;
 }
 
-static double bits_to_double(GiltFloatKind k, uint64_t bits)
-{
-  switch (k) {
-  case GILT_F16:
-    return gilt_float_from_f16((uint16_t)bits);
-  case GILT_BF16:
-    return gilt_float_from_bf16((uint16_t)bits);
-  case GILT_F32: {
-    uint32_t b = (uint32_t)bits;
-    float f;
-    memcpy(&f, &b, sizeof f);
-    return f;
-  }
-  default: {
-    double d;
-    memcpy(&d, &bits, sizeof d);
-    return d;
-  }
-  }
-}
-
 static GiltStatus hex_float_value(GiltAsmParser *p, const GiltToken *tok,
                                   bool negative, GiltType *type, double *out)
 {
@@ -89,7 +67,7 @@ static GiltStatus hex_float_value(GiltAsmParser *p, const GiltToken *tok,
       (width < 64 && bits >> width))
     return gilt_parser_error_at(
         p, tok->pos, "hexadecimal float constant out of range for type");
-  *out = bits_to_double(gilt_float_type_get_kind(type), bits);
+  *out = gilt_float_bits_to_double(gilt_float_type_get_kind(type), bits);
   return GILT_SUCCESS;
 }
 

@@ -12,7 +12,6 @@
 
 #include <string.h>
 
-#include "ir/support/float16.h"
 
 typedef GILT_VEC(int64_t) DimVec;
 
@@ -110,26 +109,10 @@ static GiltStatus parse_literal(GiltAsmParser *p, Literal *lit)
 
 void gilt_parser_store_float(GiltType *t, double v, uint8_t *out)
 {
-  switch (gilt_float_type_get_kind(t)) {
-  case GILT_F16: {
-    uint16_t h = gilt_f16_from_double(v);
-    memcpy(out, &h, 2);
-    break;
-  }
-  case GILT_BF16: {
-    uint16_t h = gilt_bf16_from_double(v);
-    memcpy(out, &h, 2);
-    break;
-  }
-  case GILT_F32: {
-    float f = (float)v;
-    memcpy(out, &f, 4);
-    break;
-  }
-  case GILT_F64:
-    memcpy(out, &v, 8);
-    break;
-  }
+  /* Little-endian hosts only, as the rest of the dense storage. */
+  uint64_t bits =
+      gilt_float_bits_from_double(gilt_float_type_get_kind(t), v, false);
+  memcpy(out, &bits, gilt_type_get_storage_size(t));
 }
 
 void gilt_parser_store_int(int64_t v, size_t size, uint8_t *out)

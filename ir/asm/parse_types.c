@@ -370,8 +370,16 @@ static GiltType *parse_non_function_type(GiltAsmParser *p)
   static const struct {
     const char *name;
     int kind; /* a GiltFloatKind, or -1 for index and -2 for none */
-  } simple[] = {{"f16", GILT_F16}, {"bf16", GILT_BF16}, {"f32", GILT_F32},
-                {"f64", GILT_F64}, {"index", -1},       {"none", -2}};
+  } simple[] = {{"f16", GILT_F16},
+                {"bf16", GILT_BF16},
+                {"f32", GILT_F32},
+                {"f64", GILT_F64},
+                {"f8E4M3FN", GILT_F8E4M3FN},
+                {"f8E4M3FNUZ", GILT_F8E4M3FNUZ},
+                {"f8E5M2", GILT_F8E5M2},
+                {"f8E5M2FNUZ", GILT_F8E5M2FNUZ},
+                {"index", -1},
+                {"none", -2}};
   for (size_t i = 0; i < sizeof simple / sizeof *simple; i++) {
     if (!gilt_token_is(&p->tok, simple[i].name))
       continue;

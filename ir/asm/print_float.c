@@ -17,10 +17,12 @@
 */
 #include "ir/asm/printer.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ir/support/float16.h"
+#include "ir/support/float8.h"
 
 /* ---- IEEE formats -------------------------------------------------------- */
 
@@ -35,9 +37,15 @@ static const FloatFormat formats[] = {
     [GILT_BF16] = {8, 8, 16},
     [GILT_F32] = {24, 8, 32},
     [GILT_F64] = {53, 11, 64},
+    /* The 8-bit formats are decoded through their value (see below);
+    ** only the precision is read. */
+    [GILT_F8E4M3FN] = {4, 4, 8},
+    [GILT_F8E4M3FNUZ] = {4, 4, 8},
+    [GILT_F8E5M2] = {3, 5, 8},
+    [GILT_F8E5M2FNUZ] = {3, 5, 8},
 };
 
-typedef enum { FP_ZERO, FP_FINITE, FP_SPECIAL } FloatCategory;
+typedef enum { CAT_ZERO, CAT_FINITE, CAT_SPECIAL } FloatCategory;
 
 /* value = (-1)^neg * sig * 2^exp2 */
 typedef struct Decoded {
@@ -54,11 +62,11 @@ static Decoded decode(uint64_t bits, const FloatFormat *f)
   uint64_t e = (bits >> mbits) & emax;
   uint64_t mant = bits & (((uint64_t)1 << mbits) - 1);
   int bias = (int)(emax >> 1);
-  Decoded d = {FP_FINITE, (bits >> (f->total_bits - 1)) & 1, mant, 0};
+  Decoded d = {CAT_FINITE, (bits >> (f->total_bits - 1)) & 1, mant, 0};
   if (e == emax)
-    d.cat = FP_SPECIAL;
+    d.cat = CAT_SPECIAL;
   else if (e == 0 && mant == 0)
-    d.cat = FP_ZERO;
+    d.cat = CAT_ZERO;
   else if (e == 0)
     d.exp2 = 1 - bias - (int)mbits;
   else {
@@ -68,25 +76,25 @@ static Decoded decode(uint64_t bits, const FloatFormat *f)
   return d;
 }
 
+/* The 8-bit formats put NaN and the top exponent where each likes: their
+** values come from float8.c, and a finite one becomes v = sig * 2^-20,
+** an integer sig since no format has numbers below 2^-17. */
+static Decoded decode_f8(uint64_t bits, GiltFloatKind k)
+{
+  double v = gilt_f8_to_double(k, (uint8_t)bits);
+  Decoded d = {CAT_FINITE, signbit(v) != 0, 0, -20};
+  if (!isfinite(v))
+    d.cat = CAT_SPECIAL;
+  else if (v == 0)
+    d.cat = CAT_ZERO;
+  else
+    d.sig = (uint64_t)ldexp(fabs(v), 20);
+  return d;
+}
+
 uint64_t gilt_float_to_bits(double v, GiltFloatKind k)
 {
-  switch (k) {
-  case GILT_F16:
-    return gilt_f16_from_double(v);
-  case GILT_BF16:
-    return gilt_bf16_from_double(v);
-  case GILT_F32: {
-    float f = (float)v;
-    uint32_t b;
-    memcpy(&b, &f, sizeof b);
-    return b;
-  }
-  case GILT_F64:
-    break;
-  }
-  uint64_t b;
-  memcpy(&b, &v, sizeof b);
-  return b;
+  return gilt_float_bits_from_double(k, v, false);
 }
 
 /* ---- a little bignum, enough for sig * 5^1074 ------------------------------ */
@@ -302,7 +310,7 @@ static size_t apfloat_to_string(char *out, Decoded d, const FloatFormat *f,
 {
   if (!precision)
     precision = 2 + f->precision * 59 / 196;
-  if (d.cat == FP_ZERO) {
+  if (d.cat == CAT_ZERO) {
     if (max_padding)
       return (size_t)sprintf(out, "%s0", d.neg ? "-" : "");
     if (truncate_zero)
@@ -347,10 +355,10 @@ void gilt_printer_print_float_bits(GiltAsmPrinter *p, uint64_t bits,
                                    GiltFloatKind k, bool *printed_hex)
 {
   const FloatFormat *f = &formats[k];
-  Decoded d = decode(bits, f);
+  Decoded d = gilt_float_kind_is_f8(k) ? decode_f8(bits, k) : decode(bits, f);
   if (printed_hex)
     *printed_hex = false;
-  if (d.cat != FP_SPECIAL) {
+  if (d.cat != CAT_SPECIAL) {
     char text[64];
     size_t n = apfloat_to_string(text, d, f, 6, 0, false);
     if (round_trips(text, bits, k)) {

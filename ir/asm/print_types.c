@@ -19,7 +19,9 @@
 
 static void print_float_type(GiltAsmPrinter *p, GiltFloatKind k)
 {
-  static const char *const names[] = {"f16", "bf16", "f32", "f64"};
+  static const char *const names[] = {
+      "f16",         "bf16",      "f32",           "f64",
+      "f8E4M3FN", "f8E4M3FNUZ", "f8E5M2", "f8E5M2FNUZ"};
   gilt_printer_puts(p, names[k]);
 }
 

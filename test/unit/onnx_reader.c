@@ -556,8 +556,8 @@ static void test_payload_errors(GiltContext *ctx)
        "'t.pb': tensor 't' has element type STRING, which gilt does not "
        "support"},
       {GILT__ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX64, "COMPLEX64"},
-      {GILT__ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT8E4M3FN, "FLOAT8E4M3FN"},
-      {GILT__ONNX__TENSOR_PROTO__DATA_TYPE__INT4, "INT4"},
+      {GILT__ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT8E8M0, "FLOAT8E8M0"},
+      {GILT__ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT4E2M1, "FLOAT4E2M1"},
       {99, "has unknown element type 99"},
       {GILT__ONNX__TENSOR_PROTO__DATA_TYPE__UNDEFINED, "has no element type"},
   };
