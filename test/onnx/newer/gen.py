@@ -39,17 +39,20 @@ def rand(*shape, dtype=np.float32, low=-3.0, high=3.0):
     return _rng.uniform(low, high, size=shape).astype(dtype)
 
 
-def case(name, opset, nodes, inputs, outputs, initializers=None):
+def case(name, opset, nodes, inputs, outputs, initializers=None,
+         extra_initializers=()):
     """One model: `nodes` (helper.make_node), `inputs` {name: array} fed at
     run time, `outputs` [(name, TensorProto element type)] whose shapes ONNX
-    Runtime decides, `initializers` {name: array} stored in the model."""
+    Runtime decides, `initializers` {name: array} stored in the model, and
+    `extra_initializers`, TensorProtos built by hand (types numpy lacks)."""
     initializers = initializers or {}
     graph = helper.make_graph(
         nodes, name,
         [helper.make_tensor_value_info(n, _tensor_type(a.dtype), a.shape)
          for n, a in inputs.items()],
         [helper.make_tensor_value_info(n, t, None) for n, t in outputs],
-        [numpy_helper.from_array(a, n) for n, a in initializers.items()])
+        [numpy_helper.from_array(a, n) for n, a in initializers.items()] +
+        list(extra_initializers))
     model = helper.make_model(
         graph, opset_imports=[helper.make_opsetid("", opset)],
         producer_name="gilt test/onnx/newer/gen.py")
