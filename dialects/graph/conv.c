@@ -541,6 +541,10 @@ GiltStatus graph_infer_col2im(const GraphOpView *v, GiltType **types)
       n != (size_t)(2 * k))
     return graph_error(v, "attribute 'pads' must have %lld entries (2 per "
                        "spatial axis), got %zu", (long long)(2 * k), n);
+  for (int64_t i = 0; i < 2 * k; i++)
+    if (pads[i] < 0)
+      return graph_error(v, "attribute 'pads' entry %lld must not be "
+                         "negative", (long long)i);
   const char *names[2] = {"strides", "dilations"};
   int64_t *lists[2] = {strides, dil};
   for (size_t j = 0; j < 2; j++) {
@@ -577,12 +581,12 @@ GiltStatus graph_infer_col2im(const GraphOpView *v, GiltType **types)
   for (int64_t i = 0; has_image && has_block && i < k; i++) {
     int64_t span, room;
     if (gilt_mul_overflow(dil[i], block[i] - 1, &span) ||
+        gilt_add_overflow(span, 1, &span) ||
         gilt_add_overflow(image[i], pads[i], &room) ||
-        gilt_add_overflow(room, pads[i + k], &room))
+        gilt_add_overflow(room, pads[i + k], &room) ||
+        gilt_sub_overflow(room, span, &room))
       return graph_error(v, "the image or block of axis %lld overflows "
                          "int64", (long long)i);
-    span += 1;
-    room -= span;
     if (image[i] < 0 || room < 0)
       return graph_error(v, "the block of axis %lld (%lld with dilation) "
                          "does not fit the padded image", (long long)i,

@@ -53,8 +53,20 @@ bool graph_store_element(GiltType *t, double x, uint8_t *dst)
   }
   if (!isfinite(x) || fabs(x) >= EXACT_INT_LIMIT)
     return false;
-  /* Two's complement wrap to the width, as a cast in ONNX Runtime does. */
-  uint64_t u = (uint64_t)(int64_t)trunc(x);
+  unsigned width = t->integer.width;
+  bool is_signed = t->integer.sign != GILT_UNSIGNED;
+  double v = trunc(x);
+  if (width == 4) {
+    /* ONNX's 4-bit types saturate instead: rounded to nearest (ties to
+    ** even) and clipped to [-8, 7] or [0, 15] (Cast-21). */
+    double lo = is_signed ? -8 : 0, hi = is_signed ? 7 : 15;
+    v = rint(x < lo ? lo : x > hi ? hi : x);
+  }
+  /* Other widths wrap in two's complement, as a cast in ONNX Runtime does;
+  ** the stored bytes are the value extended from its width, as the
+  ** readers expect. */
+  uint64_t u = (uint64_t)gilt_int_extend((uint64_t)(int64_t)v, width,
+                                         is_signed);
   size_t size = gilt_type_get_storage_size(t);
   for (size_t i = 0; i < size; i++)
     dst[i] = (uint8_t)(u >> (8 * i));

@@ -82,7 +82,7 @@ GiltStatus graph_infer_dft(const GraphOpView *v, GiltType **types)
     types[0] = gilt_unranked_tensor_type_get(v->ctx, elem);
     return GILT_SUCCESS;
   }
-  int64_t last = x.dims[x.rank - 1];
+  int64_t last = x.rank ? x.dims[x.rank - 1] : GILT_DYNAMIC;
   if (x.rank < 2 || (last != GILT_DYNAMIC && last != 1 && last != 2))
     return graph_error(v, "operand 'input' must end in a dimension of 1 "
                        "(real) or 2 (complex)");

@@ -678,8 +678,12 @@ static size_t report_unsupported(GiltOnnxImporter *imp,
     const char *display;
     GiltLocation *loc =
         node_location(imp, node, i, name_buf, sizeof name_buf, &display);
-    int version = gilt_onnx_unimported_version(str(node->op_type),
-                                               imp->opset);
+    /* Versions are those of the default domain's operators; a custom
+    ** domain's op of the same name is another operator. */
+    int version = gilt_onnx_is_default_domain(node->domain)
+                      ? gilt_onnx_unimported_version(str(node->op_type),
+                                                     imp->opset)
+                      : 0;
     if (!node_op_name(imp, node, op_name, sizeof op_name) ||
         (!allow && !gilt_context_is_registered_op(imp->ctx, op_name))) {
       gilt_emit_error(loc,

@@ -15,8 +15,9 @@
 ** semantics (and upgrading the older versions into them,
 ** version_upgrade.c), then marking its row here.
 **
-** Not here: operators new since opset 18 that gilt has no op for at all;
-** the importer reports those as unsupported operators.
+** The rows not imported are operators gilt has no types for (optional,
+** string, image); without unregistered dialects they are reported as
+** unsupported operators before their version is looked at.
 */
 #include "frontends/onnx/importer.h"
 
