@@ -112,6 +112,18 @@ GiltType *gilt_onnx_element_type_get_or_report(GiltContext *ctx,
   return NULL;
 }
 
+/* Inverts gilt_onnx_element_type_get through the same table, comparing
+** uniqued types, so the two directions cannot disagree. */
+int32_t gilt_onnx_data_type_of(GiltType *elem)
+{
+  GiltContext *ctx = gilt_type_get_context(elem);
+  for (int32_t dt = 0; (size_t)dt < NUM_DATA_TYPES; dt++)
+    if (data_types[dt].kind != NONE &&
+        gilt_onnx_element_type_get(ctx, dt) == elem)
+      return dt;
+  return GILT__ONNX__TENSOR_PROTO__DATA_TYPE__UNDEFINED;
+}
+
 size_t gilt_onnx_element_size(int32_t data_type)
 {
   const DataTypeInfo *info = lookup(data_type);

@@ -153,6 +153,11 @@ GILT_INTERNAL GiltType *gilt_onnx_element_type_get(GiltContext *ctx,
 GILT_INTERNAL GiltType *gilt_onnx_element_type_get_or_report(
     GiltContext *ctx, int32_t data_type, const char *file, const char *what,
     GiltLocation *loc);
+/* The ONNX TensorProto.DataType whose gilt element type is `elem` (a
+** type of the context it belongs to): the inverse of
+** gilt_onnx_element_type_get. UNDEFINED (0) for a type no ONNX type maps
+** to. */
+GILT_INTERNAL int32_t gilt_onnx_data_type_of(GiltType *elem);
 /* Bytes per element as gilt stores it (bool, int4, uint4: 1); 0 when
 ** unsupported. */
 GILT_INTERNAL size_t gilt_onnx_element_size(int32_t data_type);

@@ -16,8 +16,12 @@
 ** Softmax-family ops of opset < 13, which worked on the input flattened to
 ** 2-D, either keep a single axis or get that flattening spelled out.
 ** Where a graph op has a newer version's form (Pad-19, Resize-19,
-** Cast-19, QuantizeLinear-21, DequantizeLinear-21), older nodes are in it already, and a row only refuses one
-** that uses what its opset does not have (Pad-17 with `axes`).
+** Cast-19, QuantizeLinear-21, DequantizeLinear-21, LpPool-18,
+** AveragePool-19), older nodes are in it already, and a row only refuses
+** one that uses what its opset does not have (Pad-17 with `axes`,
+** LpPool-11 with `dilations`). One row looks the other way: Resize-18
+** dropped the coordinate mode tf_half_pixel_for_nn, which graph.resize
+** keeps for older nodes, so a row for every opset refuses it from 18 on.
 ** Split before opset 18 gets `num_outputs` from the node's outputs,
 ** Scan-8, batched, becomes a Loop over the batch around a Scan-9,
 ** ScatterElements and ScatterND before 18 may not reduce with max or min,
@@ -177,7 +181,7 @@ static GiltAttr *string_attr(GiltOnnxImporter *imp, const char *s)
   return gilt_string_attr_get(imp->ctx, s, strlen(s));
 }
 
-/* ---- the rewrites ---------------------------------------------------------- */
+/* ---- the rewrites ------------------------------------------------------ */
 
 /* consumed_inputs, an in-place hint, went away in opset 6. */
 static GiltStatus drop_consumed_inputs(GiltOnnxImporter *imp, GiltOnnxNode *n)
@@ -431,21 +435,31 @@ static GiltStatus pad_before_19(GiltOnnxImporter *imp, GiltOnnxNode *n)
   return GILT_SUCCESS;
 }
 
+/* newer_only for the first of the `count` attributes `names`, all new in
+** opset `since`, that the node has; success when it has none. */
+static GiltStatus refuse_added_attrs(GiltOnnxImporter *imp, GiltOnnxNode *n,
+                                     const char *const *names, size_t count,
+                                     int since)
+{
+  for (size_t i = 0; i < count; i++)
+    if (gilt_onnx_node_get_attr(n, names[i])) {
+      char what[64];
+      snprintf(what, sizeof what, "attribute '%s'", names[i]);
+      return newer_only(imp, n, what, since);
+    }
+  return GILT_SUCCESS;
+}
+
+#define COUNT(a) (sizeof(a) / sizeof *(a))
+
 /* graph.resize has Resize-19's form: Resize-18 added `antialias`, `axes`
 ** and `keep_aspect_ratio_policy`, Resize-19 the coordinate mode
-** half_pixel_symmetric. (Resize-11 to 17's tf_half_pixel_for_nn, which
-** Resize-18 dropped, graph.resize keeps for them.) */
+** half_pixel_symmetric. */
 static GiltStatus resize_before_18(GiltOnnxImporter *imp, GiltOnnxNode *n)
 {
   static const char *const added[] = {"antialias", "axes",
                                       "keep_aspect_ratio_policy"};
-  for (size_t i = 0; i < sizeof added / sizeof *added; i++)
-    if (gilt_onnx_node_get_attr(n, added[i])) {
-      char what[64];
-      snprintf(what, sizeof what, "attribute '%s'", added[i]);
-      return newer_only(imp, n, what, 18);
-    }
-  return GILT_SUCCESS;
+  return refuse_added_attrs(imp, n, added, COUNT(added), 18);
 }
 
 static GiltStatus resize_before_19(GiltOnnxImporter *imp, GiltOnnxNode *n)
@@ -458,35 +472,55 @@ static GiltStatus resize_before_19(GiltOnnxImporter *imp, GiltOnnxNode *n)
   return GILT_SUCCESS;
 }
 
+/* Resize-11 to 17 had the coordinate mode tf_half_pixel_for_nn, which
+** graph.resize keeps for them; Resize-18 dropped it. The table's rows
+** apply up to an opset, so this one's row lists every opset and the
+** check looks at the model's. */
+static GiltStatus resize_from_18(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  if (imp->opset < 18 ||
+      !attr_is(n, "coordinate_transformation_mode", "tf_half_pixel_for_nn"))
+    return GILT_SUCCESS;
+  gilt_emit_error(n->loc,
+                  "node '%s' (Resize, opset %lld) uses "
+                  "coordinate_transformation_mode 'tf_half_pixel_for_nn', "
+                  "which Resize has only up to opset 17",
+                  n->display_name, (long long)imp->opset);
+  return GILT_FAILURE;
+}
+
 /* Cast-19 and CastLike-19 added `saturate` (which only float 8 targets
-** read). */
-static GiltStatus cast_before_19(GiltOnnxImporter *imp, GiltOnnxNode *n)
+** read), and so did QuantizeLinear-19 (float 8 targets too). */
+static GiltStatus saturate_before_19(GiltOnnxImporter *imp, GiltOnnxNode *n)
 {
-  if (gilt_onnx_node_get_attr(n, "saturate"))
-    return newer_only(imp, n, "attribute 'saturate'", 19);
-  return GILT_SUCCESS;
+  static const char *const added[] = {"saturate"};
+  return refuse_added_attrs(imp, n, added, COUNT(added), 19);
 }
 
-/* QuantizeLinear-19 added `saturate` (float 8 targets); QuantizeLinear-21
-** and DequantizeLinear-21 added `block_size`, and QuantizeLinear-21
-** `output_dtype`. Older nodes are in version 21's form already. */
-static GiltStatus quantize_before_19(GiltOnnxImporter *imp, GiltOnnxNode *n)
-{
-  if (gilt_onnx_node_get_attr(n, "saturate"))
-    return newer_only(imp, n, "attribute 'saturate'", 19);
-  return GILT_SUCCESS;
-}
-
+/* QuantizeLinear-21 and DequantizeLinear-21 added `block_size`, and
+** QuantizeLinear-21 `output_dtype`. Older nodes are in version 21's form
+** already. */
 static GiltStatus quantize_before_21(GiltOnnxImporter *imp, GiltOnnxNode *n)
 {
   static const char *const added[] = {"block_size", "output_dtype"};
-  for (size_t i = 0; i < sizeof added / sizeof *added; i++)
-    if (gilt_onnx_node_get_attr(n, added[i])) {
-      char what[64];
-      snprintf(what, sizeof what, "attribute '%s'", added[i]);
-      return newer_only(imp, n, what, 21);
-    }
-  return GILT_SUCCESS;
+  return refuse_added_attrs(imp, n, added, COUNT(added), 21);
+}
+
+/* graph.lp_pool has LpPool-18's form and graph.average_pool
+** AveragePool-19's: LpPool-18 added `ceil_mode` and `dilations`,
+** AveragePool-19 `dilations`; older nodes without them are in that form
+** already. */
+static GiltStatus lp_pool_before_18(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  static const char *const added[] = {"ceil_mode", "dilations"};
+  return refuse_added_attrs(imp, n, added, COUNT(added), 18);
+}
+
+static GiltStatus average_pool_before_19(GiltOnnxImporter *imp,
+                                         GiltOnnxNode *n)
+{
+  static const char *const added[] = {"dilations"};
+  return refuse_added_attrs(imp, n, added, COUNT(added), 19);
 }
 
 static GiltStatus slice_attrs(GiltOnnxImporter *imp, GiltOnnxNode *n)
@@ -800,22 +834,28 @@ static GiltStatus group_norm_18(GiltOnnxImporter *imp, GiltOnnxNode *n)
 {
   GiltType *elem = operand_elem(n, 0);
   GiltAttr *groups_attr = gilt_onnx_node_get_attr(n, "num_groups");
+  /* Checked here, not left to the verifier: what it would see is the
+  ** rewritten node, and it would blame the per-channel scale. */
+  if (!attr_kind_ok(imp, n, "num_groups", groups_attr, GILT_ATTR_INTEGER))
+    return GILT_FAILURE;
+  int64_t rank = operand_rank(n, 0);
+  if (rank >= 0 && rank < 2) {
+    gilt_emit_error(n->loc,
+                    "node '%s' (GroupNormalization, opset %lld): input 'X' "
+                    "has rank %lld; it needs at least 2 (batch and channels)",
+                    n->display_name, (long long)imp->opset, (long long)rank);
+    return GILT_FAILURE;
+  }
   if (!elem || elem->kind != GILT_TYPE_FLOAT || !groups_attr ||
-      groups_attr->kind != GILT_ATTR_INTEGER || n->operands.len != 3 ||
-      !n->operands.data[1] || !n->operands.data[2])
+      n->operands.len != 3 || !n->operands.data[1] || !n->operands.data[2])
     return GILT_SUCCESS; /* the verifier names what is wrong */
-  static const int64_t stash[] = {[GILT_F16] = 10,       [GILT_BF16] = 16,
-                                  [GILT_F32] = 1,        [GILT_F64] = 11,
-                                  [GILT_F8E4M3FN] = 17,  [GILT_F8E4M3FNUZ] = 18,
-                                  [GILT_F8E5M2] = 19,    [GILT_F8E5M2FNUZ] = 20};
   gilt_onnx_node_set_attr(
       imp, n, "stash_type",
       gilt_integer_attr_get(gilt_integer_type_get(imp->ctx, 64, GILT_SIGNLESS),
-                            stash[gilt_float_type_get_kind(elem)]));
+                            gilt_onnx_data_type_of(elem)));
   int64_t groups = gilt_integer_attr_get_value(groups_attr);
   GiltType *x = gilt_value_get_type(n->operands.data[0]);
-  int64_t c = operand_rank(n, 0) >= 2 ? gilt_shaped_type_get_dim(x, 1)
-                                      : GILT_DYNAMIC;
+  int64_t c = rank >= 2 ? gilt_shaped_type_get_dim(x, 1) : GILT_DYNAMIC;
   if (c == GILT_DYNAMIC)
     return unsupported(imp, n, "per-group scale and bias with a channel "
                        "count unknown at import");
@@ -881,12 +921,16 @@ static GiltStatus grid_sample_16(GiltOnnxImporter *imp, GiltOnnxNode *n)
   return GILT_SUCCESS;
 }
 
-/* ---- the table ------------------------------------------------------------------- */
+/* ---- the table --------------------------------------------------------- */
 
 typedef GiltStatus (*UpgradeFn)(GiltOnnxImporter *imp, GiltOnnxNode *n);
 
 /* A row applies to models whose opset is at most `last_version`: the last
-** version with the old form (the new form came in the next one). */
+** version with the old form (the new form came in the next one). A row
+** that refuses what an operator dropped applies from an opset on instead:
+** its `last_version` is EVERY_OPSET and its function checks the opset. */
+#define EVERY_OPSET INT64_MAX
+
 static const struct {
   const char *op_type; /* "*" for every op */
   int64_t last_version;
@@ -915,6 +959,7 @@ static const struct {
     {"Resize", 10, NULL, resize_10},
     {"Resize", 17, NULL, resize_before_18},
     {"Resize", 18, NULL, resize_before_19},
+    {"Resize", EVERY_OPSET, NULL, resize_from_18},
     {"Split", 12, NULL, split_attr},
     {"Split", 17, NULL, split_num_outputs},
     {"Squeeze", 12, NULL, axes_attr},
@@ -940,9 +985,9 @@ static const struct {
     {"Reshape", 4, NULL, reshape_shape},
     {"Concat", 3, NULL, concat_axis},
     {"Cast", 5, NULL, cast_to},
-    {"Cast", 18, NULL, cast_before_19},
-    {"CastLike", 18, NULL, cast_before_19},
-    {"QuantizeLinear", 18, NULL, quantize_before_19},
+    {"Cast", 18, NULL, saturate_before_19},
+    {"CastLike", 18, NULL, saturate_before_19},
+    {"QuantizeLinear", 18, NULL, saturate_before_19},
     {"QuantizeLinear", 20, NULL, quantize_before_21},
     {"DequantizeLinear", 20, NULL, quantize_before_21},
     {"Softmax", 12, NULL, softmax_axis},
@@ -950,6 +995,8 @@ static const struct {
     {"Hardmax", 12, NULL, softmax_axis},
     {"Tile", 5, NULL, tile_1},
     {"Scan", 8, NULL, scan_8},
+    {"LpPool", 17, NULL, lp_pool_before_18},
+    {"AveragePool", 18, NULL, average_pool_before_19},
     {"GroupNormalization", 20, NULL, group_norm_18},
     {"DFT", 19, NULL, dft_axis},
     {"GridSample", 19, NULL, grid_sample_16},

@@ -498,6 +498,142 @@ static void test_newer_forms_in_older_opsets(void)
   gilt_context_destroy(ctx);
 }
 
+/* LpPool-18 added `ceil_mode` and `dilations`, AveragePool-19
+** `dilations`; graph.lp_pool and graph.average_pool have those versions'
+** forms, so an older node that uses them is refused, a newer one kept. */
+static void test_pool_attrs_by_opset(void)
+{
+  static const int64_t dims_x[] = {1, 1, 4, 4}, two[] = {2, 2};
+  static const struct {
+    const char *op_type, *attr;
+    int64_t opset;
+    int since;
+  } cases[] = {
+      {"LpPool", "ceil_mode", 17, 18},
+      {"LpPool", "dilations", 11, 18},
+      {"AveragePool", "dilations", 18, 19},
+  };
+  GiltContext *ctx = context(false);
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    Gilt__Onnx__GraphProto *g = onnx_graph("g");
+    onnx_add_input(g, onnx_value("x", 4, dims_x));
+    Gilt__Onnx__NodeProto *pool = onnx_node(cases[i].op_type, "p", "x", "y");
+    onnx_attr_ints(pool, "kernel_shape", 2, two);
+    if (!strcmp(cases[i].attr, "ceil_mode"))
+      onnx_attr_int(pool, "ceil_mode", 1);
+    else
+      onnx_attr_ints(pool, "dilations", 2, two);
+    onnx_add_node(g, pool);
+    onnx_add_output(g, onnx_untyped("y"));
+    char expected[160];
+    snprintf(expected, sizeof expected,
+             "node 'p' (%s, opset %lld) uses attribute '%s', which %s has "
+             "only from opset %d on",
+             cases[i].op_type, (long long)cases[i].opset, cases[i].attr,
+             cases[i].op_type, cases[i].since);
+    CHECK(!import(ctx, g, cases[i].opset));
+    CHECK(num_errors == 1 && strstr(errors, expected));
+    GiltOp *m = import(ctx, g, cases[i].since);
+    CHECK(m && num_errors == 0);
+    if (m) {
+      CHECK(gilt_op_verify(m) == GILT_SUCCESS);
+      gilt_op_destroy(m);
+    }
+  }
+  gilt_context_destroy(ctx);
+}
+
+/* Resize-18 dropped the coordinate mode tf_half_pixel_for_nn, which
+** graph.resize keeps for Resize-11 to 17: from opset 18 on a node using
+** it is refused, not read with the old meaning. */
+static void test_resize_dropped_mode(void)
+{
+  static const int64_t dims_scales[] = {2};
+  GiltContext *ctx = context(false);
+  Gilt__Onnx__GraphProto *g = onnx_graph("g");
+  onnx_add_input(g, onnx_value("x", 2, dims_2x3));
+  onnx_add_input(g, onnx_value("scales", 1, dims_scales));
+  Gilt__Onnx__NodeProto *resize = onnx_node("Resize", "r", "x,,scales", "y");
+  attr_string(resize, "coordinate_transformation_mode",
+              "tf_half_pixel_for_nn");
+  onnx_add_node(g, resize);
+  onnx_add_output(g, onnx_untyped("y"));
+  GiltOp *m = import(ctx, g, 17);
+  CHECK(m && num_errors == 0);
+  if (m)
+    gilt_op_destroy(m);
+  for (int64_t opset = 18; opset <= 19; opset++) {
+    CHECK(!import(ctx, g, opset));
+    char expected[160];
+    snprintf(expected, sizeof expected,
+             "node 'r' (Resize, opset %lld) uses "
+             "coordinate_transformation_mode 'tf_half_pixel_for_nn', which "
+             "Resize has only up to opset 17",
+             (long long)opset);
+    CHECK(num_errors == 1 && strstr(errors, expected));
+  }
+  gilt_context_destroy(ctx);
+}
+
+/* A GroupNormalization-18 of `rank` dims (`dims`) and `elem_type`, with
+** scale and bias of 2 entries (one per group), num_groups 2 given as a
+** float when `float_groups`. */
+static Gilt__Onnx__GraphProto *group_norm_graph(size_t rank,
+                                                const int64_t *dims,
+                                                int elem_type,
+                                                bool float_groups)
+{
+  static const int64_t dims_2[] = {2};
+  Gilt__Onnx__GraphProto *g = onnx_graph("g");
+  onnx_add_input(g, onnx_value("x", rank, dims));
+  onnx_add_input(g, onnx_value("scale", 1, dims_2));
+  onnx_add_input(g, onnx_value("bias", 1, dims_2));
+  for (size_t i = 0; i < 3; i++)
+    g->input[i]->type->tensor_type->elem_type = elem_type;
+  Gilt__Onnx__NodeProto *gn =
+      onnx_node("GroupNormalization", "gn", "x,scale,bias", "y");
+  if (float_groups)
+    onnx_attr_float(gn, "num_groups", 2.0f);
+  else
+    onnx_attr_int(gn, "num_groups", 2);
+  onnx_add_node(g, gn);
+  onnx_add_output(g, onnx_untyped("y"));
+  return g;
+}
+
+/* GroupNormalization-18 becomes version 21: scale and bias repeated per
+** channel, stash_type X's element type (float16 here: 10). A malformed
+** node is reported as what it is, not by the verifier of the rewritten
+** node, which would blame the per-channel scale. */
+static void test_group_norm_18(void)
+{
+  static const int64_t dims_1x4x2[] = {1, 4, 2}, dims_4[] = {4};
+  GiltContext *ctx = context(false);
+  GiltOp *m = import(
+      ctx, group_norm_graph(3, dims_1x4x2, ONNX_DT(FLOAT16), false), 18);
+  CHECK(m && num_errors == 0);
+  if (m) {
+    CHECK(gilt_op_verify(m) == GILT_SUCCESS);
+    const char *out = print(m, false);
+    CHECK(strstr(out, "stash_type = 10 : i64"));
+    CHECK(strstr(out, "graph.expand"));
+    gilt_op_destroy(m);
+  }
+
+  CHECK(!import(ctx, group_norm_graph(3, dims_1x4x2, ONNX_DT(FLOAT), true),
+                18));
+  CHECK(num_errors == 1 &&
+        strstr(errors, "node 'gn' (GroupNormalization, opset 18): attribute "
+                       "'num_groups' must be an integer"));
+
+  CHECK(!import(ctx, group_norm_graph(1, dims_4, ONNX_DT(FLOAT), false), 18));
+  CHECK(num_errors == 1 &&
+        strstr(errors, "node 'gn' (GroupNormalization, opset 18): input 'X' "
+                       "has rank 1; it needs at least 2 (batch and "
+                       "channels)"));
+  gilt_context_destroy(ctx);
+}
+
 static void test_corrupt_file(void)
 {
   GiltContext *ctx = context(false);
@@ -933,6 +1069,9 @@ int main(void)
   test_newer_opsets();
   test_new_element_types();
   test_newer_forms_in_older_opsets();
+  test_pool_attrs_by_opset();
+  test_resize_dropped_mode();
+  test_group_norm_18();
   test_quantize_versions();
   test_corrupt_file();
   test_bad_graphs();

@@ -418,6 +418,27 @@ static void test_shared_mlp(GiltContext *ctx, const char *models)
 
 /* ---- payload encodings --------------------------------------------------- */
 
+/* gilt_onnx_data_type_of inverts gilt_onnx_element_type_get for every
+** ONNX type gilt has, and has no answer for a type ONNX lacks. */
+static void test_data_type_of(GiltContext *ctx)
+{
+  size_t mapped = 0;
+  for (int32_t dt = 0; dt < 64; dt++) {
+    GiltType *elem = gilt_onnx_element_type_get(ctx, dt);
+    if (elem) {
+      mapped++;
+      CHECK(gilt_onnx_data_type_of(elem) == dt);
+    }
+  }
+  CHECK(mapped == 19); /* 16 numeric types, bool, int4, uint4 */
+  CHECK(gilt_onnx_data_type_of(gilt_float_type_get(ctx, GILT_F16)) ==
+        GILT__ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16);
+  CHECK(gilt_onnx_data_type_of(gilt_integer_type_get(ctx, 8, GILT_SIGNED)) ==
+        GILT__ONNX__TENSOR_PROTO__DATA_TYPE__UNDEFINED);
+  CHECK(gilt_onnx_data_type_of(gilt_index_type_get(ctx)) ==
+        GILT__ONNX__TENSOR_PROTO__DATA_TYPE__UNDEFINED);
+}
+
 static void test_typed_fields(GiltContext *ctx)
 {
   Gilt__Onnx__TensorProto t;
@@ -1051,6 +1072,7 @@ int main(void)
   else
     printf("skipped: no reference models at %s\n", models);
 
+  test_data_type_of(ctx);
   test_typed_fields(ctx);
   test_payload_errors(ctx);
   test_model_checks(ctx);
