@@ -489,6 +489,22 @@ static GiltStatus resize_from_18(GiltOnnxImporter *imp, GiltOnnxNode *n)
   return GILT_FAILURE;
 }
 
+/* Split-18 sizes its parts either by a `split` input or by `num_outputs`,
+** never both (the graph op takes both: older nodes get `num_outputs` from
+** their outputs, split_num_outputs). */
+static GiltStatus split_from_18(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  bool has_split = n->operands.len > 1 && n->operands.data[1];
+  if (imp->opset < 18 || !has_split ||
+      !gilt_onnx_node_get_attr(n, "num_outputs"))
+    return GILT_SUCCESS;
+  gilt_emit_error(n->loc,
+                  "node '%s' (Split, opset %lld) has both a 'split' input "
+                  "and 'num_outputs'; Split-18 takes one of them",
+                  n->display_name, (long long)imp->opset);
+  return GILT_FAILURE;
+}
+
 /* Cast-19 and CastLike-19 added `saturate` (which only float 8 targets
 ** read), and so did QuantizeLinear-19 (float 8 targets too). */
 static GiltStatus saturate_before_19(GiltOnnxImporter *imp, GiltOnnxNode *n)
@@ -962,6 +978,7 @@ static const struct {
     {"Resize", EVERY_OPSET, NULL, resize_from_18},
     {"Split", 12, NULL, split_attr},
     {"Split", 17, NULL, split_num_outputs},
+    {"Split", EVERY_OPSET, NULL, split_from_18},
     {"Squeeze", 12, NULL, axes_attr},
     {"Unsqueeze", 12, NULL, axes_attr},
     {"ReduceSum", 12, NULL, axes_attr},

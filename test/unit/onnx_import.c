@@ -575,6 +575,39 @@ static void test_resize_dropped_mode(void)
   gilt_context_destroy(ctx);
 }
 
+/* Split-18 takes a `split` input or `num_outputs`, not both; each alone
+** imports. */
+static void test_split_18_both(void)
+{
+  static const int64_t dims_2[] = {2}, split[] = {1, 2};
+  GiltContext *ctx = context(false);
+  Gilt__Onnx__GraphProto *g = onnx_graph("g");
+  onnx_add_input(g, onnx_value("x", 2, dims_2x3));
+  onnx_add_input(g, onnx_value("split", 1, dims_2));
+  Gilt__Onnx__TensorProto *t =
+      onnx_add_initializer(g, "split", 1, dims_2, NULL);
+  t->data_type = ONNX_DT(INT64);
+  t->has_raw_data = true;
+  t->raw_data.len = sizeof split;
+  t->raw_data.data = (uint8_t *)split;
+  Gilt__Onnx__NodeProto *n = onnx_node("Split", "s", "x,split", "a,b");
+  onnx_attr_int(n, "axis", 1);
+  onnx_attr_int(n, "num_outputs", 2);
+  onnx_add_node(g, n);
+  onnx_add_output(g, onnx_untyped("a"));
+  onnx_add_output(g, onnx_untyped("b"));
+  CHECK(!import(ctx, g, 18));
+  CHECK(num_errors == 1 &&
+        strstr(errors, "node 's' (Split, opset 18) has both a 'split' input "
+                       "and 'num_outputs'; Split-18 takes one of them"));
+  n->n_attribute = 1; /* axis only */
+  GiltOp *m = import(ctx, g, 18);
+  CHECK(m && num_errors == 0);
+  if (m)
+    gilt_op_destroy(m);
+  gilt_context_destroy(ctx);
+}
+
 /* A GroupNormalization-18 of `rank` dims (`dims`) and `elem_type`, with
 ** scale and bias of 2 entries (one per group), num_groups 2 given as a
 ** float when `float_groups`. */
@@ -1071,6 +1104,7 @@ int main(void)
   test_newer_forms_in_older_opsets();
   test_pool_attrs_by_opset();
   test_resize_dropped_mode();
+  test_split_18_both();
   test_group_norm_18();
   test_quantize_versions();
   test_corrupt_file();
