@@ -263,44 +263,60 @@ static GiltStatus conv_common(const GraphOpView *v, GraphShape *x,
   return GILT_SUCCESS;
 }
 
+/* What Conv and DeformConv share once conv_common has read X and W: the
+** channel counts against `group`, the window, and the bias (operand
+** `bias`, one entry per output channel). Sets *m to the output channels
+** and *w to the window. */
+static GiltStatus conv_channels_window(const GraphOpView *v,
+                                       const GraphShape *x,
+                                       const GraphShape *wt, size_t n,
+                                       int64_t group, size_t bias,
+                                       int64_t *m, Window *w)
+{
+  int64_t c;
+  *m = wt->ranked ? wt->dims[0] : GILT_DYNAMIC;
+  if (grouped_channels(v, wt, group, &c))
+    return GILT_FAILURE;
+  if (!dyn(x->dims[1]) && !dyn(c) && x->dims[1] != c)
+    return graph_error(v, "operand 'X' has %lld channels but operand 'W' "
+                       "expects %lld (%lld per group x %lld groups)",
+                       (long long)x->dims[1], (long long)c,
+                       (long long)wt->dims[1], (long long)group);
+  if (!dyn(*m) && *m % group)
+    return graph_error(v, "operand 'W' has %lld output channels, not a "
+                       "multiple of attribute 'group' (%lld)",
+                       (long long)*m, (long long)group);
+  int64_t kernel[GRAPH_MAX_RANK];
+  for (size_t i = 0; i < n; i++)
+    kernel[i] = wt->ranked ? wt->dims[2 + i] : GILT_DYNAMIC;
+  if (read_window(v, n, kernel, w))
+    return GILT_FAILURE;
+  if (graph_has_operand(v, bias)) {
+    GraphShape b;
+    graph_operand_shape(v, bias, &b);
+    if (b.ranked && (b.rank != 1 || (!dyn(*m) && !dyn(b.dims[0]) &&
+                                     b.dims[0] != *m)))
+      return graph_error(v, "operand 'B' must be 1-D with one entry per "
+                         "output channel (%lld)", (long long)*m);
+  }
+  return GILT_SUCCESS;
+}
+
 /* Conv: X (N x C x D...), W (M x C/group x k...), B? (M). */
 GiltStatus graph_infer_conv(const GraphOpView *v, GiltType **types)
 {
   GraphShape x, wt;
   size_t n = 0;
-  int64_t group = 1;
+  int64_t group = 1, m;
   bool done;
+  Window w;
   if (conv_common(v, &x, &wt, &n, &group, types, &done))
     return GILT_FAILURE;
   if (done)
     return GILT_SUCCESS;
   GiltType *elem = graph_operand_elem(v, 0);
-  int64_t m = wt.ranked ? wt.dims[0] : GILT_DYNAMIC, c;
-  if (grouped_channels(v, &wt, group, &c))
+  if (conv_channels_window(v, &x, &wt, n, group, 2, &m, &w))
     return GILT_FAILURE;
-  if (!dyn(x.dims[1]) && !dyn(c) && x.dims[1] != c)
-    return graph_error(v, "operand 'X' has %lld channels but operand 'W' "
-                       "expects %lld (%lld per group x %lld groups)",
-                       (long long)x.dims[1], (long long)c,
-                       (long long)wt.dims[1], (long long)group);
-  if (!dyn(m) && m % group)
-    return graph_error(v, "operand 'W' has %lld output channels, not a "
-                       "multiple of attribute 'group' (%lld)",
-                       (long long)m, (long long)group);
-  Window w;
-  int64_t kernel[GRAPH_MAX_RANK];
-  for (size_t i = 0; i < n; i++)
-    kernel[i] = wt.ranked ? wt.dims[2 + i] : GILT_DYNAMIC;
-  if (read_window(v, n, kernel, &w))
-    return GILT_FAILURE;
-  if (graph_has_operand(v, 2)) {
-    GraphShape b;
-    graph_operand_shape(v, 2, &b);
-    if (b.ranked && (b.rank != 1 || (!dyn(m) && !dyn(b.dims[0]) &&
-                                     b.dims[0] != m)))
-      return graph_error(v, "operand 'B' must be 1-D with one entry per "
-                         "output channel (%lld)", (long long)m);
-  }
   GraphShape out = x;
   out.dims[1] = m;
   if (spatial_out(v, &w, &x, NULL, &out) || check_windows(v, &out, n))
@@ -371,36 +387,14 @@ GiltStatus graph_infer_deform_conv(const GraphOpView *v, GiltType **types)
   if (og < 1)
     return graph_error(v, "attribute 'offset_group' (%lld) must be "
                        "positive", (long long)og);
-  int64_t m = wt.ranked ? wt.dims[0] : GILT_DYNAMIC, c;
-  if (grouped_channels(v, &wt, group, &c))
-    return GILT_FAILURE;
-  if (!dyn(x.dims[1]) && !dyn(c) && x.dims[1] != c)
-    return graph_error(v, "operand 'X' has %lld channels but operand 'W' "
-                       "expects %lld (%lld per group x %lld groups)",
-                       (long long)x.dims[1], (long long)c,
-                       (long long)wt.dims[1], (long long)group);
   if (!dyn(x.dims[1]) && x.dims[1] % og)
     return graph_error(v, "operand 'X' has %lld channels, not a multiple "
                        "of attribute 'offset_group' (%lld)",
                        (long long)x.dims[1], (long long)og);
-  if (!dyn(m) && m % group)
-    return graph_error(v, "operand 'W' has %lld output channels, not a "
-                       "multiple of attribute 'group' (%lld)",
-                       (long long)m, (long long)group);
+  int64_t m;
   Window w;
-  int64_t kernel[GRAPH_MAX_RANK];
-  for (size_t i = 0; i < n; i++)
-    kernel[i] = wt.ranked ? wt.dims[2 + i] : GILT_DYNAMIC;
-  if (read_window(v, n, kernel, &w))
+  if (conv_channels_window(v, &x, &wt, n, group, 3, &m, &w))
     return GILT_FAILURE;
-  if (graph_has_operand(v, 3)) {
-    GraphShape b;
-    graph_operand_shape(v, 3, &b);
-    if (b.ranked && (b.rank != 1 || (!dyn(m) && !dyn(b.dims[0]) &&
-                                     b.dims[0] != m)))
-      return graph_error(v, "operand 'B' must be 1-D with one entry per "
-                         "output channel (%lld)", (long long)m);
-  }
   /* offset_group * prod(kernel): the mask's channels; the offset has n
   ** coordinates for each. */
   int64_t points = og;
