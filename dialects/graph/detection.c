@@ -57,20 +57,6 @@ GiltStatus graph_infer_roi(const GraphOpView *v, GiltType **types)
   return GILT_SUCCESS;
 }
 
-/* Whether string attribute `attr` (default `def`) is one of the
-** NULL-terminated `allowed`; reports it otherwise. */
-static bool attr_one_of(const GraphOpView *v, const char *attr,
-                        const char *def, const char *const *allowed,
-                        const char *listed)
-{
-  const char *value = graph_dict_string(v->attrs, attr, def);
-  for (size_t i = 0; allowed[i]; i++)
-    if (!strcmp(value, allowed[i]))
-      return true;
-  graph_error(v, "attribute '%s' is '%s', expected %s", attr, value, listed);
-  return false;
-}
-
 static bool is_bf16(GiltType *t)
 {
   return t && gilt_type_is_float(t) && gilt_float_type_get_kind(t) == GILT_BF16;
@@ -86,8 +72,8 @@ static GiltStatus check_grid_sample(const GraphOpView *v)
   if (align != 0 && align != 1)
     return graph_error(v, "attribute 'align_corners' is %lld, expected 0 "
                        "or 1", (long long)align);
-  if (!attr_one_of(v, "mode", "linear", modes, "linear, nearest or cubic") ||
-      !attr_one_of(v, "padding_mode", "zeros", pads,
+  if (!graph_check_string_attr(v, "mode", "linear", modes, "linear, nearest or cubic") ||
+      !graph_check_string_attr(v, "padding_mode", "zeros", pads,
                    "zeros, border or reflection"))
     return GILT_FAILURE;
   for (size_t i = 0; i < 2; i++)

@@ -151,6 +151,13 @@ GILT_INTERNAL GiltStatus graph_error(const GraphOpView *v, const char *fmt,
     __attribute__((format(printf, 2, 3)));
 /* The operand's name in the op's signature ('X', 'B', ...). */
 GILT_INTERNAL const char *graph_operand_name(const GraphOpView *v, size_t i);
+/* Whether string attribute `attr` (`def` when absent) is one of
+** `allowed` (NULL-terminated); otherwise reports "attribute 'attr' is
+** 'x', expected <listed>" and returns false. */
+GILT_INTERNAL bool graph_check_string_attr(const GraphOpView *v,
+                                           const char *attr, const char *def,
+                                           const char *const *allowed,
+                                           const char *listed);
 /* Reports an operand whose element count overflows int64. Every op's
 ** inference runs after it (graph.c), so a shape an op receives has an
 ** element count; products of some of its dims may still overflow when

@@ -69,6 +69,18 @@ GiltStatus graph_check_operand_shapes(const GraphOpView *v)
   return GILT_SUCCESS;
 }
 
+bool graph_check_string_attr(const GraphOpView *v, const char *attr,
+                             const char *def, const char *const *allowed,
+                             const char *listed)
+{
+  const char *value = graph_dict_string(v->attrs, attr, def);
+  for (size_t i = 0; allowed[i]; i++)
+    if (!strcmp(value, allowed[i]))
+      return true;
+  graph_error(v, "attribute '%s' is '%s', expected %s", attr, value, listed);
+  return false;
+}
+
 bool graph_has_operand(const GraphOpView *v, size_t i)
 {
   return i < v->num_operands && v->operands[i] &&

@@ -292,18 +292,6 @@ GiltStatus graph_infer_pad(const GraphOpView *v, GiltType **types)
   return GILT_SUCCESS;
 }
 
-/* Whether `value` is one of the NULL-terminated `allowed`; reports the
-** attribute otherwise. */
-static bool one_of(const GraphOpView *v, const char *attr, const char *value,
-                   const char *const *allowed, const char *listed)
-{
-  for (size_t i = 0; allowed[i]; i++)
-    if (!strcmp(value, allowed[i]))
-      return true;
-  graph_error(v, "attribute '%s' is '%s', expected %s", attr, value, listed);
-  return false;
-}
-
 /* Resize's string attributes (opset 19, plus the opset 11-17 mode
 ** tf_half_pixel_for_nn, which older models keep) and antialias. */
 static bool resize_attrs_valid(const GraphOpView *v)
@@ -324,24 +312,19 @@ static bool resize_attrs_valid(const GraphOpView *v)
                 (long long)antialias);
     return false;
   }
-  return one_of(v, "mode", graph_dict_string(v->attrs, "mode", "nearest"),
-                modes, "nearest, linear or cubic") &&
-         one_of(v, "coordinate_transformation_mode",
-                graph_dict_string(v->attrs, "coordinate_transformation_mode",
-                                  "half_pixel"),
-                coords,
-                "half_pixel, half_pixel_symmetric, pytorch_half_pixel, "
-                "align_corners, asymmetric, tf_crop_and_resize or "
-                "tf_half_pixel_for_nn") &&
-         one_of(v, "nearest_mode",
-                graph_dict_string(v->attrs, "nearest_mode",
-                                  "round_prefer_floor"),
-                nearest,
-                "round_prefer_floor, round_prefer_ceil, floor or ceil") &&
-         one_of(v, "keep_aspect_ratio_policy",
-                graph_dict_string(v->attrs, "keep_aspect_ratio_policy",
-                                  "stretch"),
-                policies, "stretch, not_larger or not_smaller");
+  return graph_check_string_attr(v, "mode", "nearest", modes,
+                                 "nearest, linear or cubic") &&
+         graph_check_string_attr(
+             v, "coordinate_transformation_mode", "half_pixel", coords,
+             "half_pixel, half_pixel_symmetric, pytorch_half_pixel, "
+             "align_corners, asymmetric, tf_crop_and_resize or "
+             "tf_half_pixel_for_nn") &&
+         graph_check_string_attr(
+             v, "nearest_mode", "round_prefer_floor", nearest,
+             "round_prefer_floor, round_prefer_ceil, floor or ceil") &&
+         graph_check_string_attr(v, "keep_aspect_ratio_policy", "stretch",
+                                 policies,
+                                 "stretch, not_larger or not_smaller");
 }
 
 /* The axes that roi, scales and sizes refer to, normalized into axes[];
