@@ -1,0 +1,43 @@
+/*
+** gilt/interpreter.h - the reference interpreter of the loop dialect: it
+** runs a function of a module lowered to the loop level (arguments and
+** results are memrefs, indices and scalars) on host tensors. It is the
+** single reference for what compiled code must compute: gjit --interpret
+** runs models with it and graph-fold-constants folds through it.
+**
+** Every op computes in its own element type: f32 arithmetic is done in
+** f32, f16 and bf16 results are rounded to their type as stored, integers
+** wrap at their width. An access outside a buffer, a division by zero of
+** integers or a malformed op is reported at the op's location, and the
+** call fails.
+*/
+#ifndef GILT_INTERPRETER_H
+#define GILT_INTERPRETER_H
+
+#include "gilt/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Runs the func.func named `function` of `module` (a builtin.module at
+** the loop level). inputs[i] (borrowed) is argument i: a memref argument
+** takes a tensor of its element type and shape (a dynamic dimension takes
+** any size), a scalar or index argument a tensor of rank 0. On success
+** *outputs gets a new array (free()) of `*num_outputs` new tensors, one
+** per result, owned by the caller. On failure reports through the
+** module's context (a wrong number of inputs, a shape or element type
+** that does not match, an error while running) and leaves the outputs
+** NULL and 0. */
+GILT_API GiltStatus gilt_interpret_function(GiltOp *module,
+                                            const char *function,
+                                            size_t num_inputs,
+                                            GiltTensor *const *inputs,
+                                            size_t *num_outputs,
+                                            GiltTensor ***outputs);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GILT_INTERPRETER_H */
