@@ -1,0 +1,655 @@
+/*
+** loop.c - the loop dialect's op table, its registration, the type
+** helpers its files share, and the verifiers of its ops. The custom
+** textual forms are in assembly.c, the folders in fold.c, the semantics
+** in the interpreter (dialects/loop/interpreter/).
+**
+** The verifiers check what the signature strings of loop.def cannot say:
+** which element types an op accepts, that indices match a buffer's rank,
+** that regions have the block arguments and yield the values their op
+** promises. They report the first problem, naming the operand at fault.
+*/
+#include "dialects/loop/loop.h"
+
+#include <string.h>
+
+#include "gilt/register.h"
+#include "ir/core.h"
+
+const GiltMemoryEffectsMethods loop_recursive_effects = {.recursive = true};
+const GiltLoopLikeMethods loop_loop_like = {0};
+
+const GiltOpDef loop_ops[LOOP_NUM_OPS] = {
+#define GILT_OP GILT_OP_AS_ROW
+#include "dialects/loop/loop.def"
+#undef GILT_OP
+};
+
+/* Folding produces integer, float or splat attributes of the result type. */
+static GiltOp *materialize_constant(GiltBuilder *b, GiltAttr *value,
+                                    GiltType *type, GiltLocation *loc)
+{
+  if (gilt_attr_get_type(value) != type)
+    return NULL;
+  GiltNamedAttr attr = {"value", value};
+  GiltOpState st = gilt_op_state_get("loop.constant", loc);
+  st.num_results = 1;
+  st.result_types = &type;
+  st.num_attrs = 1;
+  st.attrs = &attr;
+  return gilt_builder_create_op(b, &st);
+}
+
+const GiltDialectDef gilt_loop_dialect = {
+    .name = "loop",
+    GILT_DIALECT_OPS(loop_ops),
+    .materialize_constant = materialize_constant,
+};
+
+void gilt_register_loop_dialect(GiltContext *ctx)
+{
+  gilt_register_func_dialect(ctx); /* loop functions are func.func */
+  gilt_context_register_dialect(ctx, &gilt_loop_dialect);
+}
+
+/* ---- types ---------------------------------------------------------------- */
+
+GiltType *loop_element_type(GiltType *t)
+{
+  return t->kind == GILT_TYPE_VECTOR ? t->shaped.elem : t;
+}
+
+bool loop_is_int_like(GiltType *t)
+{
+  GiltType *e = loop_element_type(t);
+  return e->kind == GILT_TYPE_INTEGER || e->kind == GILT_TYPE_INDEX;
+}
+
+bool loop_is_float_like(GiltType *t)
+{
+  return loop_element_type(t)->kind == GILT_TYPE_FLOAT;
+}
+
+GiltType *loop_bool_like(GiltType *t)
+{
+  GiltType *i1 = gilt_integer_type_get(t->ctx, 1, GILT_SIGNLESS);
+  if (t->kind != GILT_TYPE_VECTOR)
+    return i1;
+  return gilt_vector_type_get(t->ctx, t->shaped.rank, t->shaped.shape, i1);
+}
+
+void loop_memref_strides(GiltType *memref, int64_t *strides, int64_t *offset)
+{
+  GiltAttr *layout = memref->shaped.layout;
+  size_t rank = memref->shaped.rank;
+  if (layout && layout->kind == GILT_ATTR_STRIDED_LAYOUT) {
+    memcpy(strides, layout->strided.strides, rank * sizeof *strides);
+    *offset = layout->strided.offset;
+    return;
+  }
+  int64_t stride = 1;
+  for (size_t i = rank; i-- > 0;) {
+    strides[i] = stride;
+    int64_t dim = memref->shaped.shape[i];
+    stride = dim == GILT_DYNAMIC || stride == GILT_DYNAMIC
+                 ? GILT_DYNAMIC
+                 : stride * dim;
+  }
+  *offset = 0;
+}
+
+bool loop_memref_is_contiguous(GiltType *memref)
+{
+  GiltAttr *layout = memref->shaped.layout;
+  if (!layout)
+    return true;
+  if (layout->kind != GILT_ATTR_STRIDED_LAYOUT || layout->strided.offset != 0)
+    return false;
+  int64_t expect = 1;
+  for (size_t i = memref->shaped.rank; i-- > 0;) {
+    if (layout->strided.strides[i] != expect)
+      return false;
+    int64_t dim = memref->shaped.shape[i];
+    if (dim == GILT_DYNAMIC)
+      return i == 0;
+    expect *= dim;
+  }
+  return true;
+}
+
+/* ---- shared checks ---------------------------------------------------------- */
+
+static GiltType *operand_type(GiltOp *op, size_t i)
+{
+  return gilt_value_get_type(gilt_op_get_operand(op, i));
+}
+
+static GiltType *result_type(GiltOp *op, size_t i)
+{
+  return gilt_value_get_type(gilt_op_get_result(op, i));
+}
+
+static bool is_scalar_or_vector(GiltType *t)
+{
+  if (t->kind == GILT_TYPE_VECTOR)
+    return t->shaped.rank == 1;
+  return t->kind == GILT_TYPE_INTEGER || t->kind == GILT_TYPE_INDEX ||
+         t->kind == GILT_TYPE_FLOAT;
+}
+
+/* The number of lanes of a vector, 0 for a scalar. */
+static int64_t lanes(GiltType *t)
+{
+  return t->kind == GILT_TYPE_VECTOR ? t->shaped.shape[0] : 0;
+}
+
+GiltStatus loop_verify_int_like(GiltOp *op)
+{
+  GiltType *t = result_type(op, 0);
+  if (!is_scalar_or_vector(t) || !loop_is_int_like(t))
+    return gilt_op_emit_error(op, "works on integers or indices (or a "
+                                  "one-dimensional vector of them)");
+  return GILT_SUCCESS;
+}
+
+GiltStatus loop_verify_float_like(GiltOp *op)
+{
+  GiltType *t = result_type(op, 0);
+  if (!is_scalar_or_vector(t) || !loop_is_float_like(t))
+    return gilt_op_emit_error(op, "works on floats (or a one-dimensional "
+                                  "vector of them)");
+  return GILT_SUCCESS;
+}
+
+/* What each cast accepts, by the kinds of its input and output elements
+** and how their widths compare. */
+static bool cast_is_valid(LoopOpId id, GiltType *in, GiltType *out)
+{
+  unsigned wi = gilt_type_get_bit_width(in);
+  unsigned wo = gilt_type_get_bit_width(out);
+  bool ii = in->kind == GILT_TYPE_INTEGER, io = out->kind == GILT_TYPE_INTEGER;
+  bool fi = in->kind == GILT_TYPE_FLOAT, fo = out->kind == GILT_TYPE_FLOAT;
+  switch (id) {
+  case LOOP_OP_EXTSI:
+  case LOOP_OP_EXTUI:
+    return ii && io && wo > wi;
+  case LOOP_OP_TRUNCI:
+    return ii && io && wo < wi;
+  case LOOP_OP_SITOFP:
+  case LOOP_OP_UITOFP:
+    return ii && fo;
+  case LOOP_OP_FPTOSI:
+  case LOOP_OP_FPTOUI:
+    return fi && io;
+  case LOOP_OP_EXTF:
+    return fi && fo && wo > wi;
+  case LOOP_OP_TRUNCF:
+    return fi && fo && wo < wi;
+  case LOOP_OP_INDEX_CAST:
+    return (ii && out->kind == GILT_TYPE_INDEX) ||
+           (in->kind == GILT_TYPE_INDEX && io);
+  case LOOP_OP_BITCAST:
+    return (ii || fi) && (io || fo) && wi == wo;
+  default:
+    return false;
+  }
+}
+
+GiltStatus loop_verify_cast(GiltOp *op)
+{
+  GiltType *in = operand_type(op, 0), *out = result_type(op, 0);
+  if (!is_scalar_or_vector(in) || !is_scalar_or_vector(out) ||
+      lanes(in) != lanes(out))
+    return gilt_op_emit_error(op, "converts a scalar, or a vector lane by "
+                                  "lane into one of as many lanes");
+  if (!cast_is_valid(loop_op_id(op), loop_element_type(in),
+                     loop_element_type(out)))
+    return gilt_op_emit_error(op, "cannot convert these element types");
+  return GILT_SUCCESS;
+}
+
+GiltStatus loop_verify_constant(GiltOp *op)
+{
+  GiltAttr *value = gilt_op_get_attr(op, "value");
+  GiltType *t = result_type(op, 0);
+  if (gilt_attr_get_type(value) != t)
+    return gilt_op_emit_error(op, "'value' must have the result type");
+  bool scalar = value->kind == GILT_ATTR_INTEGER || value->kind == GILT_ATTR_FLOAT;
+  bool vector = t->kind == GILT_TYPE_VECTOR &&
+                value->kind == GILT_ATTR_DENSE_ELEMENTS;
+  if (!scalar && !vector)
+    return gilt_op_emit_error(op, "'value' must be an integer, a float or "
+                                  "dense elements of a vector");
+  return GILT_SUCCESS;
+}
+
+static const char *const int_predicates[] = {
+    "eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"};
+static const char *const float_predicates[] = {
+    "oeq", "one", "olt", "ole", "ogt", "oge", "ord",
+    "ueq", "une", "ult", "ule", "ugt", "uge", "uno"};
+
+static bool is_one_of(const char *s, const char *const *list, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(s, list[i]) == 0)
+      return true;
+  return false;
+}
+
+GiltStatus loop_verify_compare(GiltOp *op)
+{
+  GiltType *t = operand_type(op, 0);
+  bool is_int = loop_op_is(op, LOOP_OP_CMPI);
+  if (operand_type(op, 1) != t || !is_scalar_or_vector(t) ||
+      (is_int ? !loop_is_int_like(t) : !loop_is_float_like(t)))
+    return gilt_op_emit_error(op, "compares two %s of one type",
+                              is_int ? "integers or indices" : "floats");
+  if (result_type(op, 0) != loop_bool_like(t))
+    return gilt_op_emit_error(op, "result must be i1 (a vector of i1 for "
+                                  "vectors)");
+  const char *pred =
+      gilt_string_attr_get_value(gilt_op_get_attr(op, "predicate"), NULL);
+  bool ok = is_int ? is_one_of(pred, int_predicates, 10)
+                   : is_one_of(pred, float_predicates, 14);
+  if (!ok)
+    return gilt_op_emit_error(op, "unknown predicate '%s'", pred);
+  return GILT_SUCCESS;
+}
+
+GiltStatus loop_verify_select(GiltOp *op)
+{
+  GiltType *t = result_type(op, 0);
+  if (operand_type(op, 1) != t || operand_type(op, 2) != t)
+    return gilt_op_emit_error(op, "both values must have the result type");
+  GiltType *c = operand_type(op, 0);
+  if (c != gilt_integer_type_get(gilt_op_get_context(op), 1, GILT_SIGNLESS) &&
+      c != loop_bool_like(t))
+    return gilt_op_emit_error(op, "condition must be i1, or a vector of i1 "
+                                  "as wide as the values");
+  return GILT_SUCCESS;
+}
+
+/* ---- buffers ---------------------------------------------------------------- */
+
+static size_t count_dynamic(GiltType *t)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < t->shaped.rank; i++)
+    n += t->shaped.shape[i] == GILT_DYNAMIC;
+  return n;
+}
+
+GiltStatus loop_verify_alloc(GiltOp *op)
+{
+  GiltType *t = result_type(op, 0);
+  if (t->shaped.layout)
+    return gilt_op_emit_error(op, "allocates buffers of the identity layout");
+  if (gilt_op_get_num_operands(op) != count_dynamic(t))
+    return gilt_op_emit_error(op, "needs one size per dynamic dimension "
+                                  "(%zu), got %zu",
+                              count_dynamic(t), gilt_op_get_num_operands(op));
+  return GILT_SUCCESS;
+}
+
+/* Operand `first` is a memref followed by one index per dimension. */
+static GiltStatus check_indices(GiltOp *op, size_t memref_operand)
+{
+  GiltType *m = operand_type(op, memref_operand);
+  size_t num = gilt_op_get_num_operands(op) - memref_operand - 1;
+  if (num != m->shaped.rank)
+    return gilt_op_emit_error(op, "needs %zu indices for a buffer of rank "
+                                  "%zu, got %zu",
+                              m->shaped.rank, m->shaped.rank, num);
+  return GILT_SUCCESS;
+}
+
+GiltStatus loop_verify_load(GiltOp *op)
+{
+  if (result_type(op, 0) != operand_type(op, 0)->shaped.elem)
+    return gilt_op_emit_error(op, "result must be the buffer's element type");
+  return check_indices(op, 0);
+}
+
+GiltStatus loop_verify_store(GiltOp *op)
+{
+  if (operand_type(op, 0) != operand_type(op, 1)->shaped.elem)
+    return gilt_op_emit_error(op, "value must be the buffer's element type");
+  return check_indices(op, 1);
+}
+
+GiltStatus loop_verify_dim(GiltOp *op)
+{
+  (void)op;
+  return GILT_SUCCESS;
+}
+
+GiltStatus loop_verify_subview(GiltOp *op)
+{
+  GiltType *src = operand_type(op, 0), *res = result_type(op, 0);
+  size_t rank = src->shaped.rank;
+  for (size_t g = 1; g <= 3; g++) {
+    size_t n;
+    gilt_op_get_operand_group(op, g, &n);
+    if (n != rank)
+      return gilt_op_emit_error(op, "needs %zu %s, got %zu", rank,
+                                g == 1 ? "offsets" : g == 2 ? "sizes" : "strides",
+                                n);
+  }
+  if (res->shaped.rank != rank || res->shaped.elem != src->shaped.elem)
+    return gilt_op_emit_error(op, "result must have the source's rank and "
+                                  "element type");
+  return GILT_SUCCESS;
+}
+
+GiltStatus loop_verify_reshape(GiltOp *op)
+{
+  GiltType *src = operand_type(op, 0), *res = result_type(op, 0);
+  if (res->shaped.elem != src->shaped.elem)
+    return gilt_op_emit_error(op, "result must have the source's element "
+                                  "type");
+  if (!loop_memref_is_contiguous(src) || res->shaped.layout)
+    return gilt_op_emit_error(op, "reshapes contiguous buffers only");
+  if (gilt_op_get_num_operands(op) - 1 != count_dynamic(res))
+    return gilt_op_emit_error(op, "needs one size per dynamic dimension of "
+                                  "the result");
+  int64_t a = gilt_shaped_type_get_num_elements(src);
+  int64_t b = gilt_shaped_type_get_num_elements(res);
+  if (a >= 0 && b >= 0 && a != b)
+    return gilt_op_emit_error(op, "cannot view %lld elements as %lld",
+                              (long long)a, (long long)b);
+  return GILT_SUCCESS;
+}
+
+GiltStatus loop_verify_copy(GiltOp *op)
+{
+  GiltType *a = operand_type(op, 0), *b = operand_type(op, 1);
+  if (a->shaped.elem != b->shaped.elem || a->shaped.rank != b->shaped.rank)
+    return gilt_op_emit_error(op, "source and target must have one element "
+                                  "type and rank");
+  for (size_t i = 0; i < a->shaped.rank; i++) {
+    int64_t x = a->shaped.shape[i], y = b->shaped.shape[i];
+    if (x != GILT_DYNAMIC && y != GILT_DYNAMIC && x != y)
+      return gilt_op_emit_error(op, "source and target differ in "
+                                    "dimension %zu",
+                                i);
+  }
+  return GILT_SUCCESS;
+}
+
+GiltStatus loop_verify_global(GiltOp *op)
+{
+  GiltType *t = gilt_type_attr_get_value(gilt_op_get_attr(op, "type"));
+  GiltAttr *value = gilt_op_get_attr(op, "value");
+  if (t->kind != GILT_TYPE_MEMREF || !gilt_shaped_type_has_static_shape(t) ||
+      t->shaped.layout)
+    return gilt_op_emit_error(op, "'type' must be a statically shaped "
+                                  "memref of the identity layout");
+  GiltType *vt = gilt_attr_get_type(value);
+  if (vt->shaped.elem != t->shaped.elem ||
+      gilt_shaped_type_get_num_elements(vt) !=
+          gilt_shaped_type_get_num_elements(t))
+    return gilt_op_emit_error(op, "'value' must have the buffer's elements");
+  return GILT_SUCCESS;
+}
+
+GiltStatus loop_verify_get_global(GiltOp *op)
+{
+  GiltOp *module = op;
+  while (gilt_op_get_parent_op(module))
+    module = gilt_op_get_parent_op(module);
+  GiltAttr *name = gilt_op_get_attr(op, "name");
+  GiltOp *global =
+      gilt_symbol_table_lookup(module, gilt_symbol_ref_attr_get_root(name));
+  if (!global || !loop_op_is(global, LOOP_OP_GLOBAL))
+    return gilt_op_emit_error(op, "'%s' is not a loop.global",
+                              gilt_symbol_ref_attr_get_root(name));
+  GiltType *t = gilt_type_attr_get_value(gilt_op_get_attr(global, "type"));
+  if (t != result_type(op, 0))
+    return gilt_op_emit_error(op, "result must be the global's type");
+  return GILT_SUCCESS;
+}
+
+/* ---- vectors ------------------------------------------------------------------ */
+
+static bool is_vector_of(GiltType *t, GiltType *elem)
+{
+  return t->kind == GILT_TYPE_VECTOR && t->shaped.rank == 1 &&
+         t->shaped.elem == elem;
+}
+
+GiltStatus loop_verify_vector_access(GiltOp *op)
+{
+  LoopOpId id = loop_op_id(op);
+  bool masked = id == LOOP_OP_MASKED_LOAD || id == LOOP_OP_MASKED_STORE;
+  size_t memref = masked ? 2 : id == LOOP_OP_VECTOR_STORE ? 1 : 0;
+  GiltType *elem = operand_type(op, memref)->shaped.elem;
+  GiltType *v = id == LOOP_OP_VECTOR_LOAD || id == LOOP_OP_MASKED_LOAD
+                    ? result_type(op, 0)
+                    : operand_type(op, masked ? 1 : 0);
+  if (!is_vector_of(v, elem))
+    return gilt_op_emit_error(op, "the vector must be one-dimensional, of "
+                                  "the buffer's element type");
+  if (masked) {
+    GiltType *i1 = gilt_integer_type_get(gilt_op_get_context(op), 1, GILT_SIGNLESS);
+    if (!is_vector_of(operand_type(op, 0), i1) ||
+        lanes(operand_type(op, 0)) != lanes(v))
+      return gilt_op_emit_error(op, "the mask must be a vector of i1 as "
+                                    "wide as the value");
+    if (id == LOOP_OP_MASKED_LOAD && operand_type(op, 1) != v)
+      return gilt_op_emit_error(op, "passthru must have the result type");
+  }
+  return check_indices(op, memref);
+}
+
+GiltStatus loop_verify_create_mask(GiltOp *op)
+{
+  if (!is_vector_of(result_type(op, 0),
+                    gilt_integer_type_get(gilt_op_get_context(op), 1, GILT_SIGNLESS)))
+    return gilt_op_emit_error(op, "result must be a vector of i1");
+  return GILT_SUCCESS;
+}
+
+GiltStatus loop_verify_broadcast(GiltOp *op)
+{
+  if (!is_vector_of(result_type(op, 0), operand_type(op, 0)))
+    return gilt_op_emit_error(op, "result must be a vector of the source's "
+                                  "type");
+  return GILT_SUCCESS;
+}
+
+GiltStatus loop_verify_extract(GiltOp *op)
+{
+  if (!is_vector_of(operand_type(op, 0), result_type(op, 0)))
+    return gilt_op_emit_error(op, "result must be the vector's element type");
+  return GILT_SUCCESS;
+}
+
+GiltStatus loop_verify_insert(GiltOp *op)
+{
+  GiltType *v = operand_type(op, 1);
+  if (!is_vector_of(v, operand_type(op, 0)) || result_type(op, 0) != v)
+    return gilt_op_emit_error(op, "inserts an element into a vector of its "
+                                  "type");
+  return GILT_SUCCESS;
+}
+
+GiltStatus loop_verify_reduction(GiltOp *op)
+{
+  static const char *const float_kinds[] = {"add", "mul", "minimumf",
+                                            "maximumf"};
+  static const char *const int_kinds[] = {"add",   "mul",   "minsi",
+                                          "maxsi", "minui", "maxui",
+                                          "and",   "or",    "xor"};
+  GiltType *elem = result_type(op, 0);
+  if (!is_vector_of(operand_type(op, 0), elem))
+    return gilt_op_emit_error(op, "result must be the vector's element type");
+  const char *kind =
+      gilt_string_attr_get_value(gilt_op_get_attr(op, "kind"), NULL);
+  bool ok = elem->kind == GILT_TYPE_FLOAT ? is_one_of(kind, float_kinds, 4)
+                                          : is_one_of(kind, int_kinds, 9);
+  if (!ok)
+    return gilt_op_emit_error(op, "unknown reduction '%s' for this element "
+                                  "type",
+                              kind);
+  return GILT_SUCCESS;
+}
+
+/* ---- control flow --------------------------------------------------------------- */
+
+/* The single block of region i, NULL when the region is empty. */
+static GiltBlock *body(GiltOp *op, size_t i)
+{
+  return gilt_region_get_first_block(gilt_op_get_region(op, i));
+}
+
+/* The types of op's results (results) or operands, into types. */
+static void collect_types(GiltOp *op, bool results, GiltType **types)
+{
+  size_t n = results ? gilt_op_get_num_results(op) : gilt_op_get_num_operands(op);
+  for (size_t i = 0; i < n; i++)
+    types[i] = results ? result_type(op, i) : operand_type(op, i);
+}
+
+/* Whether the block's arguments, from `first`, have the n types. */
+static bool args_match(GiltBlock *b, size_t first, GiltType *const *types,
+                       size_t n)
+{
+  if (gilt_block_get_num_arguments(b) != first + n)
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if (gilt_value_get_type(gilt_block_get_argument(b, first + i)) !=
+        types[i])
+      return false;
+  return true;
+}
+
+GiltStatus loop_verify_for(GiltOp *op)
+{
+  size_t num_inits = gilt_op_get_num_operands(op) - 3;
+  if (num_inits != gilt_op_get_num_results(op))
+    return gilt_op_emit_error(op, "needs one init per result");
+  for (size_t i = 0; i < num_inits; i++)
+    if (operand_type(op, 3 + i) != result_type(op, i))
+      return gilt_op_emit_error(op, "init %zu must have result %zu's type",
+                                i, i);
+  GiltBlock *b = body(op, 0);
+  GiltType *types[num_inits + 1];
+  collect_types(op, true, types);
+  if (!b || gilt_block_get_num_arguments(b) != 1 + num_inits ||
+      gilt_value_get_type(gilt_block_get_argument(b, 0)) !=
+          gilt_index_type_get(gilt_op_get_context(op)) ||
+      !args_match(b, 1, types, num_inits))
+    return gilt_op_emit_error(op, "body needs an index argument, then one "
+                                  "argument per result, of its type");
+  return GILT_SUCCESS;
+}
+
+GiltStatus loop_verify_parallel(GiltOp *op)
+{
+  size_t n[3];
+  for (size_t g = 0; g < 3; g++)
+    gilt_op_get_operand_group(op, g, &n[g]);
+  if (n[0] == 0 || n[0] != n[1] || n[0] != n[2])
+    return gilt_op_emit_error(op, "needs as many lower bounds, upper bounds "
+                                  "and steps, at least one");
+  GiltBlock *b = body(op, 0);
+  GiltType *index = gilt_index_type_get(gilt_op_get_context(op));
+  if (!b || gilt_block_get_num_arguments(b) != n[0])
+    return gilt_op_emit_error(op, "body needs one index argument per "
+                                  "dimension");
+  for (size_t i = 0; i < n[0]; i++)
+    if (gilt_value_get_type(gilt_block_get_argument(b, i)) != index)
+      return gilt_op_emit_error(op, "body arguments must be indices");
+  return GILT_SUCCESS;
+}
+
+GiltStatus loop_verify_if(GiltOp *op)
+{
+  if (operand_type(op, 0) != gilt_integer_type_get(gilt_op_get_context(op), 1, GILT_SIGNLESS))
+    return gilt_op_emit_error(op, "condition must be i1");
+  if (!body(op, 0))
+    return gilt_op_emit_error(op, "needs a then region");
+  if (!body(op, 1) && gilt_op_get_num_results(op) > 0)
+    return gilt_op_emit_error(op, "with results needs an else region");
+  for (size_t r = 0; r < 2; r++)
+    if (body(op, r) && gilt_block_get_num_arguments(body(op, r)) != 0)
+      return gilt_op_emit_error(op, "regions take no arguments");
+  return GILT_SUCCESS;
+}
+
+GiltStatus loop_verify_while(GiltOp *op)
+{
+  GiltBlock *before = body(op, 0), *after = body(op, 1);
+  size_t n = gilt_op_get_num_operands(op), m = gilt_op_get_num_results(op);
+  if (!before || !after)
+    return gilt_op_emit_error(op, "needs a condition and a body region");
+  GiltType *inits[n + 1], *results[m + 1];
+  collect_types(op, false, inits);
+  collect_types(op, true, results);
+  if (!args_match(before, 0, inits, n))
+    return gilt_op_emit_error(op, "condition region takes the inits' types");
+  if (!args_match(after, 0, results, m))
+    return gilt_op_emit_error(op, "body region takes the results' types");
+  GiltOp *cond = gilt_block_get_terminator(before);
+  if (!loop_op_is(cond, LOOP_OP_CONDITION))
+    return gilt_op_emit_error(op, "condition region must end in "
+                                  "loop.condition");
+  return GILT_SUCCESS;
+}
+
+GiltStatus loop_verify_condition(GiltOp *op)
+{
+  GiltOp *parent = gilt_op_get_parent_op(op);
+  if (!loop_op_is(parent, LOOP_OP_WHILE))
+    return gilt_op_emit_error(op, "must be in a loop.while");
+  size_t n = gilt_op_get_num_results(parent);
+  if (gilt_op_get_num_operands(op) != 1 + n)
+    return gilt_op_emit_error(op, "passes one value per result of the "
+                                  "loop.while");
+  for (size_t i = 0; i < n; i++)
+    if (operand_type(op, 1 + i) != result_type(parent, i))
+      return gilt_op_emit_error(op, "value %zu must have result %zu's type",
+                                i, i);
+  return GILT_SUCCESS;
+}
+
+GiltStatus loop_verify_yield(GiltOp *op)
+{
+  GiltOp *parent = gilt_op_get_parent_op(op);
+  LoopOpId id = parent ? loop_op_id(parent) : LOOP_NUM_OPS;
+  size_t n = 0;
+  bool results = true;
+  switch (id) {
+  case LOOP_OP_FOR:
+  case LOOP_OP_IF:
+    n = gilt_op_get_num_results(parent);
+    break;
+  case LOOP_OP_PARALLEL:
+    break;
+  case LOOP_OP_WHILE: /* the next values of the inits */
+    n = gilt_op_get_num_operands(parent);
+    results = false;
+    break;
+  default:
+    return gilt_op_emit_error(op, "must end a loop.for, loop.parallel, "
+                                  "loop.if or loop.while body");
+  }
+  if (gilt_op_get_num_operands(op) != n)
+    return gilt_op_emit_error(op, "yields %zu values, its op expects %zu",
+                              gilt_op_get_num_operands(op), n);
+  GiltType *want[n + 1];
+  if (n)
+    collect_types(parent, results, want);
+  for (size_t i = 0; i < n; i++)
+    if (operand_type(op, i) != want[i])
+      return gilt_op_emit_error(op, "value %zu has the wrong type", i);
+  return GILT_SUCCESS;
+}
+
+GiltStatus loop_verify_assert(GiltOp *op)
+{
+  if (operand_type(op, 0) != gilt_integer_type_get(gilt_op_get_context(op), 1, GILT_SIGNLESS))
+    return gilt_op_emit_error(op, "condition must be i1");
+  return GILT_SUCCESS;
+}

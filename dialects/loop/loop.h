@@ -1,0 +1,136 @@
+/*
+** loop.h - the loop dialect: buffers (memrefs), loops, scalar and vector
+** arithmetic; the middle level of gilt, between the graph dialect's
+** tensors and the llvm dialect. The ops are listed in loop.def; this
+** header is the contract between the dialect's files (verifiers, custom
+** forms, folders), the lowering from graph (transforms/graph_to_loop/)
+** and the interpreter (dialects/loop/interpreter/).
+*/
+#ifndef GILT_DIALECTS_LOOP_LOOP_H
+#define GILT_DIALECTS_LOOP_LOOP_H
+
+#include "gilt/asm.h"
+#include "gilt/interfaces.h"
+#include "ir/op_def.h"
+
+GILT_INTERNAL extern const GiltDialectDef gilt_loop_dialect;
+
+/* The hooks the rows of loop.def name. */
+#define LOOP_HOOKS(X)                                                        \
+  X(GiltStatus, verify_int_like, (GiltOp *))                                 \
+  X(GiltStatus, verify_float_like, (GiltOp *))                               \
+  X(GiltStatus, verify_cast, (GiltOp *))                                     \
+  X(GiltStatus, verify_constant, (GiltOp *))                                 \
+  X(GiltStatus, verify_compare, (GiltOp *))                                  \
+  X(GiltStatus, verify_select, (GiltOp *))                                   \
+  X(GiltStatus, verify_alloc, (GiltOp *))                                    \
+  X(GiltStatus, verify_load, (GiltOp *))                                     \
+  X(GiltStatus, verify_store, (GiltOp *))                                    \
+  X(GiltStatus, verify_dim, (GiltOp *))                                      \
+  X(GiltStatus, verify_subview, (GiltOp *))                                  \
+  X(GiltStatus, verify_reshape, (GiltOp *))                                  \
+  X(GiltStatus, verify_copy, (GiltOp *))                                     \
+  X(GiltStatus, verify_global, (GiltOp *))                                   \
+  X(GiltStatus, verify_get_global, (GiltOp *))                               \
+  X(GiltStatus, verify_vector_access, (GiltOp *))                            \
+  X(GiltStatus, verify_create_mask, (GiltOp *))                              \
+  X(GiltStatus, verify_broadcast, (GiltOp *))                                \
+  X(GiltStatus, verify_extract, (GiltOp *))                                  \
+  X(GiltStatus, verify_insert, (GiltOp *))                                   \
+  X(GiltStatus, verify_reduction, (GiltOp *))                                \
+  X(GiltStatus, verify_for, (GiltOp *))                                      \
+  X(GiltStatus, verify_parallel, (GiltOp *))                                 \
+  X(GiltStatus, verify_if, (GiltOp *))                                       \
+  X(GiltStatus, verify_while, (GiltOp *))                                    \
+  X(GiltStatus, verify_condition, (GiltOp *))                                \
+  X(GiltStatus, verify_yield, (GiltOp *))                                    \
+  X(GiltStatus, verify_assert, (GiltOp *))                                   \
+  X(GiltStatus, fold_arith,                                                  \
+    (GiltOp *, GiltAttr *const *, GiltFoldResult *))                         \
+  X(GiltStatus, fold_cast, (GiltOp *, GiltAttr *const *, GiltFoldResult *))  \
+  X(GiltStatus, fold_constant,                                               \
+    (GiltOp *, GiltAttr *const *, GiltFoldResult *))                         \
+  X(GiltStatus, fold_select, (GiltOp *, GiltAttr *const *, GiltFoldResult *))\
+  X(GiltStatus, fold_dim, (GiltOp *, GiltAttr *const *, GiltFoldResult *))   \
+  X(void, print_same_type, (GiltOp *, GiltAsmPrinter *))                     \
+  X(GiltStatus, parse_same_type, (GiltAsmParser *, GiltOpBuild *))           \
+  X(void, print_cast, (GiltOp *, GiltAsmPrinter *))                          \
+  X(GiltStatus, parse_cast, (GiltAsmParser *, GiltOpBuild *))                \
+  X(void, print_constant, (GiltOp *, GiltAsmPrinter *))                      \
+  X(GiltStatus, parse_constant, (GiltAsmParser *, GiltOpBuild *))            \
+  X(void, print_compare, (GiltOp *, GiltAsmPrinter *))                       \
+  X(GiltStatus, parse_compare, (GiltAsmParser *, GiltOpBuild *))             \
+  X(void, print_select, (GiltOp *, GiltAsmPrinter *))                        \
+  X(GiltStatus, parse_select, (GiltAsmParser *, GiltOpBuild *))              \
+  X(void, print_alloc, (GiltOp *, GiltAsmPrinter *))                         \
+  X(GiltStatus, parse_alloc, (GiltAsmParser *, GiltOpBuild *))               \
+  X(void, print_memref_only, (GiltOp *, GiltAsmPrinter *))                   \
+  X(GiltStatus, parse_memref_only, (GiltAsmParser *, GiltOpBuild *))         \
+  X(void, print_access, (GiltOp *, GiltAsmPrinter *))                        \
+  X(GiltStatus, parse_access, (GiltAsmParser *, GiltOpBuild *))              \
+  X(void, print_for, (GiltOp *, GiltAsmPrinter *))                           \
+  X(GiltStatus, parse_for, (GiltAsmParser *, GiltOpBuild *))                 \
+  X(void, print_parallel, (GiltOp *, GiltAsmPrinter *))                      \
+  X(GiltStatus, parse_parallel, (GiltAsmParser *, GiltOpBuild *))            \
+  X(void, print_if, (GiltOp *, GiltAsmPrinter *))                            \
+  X(GiltStatus, parse_if, (GiltAsmParser *, GiltOpBuild *))                  \
+  X(void, print_yield, (GiltOp *, GiltAsmPrinter *))                         \
+  X(GiltStatus, parse_yield, (GiltAsmParser *, GiltOpBuild *))               \
+  X(void, print_functional, (GiltOp *, GiltAsmPrinter *))                    \
+  X(GiltStatus, parse_functional, (GiltAsmParser *, GiltOpBuild *))
+
+#define LOOP_DECLARE_HOOK(ret, name, args) GILT_INTERNAL ret loop_##name args;
+LOOP_HOOKS(LOOP_DECLARE_HOOK)
+#undef LOOP_DECLARE_HOOK
+
+/* The interface tables the control-flow rows share. */
+GILT_INTERNAL extern const GiltMemoryEffectsMethods loop_recursive_effects;
+GILT_INTERNAL extern const GiltLoopLikeMethods loop_loop_like;
+
+/* ---- op identity ---------------------------------------------------------- */
+
+typedef enum LoopOpId {
+#define GILT_OP(sym, ...) LOOP_OP_##sym,
+#include "dialects/loop/loop.def"
+#undef GILT_OP
+  LOOP_NUM_OPS
+} LoopOpId;
+
+GILT_INTERNAL extern const GiltOpDef loop_ops[LOOP_NUM_OPS];
+
+/* Whether op (possibly NULL) is the loop op `id`. */
+static inline bool loop_op_is(const GiltOp *op, LoopOpId id)
+{
+  return gilt_op_is(op, &loop_ops[id]);
+}
+
+/* Which loop op `op` is; LOOP_NUM_OPS for any other op. */
+static inline LoopOpId loop_op_id(const GiltOp *op)
+{
+  const GiltOpDef *def = op->info->def;
+  if (def < loop_ops || def >= loop_ops + LOOP_NUM_OPS)
+    return LOOP_NUM_OPS;
+  return (LoopOpId)(def - loop_ops);
+}
+
+/* ---- types ---------------------------------------------------------------- */
+
+/* The scalar type of a scalar or of a vector's lanes. */
+GILT_INTERNAL GiltType *loop_element_type(GiltType *t);
+/* Whether t is an integer or index type, or a vector of them. */
+GILT_INTERNAL bool loop_is_int_like(GiltType *t);
+/* Whether t is a float type, or a vector of them. */
+GILT_INTERNAL bool loop_is_float_like(GiltType *t);
+/* The i1 type of t's shape: i1, or vector<N x i1> for a vector t. */
+GILT_INTERNAL GiltType *loop_bool_like(GiltType *t);
+
+/* The strides and offset of a memref, in elements: from its strided
+** layout, or row-major for the identity layout. strides has room for the
+** rank; entries may be GILT_DYNAMIC. */
+GILT_INTERNAL void loop_memref_strides(GiltType *memref, int64_t *strides,
+                                       int64_t *offset);
+/* Whether a memref's elements are dense and row-major (identity layout,
+** or a strided one that says the same with a zero offset). */
+GILT_INTERNAL bool loop_memref_is_contiguous(GiltType *memref);
+
+#endif /* GILT_DIALECTS_LOOP_LOOP_H */
