@@ -255,6 +255,9 @@ GILT_INTERNAL GiltLocation *gilt_location_file_line_col_get_ident(
 ** call sites), NULL if none. Diagnostics use it to quote source. */
 GILT_INTERNAL GiltLocation *gilt_location_find_file_line_col(
     GiltLocation *loc);
+/* The name that diagnostics print for `loc` (see gilt_location_get_name),
+** NULL if none. */
+GILT_INTERNAL GiltIdent *gilt_location_find_name(GiltLocation *loc);
 
 /* ---- values, operands, operations, blocks, regions ---------------------- */
 

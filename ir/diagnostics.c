@@ -5,7 +5,8 @@
 ** A diagnostic carries a severity, a location, a message and notes, and is
 ** handed to the handler the embedder installed on the context. Printing in
 ** clang's style (file:line:col, the source line and a caret) is offered for
-** tools; it quotes source only from buffers registered with the context.
+** tools; it quotes source only from buffers registered with the context,
+** and names the node (the name location) a diagnostic's location holds.
 */
 #include "ir/core.h"
 
@@ -184,12 +185,18 @@ static void format_source_line(GiltStrBuf *sb, GiltLocation *flc)
 static void format_one(GiltStrBuf *sb, const GiltDiagnostic *d)
 {
   GiltLocation *flc = gilt_location_find_file_line_col(d->loc);
+  GiltIdent *name = gilt_location_find_name(d->loc);
   if (flc)
     gilt_strbuf_printf(sb, "%s:%u:%u: ", flc->flc.file->str, flc->flc.line,
                        flc->flc.col);
-  else if (d->loc->kind == GILT_LOC_NAME)
-    gilt_strbuf_printf(sb, "%s: ", d->loc->name.name->str);
-  gilt_strbuf_printf(sb, "%s: %s\n", severity_name(d->severity), d->message);
+  else if (name)
+    gilt_strbuf_printf(sb, "%s: ", name->str);
+  gilt_strbuf_printf(sb, "%s: ", severity_name(d->severity));
+  /* A position alone would lose the node an op was imported from: every
+  ** node of an ONNX model shares its file, and the line is an index. */
+  if (flc && name)
+    gilt_strbuf_printf(sb, "in node '%s': ", name->str);
+  gilt_strbuf_printf(sb, "%s\n", d->message);
   if (flc)
     format_source_line(sb, flc);
   for (size_t i = 0; i < d->notes.len; i++)

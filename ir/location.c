@@ -183,6 +183,70 @@ GiltLocation *gilt_location_find_file_line_col(GiltLocation *loc)
   return NULL;
 }
 
+/* gilt_location_find_file_line_col's search, also noting in *name the
+** innermost name location on the way to the position it returns. */
+static GiltLocation *find_named_position(GiltLocation *loc, GiltIdent **name)
+{
+  switch (loc->kind) {
+  case GILT_LOC_FILE_LINE_COL:
+    return loc;
+  case GILT_LOC_NAME: {
+    GiltLocation *flc = find_named_position(loc->name.child, name);
+    if (flc && !*name)
+      *name = loc->name.name;
+    return flc;
+  }
+  case GILT_LOC_CALLSITE:
+    return find_named_position(loc->callsite.callee, name);
+  case GILT_LOC_FUSED:
+    for (size_t i = 0; i < loc->fused.n; i++) {
+      GiltLocation *flc = find_named_position(loc->fused.locs[i], name);
+      if (flc)
+        return flc;
+    }
+    return NULL;
+  case GILT_LOC_UNKNOWN:
+    return NULL;
+  }
+  return NULL;
+}
+
+/* The first name in `loc`, innermost when names nest; a call site's callee
+** is looked into before its caller. */
+static GiltIdent *first_name(GiltLocation *loc)
+{
+  GiltIdent *name = NULL;
+  switch (loc->kind) {
+  case GILT_LOC_NAME:
+    name = first_name(loc->name.child);
+    return name ? name : loc->name.name;
+  case GILT_LOC_CALLSITE:
+    name = first_name(loc->callsite.callee);
+    return name ? name : first_name(loc->callsite.caller);
+  case GILT_LOC_FUSED:
+    for (size_t i = 0; i < loc->fused.n && !name; i++)
+      name = first_name(loc->fused.locs[i]);
+    return name;
+  case GILT_LOC_UNKNOWN:
+  case GILT_LOC_FILE_LINE_COL:
+    return NULL;
+  }
+  return NULL;
+}
+
+GiltIdent *gilt_location_find_name(GiltLocation *loc)
+{
+  GiltIdent *name = NULL;
+  find_named_position(loc, &name);
+  return name ? name : first_name(loc);
+}
+
+const char *gilt_location_get_name(GiltLocation *loc)
+{
+  GiltIdent *name = gilt_location_find_name(loc);
+  return name ? name->str : NULL;
+}
+
 bool gilt_location_get_file_line_col(GiltLocation *loc, const char **file,
                                      unsigned *line, unsigned *col)
 {

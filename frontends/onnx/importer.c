@@ -686,19 +686,17 @@ static size_t report_unsupported(GiltOnnxImporter *imp,
                       : 0;
     if (!node_op_name(imp, node, op_name, sizeof op_name) ||
         (!allow && !gilt_context_is_registered_op(imp->ctx, op_name))) {
-      gilt_emit_error(loc,
-                      "unsupported ONNX operator '%s' (version %lld) in "
-                      "node '%s'",
-                      str(node->op_type), (long long)imp->opset, display);
+      /* No "in node": the location names the node, and printing shows it. */
+      gilt_emit_error(loc, "unsupported ONNX operator '%s' (version %lld)",
+                      str(node->op_type), (long long)imp->opset);
       bad++;
     } else if (version) {
       /* Known to gilt, but not in the version this opset selects: reading
       ** it with its opset-17 meaning would be silently wrong. */
       gilt_emit_error(loc,
                       "unsupported version %d of ONNX operator '%s' (opset "
-                      "%lld) in node '%s'",
-                      version, str(node->op_type), (long long)imp->opset,
-                      display);
+                      "%lld)",
+                      version, str(node->op_type), (long long)imp->opset);
       bad++;
     }
     for (size_t j = 0; j < node->n_attribute; j++)

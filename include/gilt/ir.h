@@ -128,7 +128,11 @@ GILT_API size_t gilt_diagnostic_get_num_notes(const GiltDiagnostic *d);
 GILT_API const GiltDiagnostic *gilt_diagnostic_get_note(const GiltDiagnostic *d,
                                                         size_t i);
 /* Prints clang-style: `file:line:col: error: message`, the source line and
-** a caret when the source buffer is known to the context, then the notes. */
+** a caret when the source buffer is known to the context, then the notes.
+** When the location holds a name (gilt_location_get_name), the message is
+** preceded by `in node 'NAME': `; a location with a name but no file
+** position prints `NAME: error: message`. The message itself
+** (gilt_diagnostic_get_message) carries no such prefix. */
 GILT_API void gilt_diagnostic_print(const GiltDiagnostic *d, FILE *out);
 
 /* Reports a diagnostic at `loc` (printf-style message). */
@@ -458,6 +462,13 @@ GILT_API GiltContext *gilt_location_get_context(GiltLocation *loc);
 GILT_API bool gilt_location_get_file_line_col(GiltLocation *loc,
                                               const char **file,
                                               unsigned *line, unsigned *col);
+/* The name location (an ONNX node) that `loc` stands for, as diagnostics
+** print it: the innermost name on the way to the file:line:col position
+** that gilt_location_get_file_line_col finds; when that way has none, the
+** first name anywhere in `loc` (a call site's callee before its caller,
+** fused locations in order). NULL when `loc` holds no name. Borrowed from
+** the context. */
+GILT_API const char *gilt_location_get_name(GiltLocation *loc);
 GILT_API void gilt_location_print(GiltLocation *loc, GiltStringCallback cb,
                                   void *user);
 

@@ -38,8 +38,11 @@ static void record(const GiltDiagnostic *d, void *user)
   if (gilt_diagnostic_get_severity(d) != GILT_SEVERITY_ERROR)
     return;
   num_errors++;
+  /* As printed: the node the location names, then the message. */
+  const char *node = gilt_location_get_name(gilt_diagnostic_get_location(d));
   size_t len = strlen(errors);
-  snprintf(errors + len, sizeof errors - len, "%s\n",
+  snprintf(errors + len, sizeof errors - len, "%s%s%s%s\n",
+           node ? "in node '" : "", node ? node : "", node ? "': " : "",
            gilt_diagnostic_get_message(d));
 }
 
@@ -171,12 +174,12 @@ static void test_unsupported(void)
   GiltOp *module = import(ctx, g, 13);
   CHECK(!module);
   CHECK(num_errors == 3);
-  CHECK(strstr(errors, "unsupported ONNX operator 'NoSuchOp' (version 13) in "
-                       "node 'first'"));
-  CHECK(strstr(errors, "unsupported ONNX operator 'AnotherMissingOp' (version "
-                       "13) in node 'AnotherMissingOp_2'"));
-  CHECK(strstr(errors, "unsupported ONNX operator 'NoSuchOpInside' (version "
-                       "13) in node 'inner'"));
+  CHECK(strstr(errors, "in node 'first': unsupported ONNX operator "
+                       "'NoSuchOp' (version 13)\n"));
+  CHECK(strstr(errors, "in node 'AnotherMissingOp_2': unsupported ONNX "
+                       "operator 'AnotherMissingOp' (version 13)\n"));
+  CHECK(strstr(errors, "in node 'inner': unsupported ONNX operator "
+                       "'NoSuchOpInside' (version 13)\n"));
   gilt_context_destroy(ctx);
 }
 
@@ -229,11 +232,11 @@ static void test_newer_opsets(void)
   onnx_add_output(r, onnx_value("y", 2, dims_2x3));
   CHECK(!import(ctx, r, 20));
   CHECK(num_errors == 2);
-  CHECK(strstr(errors, "unsupported version 20 of ONNX operator "
-                       "'StringConcat' (opset 20) in node 'cat'"));
-  CHECK(strstr(errors, "unsupported version 18 of ONNX operator "
-                       "'OptionalHasElement' (opset 20) in node "
-                       "'OptionalHasElement_2'"));
+  CHECK(strstr(errors, "in node 'cat': unsupported version 20 of ONNX "
+                       "operator 'StringConcat' (opset 20)\n"));
+  CHECK(strstr(errors, "in node 'OptionalHasElement_2': unsupported version "
+                       "18 of ONNX operator 'OptionalHasElement' (opset "
+                       "20)\n"));
   gilt_context_destroy(ctx);
 }
 
