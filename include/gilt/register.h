@@ -34,6 +34,9 @@ GILT_API void gilt_register_loop_dialect(GiltContext *ctx);
 ** and the graph level's. */
 GILT_API void gilt_register_transforms_passes(GiltContext *ctx);
 GILT_API void gilt_register_graph_passes(GiltContext *ctx);
+/* The lowerings between levels (graph-to-loop), with the dialects they
+** produce and the interfaces they attach. */
+GILT_API void gilt_register_conversion_passes(GiltContext *ctx);
 
 /* Every dialect, every pass, and both. */
 GILT_API void gilt_register_all_dialects(GiltContext *ctx);

@@ -1,0 +1,43 @@
+/*
+** constant.c - lowering of graph.constant: its data becomes a loop.global
+** at the top of the module, read through loop.get_global where the
+** constant stood. The data is not copied: the global holds the same
+** attribute (a dense_resource blob for weights).
+*/
+#include "transforms/graph_to_loop/lowering.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static GiltStatus lower_constant_op(Lower *l)
+{
+  GiltAttr *value = gilt_op_get_attr(l->op, "value");
+  GiltType *type = lower_result_type(l, 0);
+  char name[32];
+  snprintf(name, sizeof name, "__constant_%u", (*l->num_globals)++);
+  GiltNamedAttr attrs[3] = {
+      {"sym_name", gilt_string_attr_get(l->ctx, name, strlen(name))},
+      {"type", gilt_type_attr_get(type)},
+      {"value", value},
+  };
+  GiltOpState st = gilt_op_state_get("loop.global", l->loc);
+  st.num_attrs = 3;
+  st.attrs = attrs;
+  GiltOp *global = gilt_op_create(l->ctx, &st);
+  GiltBlock *body = gilt_module_get_body(l->module);
+  GiltOp *first = gilt_block_get_first_op(body);
+  if (first)
+    gilt_block_insert_op_before(first, global);
+  else
+    gilt_block_append_op(body, global);
+  gilt_rewriter_notify_op_inserted(l->rw, global);
+  GiltValue *buffer =
+      lower_emit_attr(l, LOOP_OP_GET_GLOBAL, type, 0, NULL, "name",
+                      gilt_symbol_ref_attr_get(l->ctx, name, 0, NULL));
+  return lower_replace(l, &buffer);
+}
+
+const GraphLoweringRow graph_lower_misc[] = {
+    {GRAPH_OP_CONSTANT, {lower_constant_op}},
+    {0, {NULL}},
+};

@@ -1,0 +1,192 @@
+/*
+** lowering.h - lowering graph ops to loop nests (the `graph-to-loop`
+** pass): the lowering interface, and the builder every lowering writes its
+** loops with.
+**
+** A graph op becomes lowerable by implementing graph_to_loop_interface: one
+** function that, given the op's operands already turned into buffers
+** (memrefs of the same shape and element type), emits loop IR computing
+** its results into new buffers and replaces the op with them. The pass
+** attaches an implementation to each graph op it can lower (an external
+** model, registered with the pass: the graph dialect knows nothing of
+** loops), and the conversion driver reports every op left without one.
+**
+** The builder (builder.c) hides the op-state plumbing: lower_emit and the
+** named helpers create loop ops at the current insertion point, the nest
+** helpers build loops and call back with the induction variables, and
+** every op gets the graph op's location, so diagnostics from the loop level
+** still name the ONNX node.
+**
+** Bufferization is simple and total: every result gets a fresh buffer
+** (loop.alloc) and is never written after the op that made it, so values
+** keep the graph's value semantics. Function arguments and results become
+** memref arguments and results; buffers the memory planner can reuse or
+** elide are its business, later.
+*/
+#ifndef GILT_TRANSFORMS_GRAPH_TO_LOOP_LOWERING_H
+#define GILT_TRANSFORMS_GRAPH_TO_LOOP_LOWERING_H
+
+#include "dialects/graph/graph.h"
+#include "dialects/loop/loop.h"
+#include "ir/core.h"
+#include "ir/rewrite/rewrite.h"
+
+typedef struct Lower Lower;
+
+/* ---- the interface ------------------------------------------------------- */
+
+typedef struct GraphToLoopMethods {
+  /* Emits the loops computing the op and replaces it (lower_replace).
+  ** Returns failure, after reporting why at the op (lower_error), for a
+  ** case it does not handle; the IR must then be left untouched apart
+  ** from unused ops the driver discards. */
+  GiltStatus (*lower)(Lower *l);
+} GraphToLoopMethods;
+
+GILT_INTERNAL extern const GiltInterface graph_to_loop_interface;
+
+/* A family's lowerings: rows of (op, function), ended by a NULL function.
+** Each family file defines one table; pass.c lists the tables. */
+typedef struct GraphLoweringRow {
+  GraphOpId op;
+  GraphToLoopMethods methods; /* methods.lower NULL ends a table */
+} GraphLoweringRow;
+
+#define GRAPH_LOWERING_TABLES(X)                                             \
+  X(graph_lower_elementwise)                                                 \
+  X(graph_lower_misc)
+
+#define GRAPH_DECLARE_LOWERINGS(name)                                        \
+  GILT_INTERNAL extern const GraphLoweringRow name[];
+GRAPH_LOWERING_TABLES(GRAPH_DECLARE_LOWERINGS)
+#undef GRAPH_DECLARE_LOWERINGS
+
+/* ---- the state of one lowering ---------------------------------------------- */
+
+struct Lower {
+  GiltContext *ctx;
+  GiltRewriter *rw;
+  GiltOp *op;                 /* the graph op being lowered */
+  GiltLocation *loc;          /* its location: every op built gets it */
+  GiltValue *const *operands; /* its operands as buffers; `none` stays */
+  GiltOp *module;             /* where constants become loop.globals */
+  unsigned *num_globals;      /* for naming them */
+};
+
+/* The op's operand i as a buffer, NULL when absent or `none`. */
+GILT_INTERNAL GiltValue *lower_operand(Lower *l, size_t i);
+/* The buffer type of the op's result i (memref of the tensor's shape and
+** element type). */
+GILT_INTERNAL GiltType *lower_result_type(Lower *l, size_t i);
+/* Replaces the graph op's results with these buffers and erases it;
+** returns GILT_SUCCESS for the lowering to return. */
+GILT_INTERNAL GiltStatus lower_replace(Lower *l, GiltValue *const *results);
+/* Reports "'graph.x' op <message>" at the op; returns GILT_FAILURE. */
+GILT_INTERNAL GiltStatus lower_error(Lower *l, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ---- building ops ---------------------------------------------------------------- */
+
+/* Creates loop op `id` at the insertion point with these operands, result
+** types (0 or 1 result: `result` may be NULL) and attributes; returns its
+** first result, or NULL when it has none. */
+GILT_INTERNAL GiltValue *lower_emit(Lower *l, LoopOpId id, GiltType *result,
+                                    size_t n, GiltValue *const *operands);
+GILT_INTERNAL GiltValue *lower_emit_attr(Lower *l, LoopOpId id,
+                                         GiltType *result, size_t n,
+                                         GiltValue *const *operands,
+                                         const char *attr_name,
+                                         GiltAttr *attr);
+/* Binary and unary ops whose result has the first operand's type. */
+GILT_INTERNAL GiltValue *lower_binary(Lower *l, LoopOpId id, GiltValue *a,
+                                      GiltValue *b);
+GILT_INTERNAL GiltValue *lower_unary(Lower *l, LoopOpId id, GiltValue *a);
+
+GILT_INTERNAL GiltType *lower_index_type(Lower *l);
+GILT_INTERNAL GiltType *lower_i1_type(Lower *l);
+GILT_INTERNAL GiltValue *lower_index(Lower *l, int64_t v);
+/* A scalar constant of an integer, index or float type (v converted). */
+GILT_INTERNAL GiltValue *lower_constant(Lower *l, GiltType *t, double v);
+GILT_INTERNAL GiltValue *lower_int_constant(Lower *l, GiltType *t,
+                                            int64_t v);
+/* cmpi/cmpf with `pred` (loop.def lists them), chosen by a's type. */
+GILT_INTERNAL GiltValue *lower_cmp(Lower *l, const char *pred, GiltValue *a,
+                                   GiltValue *b);
+GILT_INTERNAL GiltValue *lower_select(Lower *l, GiltValue *c, GiltValue *a,
+                                      GiltValue *b);
+/* Converts a scalar to `to` as ONNX's Cast does between any two numeric
+** types: i1 included (nonzero is true), integers widened by the source's
+** signedness (ui and i1 zero-extend), floats to integers toward zero. */
+GILT_INTERNAL GiltValue *lower_convert(Lower *l, GiltValue *v, GiltType *to);
+
+/* ---- buffers ---------------------------------------------------------------------- */
+
+/* The size of dimension i of a buffer: a constant when static. */
+GILT_INTERNAL GiltValue *lower_dim(Lower *l, GiltValue *memref, size_t i);
+/* Every dimension's size into dims[0..rank). */
+GILT_INTERNAL void lower_dims(Lower *l, GiltValue *memref, GiltValue **dims);
+/* A new buffer of `type`; sizes[i] gives dimension i where it is dynamic
+** (sizes may be NULL for a static type). */
+GILT_INTERNAL GiltValue *lower_alloc(Lower *l, GiltType *type,
+                                     GiltValue *const *sizes);
+GILT_INTERNAL GiltValue *lower_load(Lower *l, GiltValue *memref,
+                                    GiltValue *const *indices);
+GILT_INTERNAL void lower_store(Lower *l, GiltValue *value, GiltValue *memref,
+                               GiltValue *const *indices);
+/* The indices into `in` of the element that numpy broadcasting pairs with
+** output element `ivs` (out_rank of them): trailing dimensions aligned, a
+** dimension of size 1 read at 0 (tested at run time when dynamic). */
+GILT_INTERNAL void lower_broadcast_indices(Lower *l, GiltValue *in,
+                                           size_t out_rank,
+                                           GiltValue *const *ivs,
+                                           GiltValue **indices);
+/* Stores `value` into every element of a buffer. */
+GILT_INTERNAL void lower_fill(Lower *l, GiltValue *memref, GiltValue *value);
+/* The sizes of the result i of the op, for allocating it: static dims as
+** constants; dynamic ones as given by `dynamic` (out_dims[i] for each
+** dynamic i), which the lowering computes. */
+GILT_INTERNAL GiltValue *lower_alloc_result(Lower *l, size_t i,
+                                            GiltValue *const *dims);
+
+/* ---- loops -------------------------------------------------------------------------- */
+
+/* The body of a nest: ivs are the induction variables, outermost first. */
+typedef void (*LowerBodyFn)(Lower *l, GiltValue *const *ivs, void *user);
+/* The body of a loop.for with loop-carried values: next[i] gets the value
+** for the next iteration of iter[i]. */
+typedef void (*LowerIterFn)(Lower *l, GiltValue *iv, GiltValue *const *iter,
+                            GiltValue **next, void *user);
+
+/* loop.parallel over [0, uppers[i]) for each of the rank dimensions,
+** calling body inside it; rank 0 calls body once, in place. */
+GILT_INTERNAL void lower_parallel(Lower *l, size_t rank,
+                                  GiltValue *const *uppers, LowerBodyFn body,
+                                  void *user);
+/* Nested loop.for loops over [0, uppers[i]), step 1. */
+GILT_INTERNAL void lower_nest(Lower *l, size_t rank, GiltValue *const *uppers,
+                              LowerBodyFn body, void *user);
+/* loop.for from lb to ub by step with n loop-carried values starting at
+** inits; their final values go to results[0..n). */
+GILT_INTERNAL void lower_for(Lower *l, GiltValue *lb, GiltValue *ub,
+                             GiltValue *step, size_t n,
+                             GiltValue *const *inits, GiltValue **results,
+                             LowerIterFn body, void *user);
+/* loop.if without results: `then` runs when cond holds, `otherwise` (may
+** be NULL) when not. The bodies get no induction variables (ivs NULL). */
+GILT_INTERNAL void lower_if(Lower *l, GiltValue *cond, LowerBodyFn then,
+                            LowerBodyFn otherwise, void *user);
+/* loop.if yielding one value of `type`: each branch returns it. */
+typedef GiltValue *(*LowerValueFn)(Lower *l, void *user);
+GILT_INTERNAL GiltValue *lower_if_value(Lower *l, GiltValue *cond,
+                                        GiltType *type, LowerValueFn then,
+                                        LowerValueFn otherwise, void *user);
+
+/* ---- element types ------------------------------------------------------------------ */
+
+GILT_INTERNAL bool lower_is_float(GiltType *t);
+GILT_INTERNAL bool lower_is_unsigned(GiltType *t);
+/* The element type of the graph op's operand i / result i. */
+GILT_INTERNAL GiltType *lower_operand_elem(Lower *l, size_t i);
+GILT_INTERNAL GiltType *lower_result_elem(Lower *l, size_t i);
+
+#endif /* GILT_TRANSFORMS_GRAPH_TO_LOOP_LOWERING_H */

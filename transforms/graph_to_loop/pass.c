@@ -1,0 +1,167 @@
+/*
+** pass.c - `graph-to-loop`: lowers a module of graph ops to the loop
+** dialect, with the dialect conversion driver (ir/rewrite/conversion.h).
+**
+** Requires: a module whose tensors are ranked (run graph-infer-shapes
+** first when the ONNX model left shapes open; dynamic dimensions are
+** fine). Produces: func.func over memrefs, loop ops, and loop.globals for
+** the graph's constants. Every graph op must lower: an op without a
+** lowering, or one whose lowering refuses its case, is reported at its
+** location (the ONNX node) and the module is left unchanged.
+**
+** Tensors become memrefs of the same shape and element type (identity
+** layout); `none` stays none. graph.none folds away once its users are
+** lowered. The lowerings themselves are the tables of the family files
+** (lowering.h lists them), attached to the graph ops as external models of
+** graph_to_loop_interface when the pass is registered.
+*/
+#include "transforms/graph_to_loop/lowering.h"
+
+#include <stdio.h>
+
+#include "gilt/pass.h"
+#include "gilt/register.h"
+#include "ir/builtin_dialect.h"
+#include "ir/rewrite/conversion.h"
+
+const GiltInterface graph_to_loop_interface = {"graph-to-loop lowering"};
+
+static GiltType *tensor_to_memref(GiltType *t, void *user)
+{
+  (void)user;
+  if (t->kind != GILT_TYPE_TENSOR)
+    return t;
+  if (!t->shaped.ranked)
+    return NULL;
+  return gilt_memref_type_get(t->ctx, t->shaped.rank, t->shaped.shape,
+                              t->shaped.elem, NULL, NULL);
+}
+
+static GiltValue *cast(GiltBuilder *b, GiltType *type, GiltValue *input,
+                       GiltLocation *loc, void *user)
+{
+  (void)user;
+  GiltOpState st = gilt_op_state_get("builtin.unrealized_conversion_cast", loc);
+  st.num_operands = 1;
+  st.operands = &input;
+  st.num_results = 1;
+  st.result_types = &type;
+  GiltOp *op = gilt_builder_create_op(b, &st);
+  return op ? gilt_op_get_result(op, 0) : NULL;
+}
+
+/* The state of one run, which the patterns reach through their data. */
+typedef struct PassState {
+  unsigned num_globals;
+} PassState;
+
+/* The module an op is in: the conversion works on a copy of the pass's
+** module, and globals go into that copy, beside the ops that use them. */
+static GiltOp *module_of(GiltOp *op)
+{
+  while (gilt_op_get_parent_op(op))
+    op = gilt_op_get_parent_op(op);
+  return op;
+}
+
+/* Any graph op with a lowering: build its Lower and call it. */
+static GiltStatus lower_op(const GiltPattern *pat, GiltOp *op,
+                           GiltRewriter *rw)
+{
+  const GraphToLoopMethods *m = gilt_op_get_interface(op, &graph_to_loop_interface);
+  if (!m)
+    return GILT_FAILURE;
+  PassState *state = (PassState *)pat->data;
+  Lower l = {
+      .ctx = gilt_op_get_context(op),
+      .rw = rw,
+      .op = op,
+      .loc = gilt_op_get_location(op),
+      .operands = gilt_conversion_get_operands(rw),
+      .module = module_of(op),
+      .num_globals = &state->num_globals,
+  };
+  return m->lower(&l);
+}
+
+static bool types_legal(GiltOp *op, void *user)
+{
+  return gilt_type_converter_is_op_legal(user, op);
+}
+
+static bool signature_legal(GiltOp *op, void *user)
+{
+  GiltType *type = gilt_func_get_type(op);
+  return gilt_type_converter_convert_function_type(user, type) == type;
+}
+
+static GiltStatus run(GiltPass *pass, GiltOp *module)
+{
+  GiltContext *ctx = gilt_pass_get_context(pass);
+  PassState state = {0};
+  GiltTypeConverter tc;
+  gilt_type_converter_init(&tc, ctx);
+  gilt_type_converter_add_conversion(&tc, tensor_to_memref, NULL);
+  gilt_type_converter_set_source_materialization(&tc, cast, NULL);
+  gilt_type_converter_set_target_materialization(&tc, cast, NULL);
+
+  GiltConversionTarget target;
+  gilt_conversion_target_init(&target, ctx);
+  gilt_conversion_target_add_illegal_dialect(&target, "graph");
+  gilt_conversion_target_add_legal_op(&target, "graph.none");
+  gilt_conversion_target_add_legal_dialect(&target, "loop");
+  gilt_conversion_target_add_dynamic_op(&target, "func.func", signature_legal,
+                                        &tc);
+  gilt_conversion_target_add_dynamic_op(&target, "func.return", types_legal,
+                                        &tc);
+  gilt_conversion_target_add_dynamic_op(&target, "func.call", types_legal,
+                                        &tc);
+
+  GiltPatternSet patterns;
+  gilt_pattern_set_init(&patterns, ctx);
+  gilt_pattern_set_add(&patterns,
+                       (GiltPattern){"graph-to-loop", NULL, 1, lower_op, &state});
+  gilt_conversion_add_signature_pattern(&patterns, "func.func");
+  gilt_conversion_add_type_pattern(&patterns, "func.return");
+  gilt_conversion_add_type_pattern(&patterns, "func.call");
+  GiltStatus status =
+      gilt_apply_partial_conversion(module, &target, &patterns, &tc);
+  gilt_pattern_set_free(&patterns);
+  gilt_conversion_target_free(&target);
+  gilt_type_converter_free(&tc);
+  return status;
+}
+
+const GiltPassDef gilt_graph_to_loop_pass = {
+    .name = "graph-to-loop",
+    .description = "Lower graph ops on tensors to loop nests on buffers",
+    .anchor = "builtin.module",
+    .run = run,
+};
+
+/* Attaches every family's lowerings to their graph ops. */
+static void attach_lowerings(GiltContext *ctx)
+{
+  static const GraphLoweringRow *const tables[] = {
+#define GRAPH_LOWERING_TABLE(name) name,
+      GRAPH_LOWERING_TABLES(GRAPH_LOWERING_TABLE)
+#undef GRAPH_LOWERING_TABLE
+  };
+  for (size_t t = 0; t < sizeof tables / sizeof *tables; t++)
+    for (const GraphLoweringRow *row = tables[t]; row->methods.lower; row++) {
+      const char *name = graph_ops[row->op].name;
+      if (gilt_context_op_implements(ctx, name, &graph_to_loop_interface))
+        continue;
+      gilt_context_attach_interface(ctx, name, &graph_to_loop_interface,
+                                    &row->methods);
+    }
+}
+
+void gilt_register_conversion_passes(GiltContext *ctx)
+{
+  static const GiltPassDef *const passes[] = {&gilt_graph_to_loop_pass};
+  gilt_register_graph_dialect(ctx);
+  gilt_register_loop_dialect(ctx);
+  attach_lowerings(ctx);
+  gilt_context_register_passes(ctx, passes, sizeof passes / sizeof *passes);
+}
