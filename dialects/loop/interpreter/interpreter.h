@@ -37,6 +37,17 @@ typedef union Cell {
   char *p;
 } Cell;
 
+/* A cell holding a float, all 8 bytes written: a 4-byte store read back
+** as a whole cell (by a move of loop-carried values) would stall the
+** store forwarding of x86 cores. */
+static inline Cell interp_cell_f(float v)
+{
+  Cell c;
+  c.u = 0;
+  c.f = v;
+  return c;
+}
+
 /* A memref's descriptor, from its first cell m: f[m].p is the base of
 ** the elements, f[m + 1].i the offset (in elements), then the sizes and
 ** the strides (in elements). */
@@ -143,7 +154,18 @@ static inline bool interp_run(Cell *f, const InterpProgram *p, Interp *it)
   return true;
 }
 
-GILT_INTERNAL void interp_moves_apply(Cell *f, const InterpMoves *m);
+GILT_INTERNAL void interp_moves_through_scratch(Cell *f, const InterpMoves *m);
+
+/* Inline: a loop moves its carried values every iteration. */
+static inline void interp_moves_apply(Cell *f, const InterpMoves *m)
+{
+  if (m->scratch != UINT32_MAX) {
+    interp_moves_through_scratch(f, m);
+    return;
+  }
+  for (uint32_t i = 0; i < m->n; i++)
+    f[m->dst[i]] = f[m->src[i]];
+}
 /* Runs fn on a fresh frame whose arguments are args[] (cells) and copies
 ** its results into results[]. */
 GILT_INTERNAL bool interp_call(Interp *it, InterpFunction *fn, GiltOp *at,

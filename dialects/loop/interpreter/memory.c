@@ -24,7 +24,7 @@ Cell interp_elem_read(InterpElem e, const char *p)
 {
   Cell c = {0};
   switch (e.cls) {
-  case ELEM_F32:
+  case ELEM_F32: /* into a zeroed cell: see interp_cell_f */
     memcpy(&c.f, p, 4);
     return c;
   case ELEM_F64:
@@ -213,7 +213,9 @@ static bool load_f32(Cell *f, const Instr *in, Interp *it)
   int64_t off = 0;
   if (!interp_address(f, in, in->a, in->list, in->n, 1, &off))
     return false;
-  memcpy(&f[in->dst].f, ELEMENT(f, in->a, off, float), 4);
+  float v;
+  memcpy(&v, ELEMENT(f, in->a, off, float), 4);
+  f[in->dst] = interp_cell_f(v);
   return true;
 }
 

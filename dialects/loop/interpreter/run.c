@@ -21,13 +21,8 @@
 /* Deeper recursion would exhaust the C stack of the handlers. */
 #define MAX_CALL_DEPTH 1000
 
-void interp_moves_apply(Cell *f, const InterpMoves *m)
+void interp_moves_through_scratch(Cell *f, const InterpMoves *m)
 {
-  if (m->scratch == UINT32_MAX) {
-    for (uint32_t i = 0; i < m->n; i++)
-      f[m->dst[i]] = f[m->src[i]];
-    return;
-  }
   for (uint32_t i = 0; i < m->n; i++)
     f[m->scratch + i] = f[m->src[i]];
   for (uint32_t i = 0; i < m->n; i++)

@@ -82,7 +82,7 @@ float interp_round_small(unsigned kind, double v)
     (void)it;                                                                \
     const uint32_t i = 0;                                                    \
     READ(T, F);                                                              \
-    f[in->dst].F = ROUND(expr);                                              \
+    PUT_##F(f[in->dst], ROUND(expr));                                        \
     return true;                                                             \
   }                                                                          \
   static bool name##_##suffix##v(Cell *f, const Instr *in, Interp *it)       \
@@ -90,7 +90,7 @@ float interp_round_small(unsigned kind, double v)
     (void)it;                                                                \
     for (uint32_t i = 0; i < in->n; i++) {                                   \
       READ(T, F);                                                            \
-      f[in->dst + i].F = ROUND(expr);                                        \
+      PUT_##F(f[in->dst + i], ROUND(expr));                                  \
     }                                                                        \
     return true;                                                             \
   }
@@ -104,6 +104,8 @@ float interp_round_small(unsigned kind, double v)
 #define READ3(T, F)                                                          \
   T x = f[in->a + i].F, y = f[in->b + i].F, z = f[in->c + i].F;              \
   (void)x, (void)y, (void)z
+#define PUT_f(cell, v) ((cell) = interp_cell_f(v))
+#define PUT_d(cell, v) ((cell).d = (v))
 #define EXACT(v) (v)
 #define SMALL(v) interp_round_small(in->elem.fkind, (v))
 

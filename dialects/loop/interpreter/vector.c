@@ -47,10 +47,10 @@ static bool vector_load_f32(Cell *f, const Instr *in, Interp *it)
   Cell *r = &f[in->dst];
   if (stride == 1)
     for (int64_t l = 0; l < lanes; l++)
-      r[l].f = p[l];
+      r[l] = interp_cell_f(p[l]);
   else
     for (int64_t l = 0; l < lanes; l++)
-      r[l].f = p[l * stride];
+      r[l] = interp_cell_f(p[l * stride]);
   return true;
 }
 
@@ -220,7 +220,7 @@ static bool reduce_float(Cell *f, const Instr *in, Interp *it)
     if (small)
       acc = interp_round_small(in->elem.fkind, acc);
   }
-  f[in->dst].f = acc;
+  f[in->dst] = interp_cell_f(acc);
   return true;
 }
 
