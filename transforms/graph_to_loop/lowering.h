@@ -54,7 +54,9 @@ typedef struct GraphLoweringRow {
 
 #define GRAPH_LOWERING_TABLES(X)                                             \
   X(graph_lower_elementwise)                                                 \
-  X(graph_lower_misc)
+  X(graph_lower_misc)                                                        \
+  X(graph_lower_matmul)                                                      \
+  X(graph_lower_quant)
 
 #define GRAPH_DECLARE_LOWERINGS(name)                                        \
   GILT_INTERNAL extern const GraphLoweringRow name[];
@@ -188,5 +190,50 @@ GILT_INTERNAL bool lower_is_unsigned(GiltType *t);
 /* The element type of the graph op's operand i / result i. */
 GILT_INTERNAL GiltType *lower_operand_elem(Lower *l, size_t i);
 GILT_INTERNAL GiltType *lower_result_elem(Lower *l, size_t i);
+
+/* ---- quantization (quant.c) ----------------------------------------------------- */
+
+/* An integer accumulator scaled by `scale` (a float), rounded half to
+** even, plus the zero point zp (NULL: 0), saturated into integer type
+** `to`: the requantization ending QLinearMatMul and QLinearConv. */
+GILT_INTERNAL GiltValue *lower_requantize(Lower *l, GiltValue *acc,
+                                          GiltValue *scale, GiltValue *zp,
+                                          GiltType *to);
+
+/* ---- lanes (vector.c) ----------------------------------------------------------- */
+
+/* The vector width of the contraction nests for f32. */
+#define LOWER_F32_LANES 16
+
+/* The lanes an inner loop works on: `width` elements of `elem` at once,
+** as vector<width x elem> (type) with masks of mask_type, or, for width 1
+** (every element type but f32), plain scalars without masks. */
+typedef struct LowerLanes {
+  GiltType *elem, *type, *mask_type;
+  int64_t width;
+} LowerLanes;
+
+GILT_INTERNAL void lower_lanes_init(Lower *l, LowerLanes *v, GiltType *elem);
+/* x (a scalar of v->elem) in every lane. */
+GILT_INTERNAL GiltValue *lower_lanes_splat(Lower *l, const LowerLanes *v,
+                                           GiltValue *x);
+GILT_INTERNAL GiltValue *lower_lanes_zero(Lower *l, const LowerLanes *v);
+/* The mask of the first min(left, width) lanes; NULL for width 1. */
+GILT_INTERNAL GiltValue *lower_lanes_mask(Lower *l, const LowerLanes *v,
+                                          GiltValue *left);
+/* Consecutive elements along the last dimension from `indices`, the lanes
+** outside the mask untouched (read as zero). */
+GILT_INTERNAL GiltValue *lower_lanes_load(Lower *l, const LowerLanes *v,
+                                          GiltValue *mask, GiltValue *memref,
+                                          GiltValue *const *indices);
+GILT_INTERNAL void lower_lanes_store(Lower *l, const LowerLanes *v,
+                                     GiltValue *mask, GiltValue *value,
+                                     GiltValue *memref,
+                                     GiltValue *const *indices);
+/* a * b + c lane by lane: loop.fma for floats, muli and addi for
+** integers. */
+GILT_INTERNAL GiltValue *lower_lanes_fma(Lower *l, GiltValue *a, GiltValue *b,
+                                         GiltValue *c);
+GILT_INTERNAL GiltValue *lower_lanes_add(Lower *l, GiltValue *a, GiltValue *b);
 
 #endif /* GILT_TRANSFORMS_GRAPH_TO_LOOP_LOWERING_H */
