@@ -17,7 +17,7 @@
 ** rows contiguous along j, so a transposed operand of Gemm is copied
 ** transposed first (O(K*N) against the product's O(M*K*N)), and the
 ** integer products first copy their operands into i32 buffers with the
-** zero points subtracted. Not here: tiling and packing for the compiled
+** zero points subtracted (copy.c). Not here: tiling and packing for the compiled
 ** path (a loop-level pass's business).
 */
 #include "transforms/graph_to_loop/lowering.h"
@@ -98,7 +98,7 @@ static void matmul_body(Lower *l, GiltValue *const *ivs, void *user)
   batch_indices(l, m->b, m->b_one, nb, ivs, m->ib);
   m->ia[ra - 2] = ivs[nb];
   m->ib[rb - 1] = j0;
-  GiltValue *zero = lower_lanes_zero(l, &m->v), *acc;
+  GiltValue *zero = lower_lanes_zero(&m->v), *acc;
   lower_for(l, lower_index(l, 0), m->k, lower_index(l, 1), 1, &zero, &acc,
             k_step, m);
   GiltValue *iy[GRAPH_MAX_RANK + 2];
@@ -135,57 +135,6 @@ static void matmul_kernel(Lower *l, GiltValue *a, GiltValue *b, GiltValue *y,
 }
 
 /* ---- operand preparation ------------------------------------------------------ */
-
-/* A value computed from src's element at the copy's indices (ivs of the
-** destination, untransposed). */
-typedef GiltValue *(*MapFn)(Lower *l, GiltValue *x, GiltValue *const *ivs,
-                            void *user);
-
-typedef struct Copy {
-  GiltValue *src, *dst;
-  bool transpose; /* dst's last two dims are src's swapped */
-  MapFn map;      /* NULL: the element itself */
-  void *user;
-} Copy;
-
-static void copy_body(Lower *l, GiltValue *const *ivs, void *user)
-{
-  Copy *c = user;
-  size_t r = rank_of(c->dst);
-  GiltValue *is[GRAPH_MAX_RANK];
-  for (size_t d = 0; d < r; d++)
-    is[d] = ivs[d];
-  if (c->transpose)
-    is[r - 2] = ivs[r - 1], is[r - 1] = ivs[r - 2];
-  GiltValue *x = lower_load(l, c->src, is);
-  if (c->map)
-    x = c->map(l, x, is, c->user);
-  lower_store(l, x, c->dst, ivs);
-}
-
-/* A new buffer holding map(src), of element type elem, its last two dims
-** swapped when transpose. */
-static GiltValue *copy_of(Lower *l, GiltValue *src, GiltType *elem,
-                          bool transpose, MapFn map, void *user)
-{
-  GiltType *t = gilt_value_get_type(src);
-  size_t r = t->shaped.rank;
-  int64_t shape[GRAPH_MAX_RANK];
-  GiltValue *dims[GRAPH_MAX_RANK];
-  lower_dims(l, src, dims);
-  for (size_t d = 0; d < r; d++)
-    shape[d] = t->shaped.shape[d];
-  if (transpose) {
-    GiltValue *dv = dims[r - 2];
-    int64_t s = shape[r - 2];
-    dims[r - 2] = dims[r - 1], dims[r - 1] = dv;
-    shape[r - 2] = shape[r - 1], shape[r - 1] = s;
-  }
-  GiltType *dt = gilt_memref_type_get(l->ctx, r, shape, elem, NULL, NULL);
-  Copy c = {src, lower_alloc(l, dt, dims), transpose, map, user};
-  lower_parallel(l, r, dims, copy_body, &c);
-  return c.dst;
-}
 
 /* src seen with `shape` (static dims as given, dynamic ones sized by
 ** `sizes`, one per dimension). */
@@ -302,9 +251,9 @@ static GiltStatus lower_gemm(Lower *l)
   if (!lower_is_float(elem) && (alpha != 1 || (c && beta != 1)))
     return lower_error(l, "alpha and beta other than 1 need a float type");
   if (graph_attr_int(l->op, "transA", 0))
-    a = copy_of(l, a, elem, true, NULL, NULL);
+    a = lower_copy_map(l, a, elem, true, NULL, NULL);
   if (graph_attr_int(l->op, "transB", 0))
-    b = copy_of(l, b, elem, true, NULL, NULL);
+    b = lower_copy_map(l, b, elem, true, NULL, NULL);
   GiltValue *dims[2] = {lower_dim(l, a, 0), lower_dim(l, b, 1)};
   GiltValue *y = lower_alloc_result(l, 0, dims);
   if (c) {
@@ -317,51 +266,6 @@ static GiltStatus lower_gemm(Lower *l)
 
 /* ---- integer products ------------------------------------------------------------ */
 
-/* A zero point (or scale) of an operand of rank r: its element for the
-** operand's element at ivs. A scalar or one-element tensor applies to
-** all; a 1-D one runs along `axis` (A's rows, B's columns); one of the
-** operand's rank broadcasts against it. NULL when absent. */
-static GiltValue *per_axis(Lower *l, GiltValue *q, size_t r, size_t axis,
-                           GiltValue *const *ivs)
-{
-  if (!q)
-    return NULL;
-  GiltType *t = gilt_value_get_type(q);
-  size_t rq = t->shaped.rank;
-  GiltValue *idx[GRAPH_MAX_RANK];
-  if (rq == r && r > 1) {
-    lower_broadcast_indices(l, q, r, ivs, idx);
-  } else {
-    for (size_t d = 0; d < rq; d++)
-      idx[d] = t->shaped.shape[d] == 1 ? lower_index(l, 0) : ivs[axis];
-  }
-  return lower_load(l, q, idx);
-}
-
-/* Whether a zero point or scale operand has a shape per_axis reads. */
-static bool per_axis_ok(GiltValue *q, size_t r)
-{
-  return !q || rank_of(q) <= 1 || rank_of(q) == r;
-}
-
-typedef struct ZeroPoint {
-  GiltValue *zp;
-  size_t rank, axis; /* of the operand it applies to */
-} ZeroPoint;
-
-/* x - zp in i32. */
-static GiltValue *minus_zero_point(Lower *l, GiltValue *x,
-                                   GiltValue *const *ivs, void *user)
-{
-  ZeroPoint *z = user;
-  GiltType *i32 = gilt_integer_type_get(l->ctx, 32, GILT_SIGNLESS);
-  GiltValue *zp = per_axis(l, z->zp, z->rank, z->axis, ivs);
-  x = lower_convert(l, x, i32);
-  if (!zp)
-    return x;
-  return lower_binary(l, LOOP_OP_SUBI, x, lower_convert(l, zp, i32));
-}
-
 /* The i32 product of A - a_zero_point and B - b_zero_point (operands at
 ** a, b, a_zp, b_zp of the op) into a new [batch..., M, N] buffer; *y gets
 ** the buffer of the result's shape (1-D operands drop their dim). */
@@ -371,17 +275,17 @@ static GiltStatus integer_product(Lower *l, const size_t *at, GiltType *result,
   GiltValue *a = lower_operand(l, at[0]), *b = lower_operand(l, at[1]);
   GiltValue *azp = lower_operand(l, at[2]), *bzp = lower_operand(l, at[3]);
   size_t ra = rank_of(a), rb = rank_of(b);
-  if (!per_axis_ok(azp, ra) || !per_axis_ok(bzp, rb))
+  if (!lower_per_axis_ok(azp, ra) || !lower_per_axis_ok(bzp, rb))
     return lower_error(l, "a zero point must be a scalar, 1-D, or of its "
                           "operand's rank");
   GiltType *i32 = gilt_integer_type_get(l->ctx, 32, GILT_SIGNLESS);
   bool a_vec = ra == 1, b_vec = rb == 1;
   a = as_matrix(l, a, true);
   b = as_matrix(l, b, false);
-  ZeroPoint za = {azp, rank_of(a), rank_of(a) - 2};
-  ZeroPoint zb = {bzp, rank_of(b), rank_of(b) - 1};
-  a = copy_of(l, a, i32, false, minus_zero_point, &za);
-  b = copy_of(l, b, i32, false, minus_zero_point, &zb);
+  LowerZeroPoint za = {azp, rank_of(a), rank_of(a) - 2};
+  LowerZeroPoint zb = {bzp, rank_of(b), rank_of(b) - 1};
+  a = lower_copy_map(l, a, i32, false, lower_minus_zero_point, &za);
+  b = lower_copy_map(l, b, i32, false, lower_minus_zero_point, &zb);
   *y = alloc_product(l, a, b, a_vec, b_vec, result, full);
   matmul_kernel(l, a, b, *full, 1, false);
   return GILT_SUCCESS;
@@ -405,11 +309,11 @@ static void qlinear_body(Lower *l, GiltValue *const *ivs, void *user)
   QLinear *q = user;
   size_t r = rank_of(q->acc);
   GiltValue *scale = lower_binary(
-      l, LOOP_OP_MULF, per_axis(l, q->a_scale, r, r - 2, ivs),
-      per_axis(l, q->b_scale, r, r - 1, ivs));
+      l, LOOP_OP_MULF, lower_per_axis(l, q->a_scale, r, r - 2, ivs),
+      lower_per_axis(l, q->b_scale, r, r - 1, ivs));
   scale = lower_binary(l, LOOP_OP_DIVF, scale,
-                       per_axis(l, q->y_scale, 0, 0, ivs));
-  GiltValue *zp = per_axis(l, q->y_zp, 0, 0, ivs);
+                       lower_per_axis(l, q->y_scale, 0, 0, ivs));
+  GiltValue *zp = lower_per_axis(l, q->y_zp, 0, 0, ivs);
   GiltValue *y = lower_requantize(l, lower_load(l, q->acc, ivs), scale, zp,
                                   elem_of(q->out));
   lower_store(l, y, q->out, ivs);
@@ -430,8 +334,8 @@ static GiltStatus lower_q_linear_mat_mul(Lower *l)
       rank_of(lower_operand(l, 3)) < 2)
     return lower_error(l, "1-D operands are not supported");
   if (rank_of(scales[2]) > 1 ||
-      !per_axis_ok(scales[0], rank_of(lower_operand(l, 0))) ||
-      !per_axis_ok(scales[1], rank_of(lower_operand(l, 3))))
+      !lower_per_axis_ok(scales[0], rank_of(lower_operand(l, 0))) ||
+      !lower_per_axis_ok(scales[1], rank_of(lower_operand(l, 3))))
     return lower_error(l, "a scale must be a scalar, 1-D, or of its "
                           "operand's rank");
   GiltType *acc_t = gilt_memref_type_get(l->ctx, result->shaped.rank,

@@ -24,6 +24,8 @@ void lower_lanes_init(Lower *l, LowerLanes *v, GiltType *elem)
     v->type = gilt_vector_type_get(l->ctx, 1, &w, elem);
     v->mask_type = gilt_vector_type_get(l->ctx, 1, &w, lower_i1_type(l));
   }
+  v->zero = NULL;
+  v->zero = lower_lanes_splat(l, v, lower_constant(l, elem, 0));
 }
 
 GiltValue *lower_lanes_splat(Lower *l, const LowerLanes *v, GiltValue *x)
@@ -33,9 +35,9 @@ GiltValue *lower_lanes_splat(Lower *l, const LowerLanes *v, GiltValue *x)
   return lower_emit(l, LOOP_OP_BROADCAST, v->type, 1, &x);
 }
 
-GiltValue *lower_lanes_zero(Lower *l, const LowerLanes *v)
+GiltValue *lower_lanes_zero(const LowerLanes *v)
 {
-  return lower_lanes_splat(l, v, lower_constant(l, v->elem, 0));
+  return v->zero;
 }
 
 GiltValue *lower_lanes_mask(Lower *l, const LowerLanes *v, GiltValue *left)
@@ -53,7 +55,7 @@ GiltValue *lower_lanes_load(Lower *l, const LowerLanes *v, GiltValue *mask,
   size_t rank = gilt_value_get_type(memref)->shaped.rank;
   GiltValue *ops[rank + 3];
   ops[0] = mask;
-  ops[1] = lower_lanes_zero(l, v);
+  ops[1] = v->zero;
   ops[2] = memref;
   for (size_t i = 0; i < rank; i++)
     ops[3 + i] = indices[i];
