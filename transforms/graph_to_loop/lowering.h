@@ -57,6 +57,7 @@ typedef struct GraphLoweringRow {
   X(graph_lower_misc)                                                        \
   X(graph_lower_matmul)                                                      \
   X(graph_lower_conv)                                                        \
+  X(graph_lower_pool)                                                        \
   X(graph_lower_quant)
 
 #define GRAPH_DECLARE_LOWERINGS(name)                                        \
@@ -233,7 +234,8 @@ typedef struct LowerWindow {
   int64_t ek[GRAPH_MAX_RANK]; /* (kernel - 1) * dilation + 1 */
   bool same, same_lower, valid, ceil_mode;
   GiltValue *in[GRAPH_MAX_RANK], *out[GRAPH_MAX_RANK];
-  GiltValue *begin[GRAPH_MAX_RANK], *extent[GRAPH_MAX_RANK];
+  GiltValue *begin[GRAPH_MAX_RANK], *end[GRAPH_MAX_RANK]; /* padding */
+  GiltValue *extent[GRAPH_MAX_RANK];
 } LowerWindow;
 
 /* Reads the window of the op for input x; kernel gives the kernel's

@@ -77,6 +77,24 @@ static GiltValue *pad_begin(Lower *l, LowerWindow *w, size_t i)
              idx(l, 2));
 }
 
+/* The padding after axis i: what remains of SAME's total, the attribute
+** otherwise (ceil_mode's last window may reach past it). */
+static GiltValue *pad_end(Lower *l, LowerWindow *w, size_t i)
+{
+  if (w->valid)
+    return idx(l, 0);
+  if (!w->same)
+    return idx(l, w->pads[w->n + i]);
+  GiltValue *reach = bin(
+      l, LOOP_OP_ADDI,
+      bin(l, LOOP_OP_MULI, bin(l, LOOP_OP_SUBI, w->out[i], idx(l, 1)),
+          idx(l, w->strides[i])),
+      idx(l, w->ek[i]));
+  GiltValue *total =
+      bin(l, LOOP_OP_MAXSI, bin(l, LOOP_OP_SUBI, reach, w->in[i]), idx(l, 0));
+  return bin(l, LOOP_OP_SUBI, total, w->begin[i]);
+}
+
 void lower_window_read(Lower *l, GiltValue *x, const int64_t *kernel,
                        LowerWindow *w)
 {
@@ -101,6 +119,7 @@ void lower_window_read(Lower *l, GiltValue *x, const int64_t *kernel,
     w->in[i] = lower_dim(l, x, 2 + i);
     w->out[i] = out_size(l, w, i, yt->shaped.shape[2 + i]);
     w->begin[i] = pad_begin(l, w, i);
+    w->end[i] = pad_end(l, w, i);
     GiltValue *reach = bin(
         l, LOOP_OP_ADDI,
         bin(l, LOOP_OP_MULI, bin(l, LOOP_OP_SUBI, w->out[i], idx(l, 1)),
