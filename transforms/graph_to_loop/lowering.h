@@ -57,6 +57,7 @@ typedef struct GraphLoweringRow {
   X(graph_lower_misc)                                                        \
   X(graph_lower_matmul)                                                      \
   X(graph_lower_conv)                                                        \
+  X(graph_lower_conv_transpose)                                              \
   X(graph_lower_pool)                                                        \
   X(graph_lower_quant)
 
