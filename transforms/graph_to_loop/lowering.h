@@ -55,7 +55,9 @@ typedef struct GraphLoweringRow {
 #define GRAPH_LOWERING_TABLES(X)                                             \
   X(graph_lower_elementwise)                                                 \
   X(graph_lower_misc)                                                        \
-  X(graph_lower_reshape)
+  X(graph_lower_reshape)                                                     \
+  X(graph_lower_transpose)                                                   \
+  X(graph_lower_concat_split)
 
 #define GRAPH_DECLARE_LOWERINGS(name)                                        \
   GILT_INTERNAL extern const GraphLoweringRow name[];
