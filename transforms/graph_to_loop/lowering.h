@@ -57,7 +57,8 @@ typedef struct GraphLoweringRow {
   X(graph_lower_misc)                                                        \
   X(graph_lower_reshape)                                                     \
   X(graph_lower_transpose)                                                   \
-  X(graph_lower_concat_split)
+  X(graph_lower_concat_split)                                                \
+  X(graph_lower_slice)
 
 #define GRAPH_DECLARE_LOWERINGS(name)                                        \
   GILT_INTERNAL extern const GraphLoweringRow name[];

@@ -114,11 +114,24 @@ static bool mark_axes(Lower *l, size_t rank, bool *axis)
   return true;
 }
 
+/* Axes known only at run time leave nothing to compute when the result's
+** shape is static: the view needs no sizes, and the interpreter checks the
+** element counts agree. */
+static bool static_result(Lower *l)
+{
+  size_t n;
+  int64_t axes[GRAPH_MAX_RANK];
+  return !lower_const_ints(l, 1, axes, GRAPH_MAX_RANK, &n) &&
+         !has_dynamic(lower_result_type(l, 0));
+}
+
 static GiltStatus lower_squeeze(Lower *l)
 {
   GiltValue *in = lower_operand(l, 0), *dims[GRAPH_MAX_RANK];
   GiltType *t = gilt_value_get_type(in);
   bool squeezed[GRAPH_MAX_RANK];
+  if (lower_operand(l, 1) && static_result(l))
+    return view_as_result(l, in, NULL);
   if (lower_operand(l, 1)) {
     if (!mark_axes(l, t->shaped.rank, squeezed))
       return GILT_FAILURE;
@@ -140,6 +153,8 @@ static GiltStatus lower_unsqueeze(Lower *l)
   GiltValue *in = lower_operand(l, 0), *dims[GRAPH_MAX_RANK];
   size_t rank = lower_result_type(l, 0)->shaped.rank, next = 0;
   bool inserted[GRAPH_MAX_RANK];
+  if (static_result(l))
+    return view_as_result(l, in, NULL);
   if (!mark_axes(l, rank, inserted))
     return GILT_FAILURE;
   for (size_t i = 0; i < rank; i++)
