@@ -59,7 +59,8 @@ typedef struct GraphLoweringRow {
   X(graph_lower_transpose)                                                   \
   X(graph_lower_concat_split)                                                \
   X(graph_lower_slice)                                                       \
-  X(graph_lower_gather)
+  X(graph_lower_gather)                                                      \
+  X(graph_lower_shape)
 
 #define GRAPH_DECLARE_LOWERINGS(name)                                        \
   GILT_INTERNAL extern const GraphLoweringRow name[];
