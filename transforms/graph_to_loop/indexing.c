@@ -213,8 +213,10 @@ GiltValue *lower_generate(Lower *l, size_t i, GiltValue *const *dims,
                           LowerElementFn fn, void *user)
 {
   GiltType *t = lower_result_type(l, i);
-  Generate g = {lower_alloc(l, t, dims), fn, user};
-  lower_parallel(l, t->shaped.rank, dims, generate_body, &g);
+  GiltValue *sizes[GRAPH_MAX_RANK];
+  lower_result_dims(l, i, dims, sizes);
+  Generate g = {lower_alloc(l, t, sizes), fn, user};
+  lower_parallel(l, t->shaped.rank, sizes, generate_body, &g);
   return g.out;
 }
 
