@@ -1,8 +1,8 @@
 /*
 ** expand.c - lowering of the ops whose result repeats or rearranges its
 ** input's elements by index arithmetic: Expand (numpy broadcasting to a
-** shape given as a tensor), Tile, DepthToSpace (DCR and CRD) and
-** SpaceToDepth. Each is a loop.parallel over the result reading the input
+** shape given as a tensor), Tile, DepthToSpace (DCR and CRD),
+** SpaceToDepth and ReverseSequence. Each is a loop.parallel over the result reading the input
 ** at computed indices. Expand's shape and Tile's repeats are loaded at run
 ** time.
 */
@@ -16,6 +16,8 @@ typedef struct Repeat {
   GiltValue *in_dims[GRAPH_MAX_RANK];
   int64_t block;
   bool crd;
+  GiltValue *lens; /* ReverseSequence: the lengths, along batch_axis */
+  size_t batch_axis, time_axis;
 } Repeat;
 
 /* ---- Expand ------------------------------------------------------------------ */
@@ -151,10 +153,43 @@ static GiltStatus lower_space_to_depth(Lower *l)
   return rearrange(l, false);
 }
 
+/* ---- ReverseSequence ------------------------------------------------------------ */
+
+/* Time step t of batch b reads len - 1 - t while t < len = lens[b]. */
+static GiltValue *reversed_element(Lower *l, GiltValue *const *ivs, void *user)
+{
+  Repeat *r = user;
+  GiltValue *idx[GRAPH_MAX_RANK];
+  for (size_t d = 0; d < r->rank; d++)
+    idx[d] = ivs[d];
+  GiltValue *t = ivs[r->time_axis];
+  GiltValue *len = lower_load_index_at(l, r->lens, &ivs[r->batch_axis]);
+  len = ix_min(l, len, lower_dim(l, r->in, r->time_axis));
+  GiltValue *back = ix_sub(l, ix_sub(l, len, lower_index(l, 1)), t);
+  idx[r->time_axis] = lower_select(l, lower_cmp(l, "slt", t, len), back, t);
+  return lower_load(l, r->in, idx);
+}
+
+static GiltStatus lower_reverse_sequence(Lower *l)
+{
+  Repeat r = {.in = lower_operand(l, 0), .lens = lower_operand(l, 1)};
+  r.rank = gilt_value_get_type(r.in)->shaped.rank;
+  if (!lower_axis(l, graph_attr_int(l->op, "batch_axis", 1), r.rank,
+                  &r.batch_axis) ||
+      !lower_axis(l, graph_attr_int(l->op, "time_axis", 0), r.rank,
+                  &r.time_axis))
+    return GILT_FAILURE;
+  GiltValue *dims[GRAPH_MAX_RANK];
+  lower_dims(l, r.in, dims);
+  GiltValue *out = lower_generate(l, 0, dims, reversed_element, &r);
+  return lower_replace(l, &out);
+}
+
 const GraphLoweringRow graph_lower_expand[] = {
     {GRAPH_OP_EXPAND, {lower_expand}},
     {GRAPH_OP_TILE, {lower_tile}},
     {GRAPH_OP_DEPTH_TO_SPACE, {lower_depth_to_space}},
     {GRAPH_OP_SPACE_TO_DEPTH, {lower_space_to_depth}},
+    {GRAPH_OP_REVERSE_SEQUENCE, {lower_reverse_sequence}},
     {0, {NULL}},
 };
