@@ -63,7 +63,8 @@ typedef struct GraphLoweringRow {
   X(graph_lower_shape)                                                       \
   X(graph_lower_expand)                                                      \
   X(graph_lower_sort)                                                        \
-  X(graph_lower_select)
+  X(graph_lower_select)                                                      \
+  X(graph_lower_window)
 
 #define GRAPH_DECLARE_LOWERINGS(name)                                        \
   GILT_INTERNAL extern const GraphLoweringRow name[];
