@@ -64,7 +64,8 @@ typedef struct GraphLoweringRow {
   X(graph_lower_expand)                                                      \
   X(graph_lower_sort)                                                        \
   X(graph_lower_select)                                                      \
-  X(graph_lower_window)
+  X(graph_lower_window)                                                      \
+  X(graph_lower_unique)
 
 #define GRAPH_DECLARE_LOWERINGS(name)                                        \
   GILT_INTERNAL extern const GraphLoweringRow name[];
