@@ -84,3 +84,29 @@ EVAL(bitwise_or, bits_exact(a, b) ? (double)((int64_t)a | (int64_t)b) : NAN)
 EVAL(bitwise_xor, bits_exact(a, b) ? (double)((int64_t)a ^ (int64_t)b) : NAN)
 EVAL(bitwise_not, bits_exact(a, 0) ? (double)~(int64_t)a : NAN)
 EVAL(identity, a)
+
+/* The evaluators whose result, computed in double from float operands
+** and rounded once to f32 or f64, is the correctly rounded result of the
+** element type's own arithmetic: the basic operations IEEE 754 rounds
+** exactly (double has more than twice f32's precision, so the double
+** rounding is harmless) and those that only select, compare or truncate.
+** The transcendental ones (exp, tanh, erf, ...) may differ from the
+** element type's libm in the last place, so only the interpreter folds
+** them (graph-fold-constants), and compile-time and run-time results agree. */
+bool graph_eval_is_exact(GraphEvalFn fn)
+{
+  static const GraphEvalFn exact[] = {
+      graph_eval_add, graph_eval_sub, graph_eval_mul, graph_eval_div,
+      graph_eval_min, graph_eval_max, graph_eval_and, graph_eval_or,
+      graph_eval_xor, graph_eval_equal, graph_eval_less, graph_eval_greater,
+      graph_eval_less_or_equal, graph_eval_greater_or_equal, graph_eval_not,
+      graph_eval_abs, graph_eval_neg, graph_eval_sign, graph_eval_sqrt,
+      graph_eval_reciprocal, graph_eval_floor, graph_eval_ceil,
+      graph_eval_round, graph_eval_is_nan, graph_eval_relu,
+      graph_eval_bitwise_and, graph_eval_bitwise_or, graph_eval_bitwise_xor,
+      graph_eval_bitwise_not, graph_eval_identity};
+  for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
+    if (exact[i] == fn)
+      return true;
+  return false;
+}

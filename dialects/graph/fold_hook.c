@@ -12,7 +12,11 @@
 ** with a larger bound. Reshapes, Concat, Gather, Where of small constants
 ** and Shape/Size of statically shaped tensors fold too, so the shape
 ** subgraphs of exported models (Shape -> Gather -> Unsqueeze -> Concat ->
-** Reshape) become constants. Not here: folds that need attributes, and f16/bf16 results.
+** Reshape) become constants. Float ops fold here only where evaluating in
+** double gives exactly what the element type's arithmetic gives
+** (graph_eval_is_exact); the others fold in graph-fold-constants, through
+** the lowering and the loop interpreter, the one reference semantics. Not
+** here: folds that need attributes, and f16/bf16 results.
 */
 #include "dialects/graph/graph.h"
 
@@ -111,6 +115,13 @@ static GiltStatus fold_constant(GiltOp *op, const GraphOpDesc *desc,
   }
   GiltType *et = consts[0]->type->shaped.elem;
   bool integer = et->kind == GILT_TYPE_INTEGER;
+  /* Floats fold here only where double gives the element type's own
+  ** result: one exact operation (a variadic Sum would round once where
+  ** run time rounds at each step). The rest is the interpreter's. */
+  if (!integer && (!graph_eval_is_exact(desc->eval) ||
+                   (op->num_operands > 2 &&
+                    desc->eval != graph_eval_min && desc->eval != graph_eval_max)))
+    return GILT_FAILURE;
   GiltContext *ctx = op->loc->ctx;
   size_t esize = gilt_type_get_storage_size(rt->shaped.elem);
   uint8_t *buf = gilt_calloc(ctx, (size_t)n + 1, esize);

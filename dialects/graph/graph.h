@@ -307,6 +307,9 @@ GILT_INTERNAL void graph_movement_patterns(GiltPatternSet *set);
 #define GRAPH_DECLARE_EVAL(name)                                              \
   GILT_INTERNAL double graph_eval_##name(double a, double b, bool integer);
 GRAPH_EVALS(GRAPH_DECLARE_EVAL)
+/* Whether fn, on f32 or f64 operands, gives the element type's correctly
+** rounded result (eval.c says which do); integer folds are always exact. */
+GILT_INTERNAL bool graph_eval_is_exact(GraphEvalFn fn);
 #undef GRAPH_DECLARE_EVAL
 
 /* ---- the families' inference functions ------------------------------------ */

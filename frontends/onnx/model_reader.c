@@ -348,6 +348,21 @@ static GiltOnnxReader *open_model(GiltContext *ctx, GiltOnnxBytes *image,
   return r;
 }
 
+/* As open_model, without check_model: the model is decoded only. */
+static GiltOnnxReader *open_model_unchecked(GiltContext *ctx,
+                                           GiltOnnxBytes *image,
+                                           const char *name, const char *dir)
+{
+  GiltOnnxReader *r = reader_create(ctx, image, name, dir);
+  r->model = (Gilt__Onnx__ModelProto *)unpack(
+      r, &gilt__onnx__model_proto__descriptor, "ONNX model");
+  if (!r->model) {
+    gilt_onnx_reader_destroy(r);
+    return NULL;
+  }
+  return r;
+}
+
 static GiltOnnxReader *open_tensor(GiltContext *ctx, GiltOnnxBytes *image,
                                    const char *name, const char *dir)
 {
@@ -409,6 +424,12 @@ GiltOnnxReader *gilt_onnx_reader_open_model(GiltContext *ctx,
                                             const char *path)
 {
   return open_file(ctx, path, open_model);
+}
+
+GiltOnnxReader *gilt_onnx_reader_open_model_unchecked(GiltContext *ctx,
+                                                      const char *path)
+{
+  return open_file(ctx, path, open_model_unchecked);
 }
 
 GiltOnnxReader *gilt_onnx_reader_open_tensor(GiltContext *ctx,

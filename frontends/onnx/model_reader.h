@@ -77,6 +77,12 @@ typedef struct GiltOnnxTensor {
 ** or NULL after reporting. */
 GILT_INTERNAL GiltOnnxReader *gilt_onnx_reader_open_model(GiltContext *ctx,
                                                           const char *path);
+/* As above, but the model is only decoded, not checked: its graph may be
+** missing, its nodes in any domain, its operator sets any (the reader's
+** opset is then 0). For tools that look at models gilt may refuse
+** (onnx-info --scope); the importer never uses it. */
+GILT_INTERNAL GiltOnnxReader *gilt_onnx_reader_open_model_unchecked(
+    GiltContext *ctx, const char *path);
 /* As above, from `len` bytes in memory (borrowed for the call). `name`
 ** stands for the file in diagnostics; `dir` is the directory external data
 ** is relative to, or NULL to refuse external data. */
@@ -99,7 +105,7 @@ GILT_INTERNAL void gilt_onnx_reader_destroy(GiltOnnxReader *r);
 /* Borrowed views of the decoded file; NULL when it is the other kind. */
 GILT_INTERNAL const Gilt__Onnx__ModelProto *gilt_onnx_reader_get_model(
     const GiltOnnxReader *r);
-/* The model's main graph (never NULL for an opened model). */
+/* The model's main graph (never NULL for a model opened with the checks). */
 GILT_INTERNAL const Gilt__Onnx__GraphProto *gilt_onnx_reader_get_graph(
     const GiltOnnxReader *r);
 GILT_INTERNAL const Gilt__Onnx__TensorProto *gilt_onnx_reader_get_tensor_proto(

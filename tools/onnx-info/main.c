@@ -1,7 +1,9 @@
 /*
-** onnx-info - prints the gilt type of ONNX tensor files.
+** onnx-info - prints the gilt type of ONNX tensor files, or whether ONNX
+** models are in the conformance runner's scope.
 **
 **   onnx-info FILE.pb...
+**   onnx-info --scope MODEL.onnx...
 **
 ** For each file holding one serialized TensorProto (the input_N.pb and
 ** output_N.pb files of the ONNX backend test data) prints one line: the
@@ -15,12 +17,19 @@
 ** optionals: a file that is not a tensor of an element type gilt has
 ** prints `?` after the tab and an error on stderr, and makes the exit
 ** status 1. A file that cannot be read at all does the same.
+**
+** With --scope, prints for each model whether the conformance runner
+** (test/onnx/run_suite.sh) runs it, and if not why (scope.h): the runner
+** skips models that use what an inference compiler of tensors leaves out,
+** decided from the model's types, operators and domains, not its name.
 */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "frontends/onnx/model_reader.h"
 #include "gilt/ir.h"
+#include "tools/onnx-info/scope.h"
 
 static void report(const GiltDiagnostic *d, void *user)
 {
@@ -71,15 +80,18 @@ static int print_tensor_type(GiltContext *ctx, const char *path)
 
 int main(int argc, char **argv)
 {
-  if (argc < 2) {
-    fprintf(stderr, "usage: onnx-info FILE.pb...\n");
+  bool scope = argc > 1 && strcmp(argv[1], "--scope") == 0;
+  if (argc < 2 + scope) {
+    fprintf(stderr, "usage: onnx-info FILE.pb...\n"
+                    "       onnx-info --scope MODEL.onnx...\n");
     return 2;
   }
   GiltContext *ctx = gilt_context_create();
   gilt_context_set_diagnostic_handler(ctx, report, NULL);
   int status = 0;
-  for (int i = 1; i < argc; i++)
-    status |= print_tensor_type(ctx, argv[i]);
+  for (int i = 1 + scope; i < argc; i++)
+    status |= scope ? onnx_info_print_scope(ctx, argv[i])
+                    : print_tensor_type(ctx, argv[i]);
   gilt_context_destroy(ctx);
   return status;
 }
