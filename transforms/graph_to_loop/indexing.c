@@ -129,6 +129,10 @@ GiltValue *lower_load_index_at(Lower *l, GiltValue *buf,
 
 GiltValue *lower_load_index(Lower *l, GiltValue *buf, int64_t k)
 {
+  GiltAttr *c = constant_behind(l, buf);
+  if (c && !lower_is_float(gilt_attr_get_type(c)->shaped.elem) &&
+      k < gilt_dense_attr_get_num_elements(c)) /* folds what follows */
+    return lower_index(l, gilt_dense_attr_get_int(c, k));
   GiltType *t = gilt_value_get_type(buf);
   GiltValue *idx[GRAPH_MAX_RANK];
   for (size_t d = t->shaped.rank; d-- > 0;) {

@@ -43,7 +43,8 @@ GILT_INTERNAL bool lower_const_ints(Lower *l, size_t i, int64_t *out,
                                     size_t max, size_t *n);
 /* Element k of an integer or float buffer (the flat position in
 ** row-major order, for any rank) as an index: integers sign- or
-** zero-extended, floats truncated. */
+** zero-extended, floats truncated; a constant when the buffer is a
+** constant's. */
 GILT_INTERNAL GiltValue *lower_load_index(Lower *l, GiltValue *buf,
                                           int64_t k);
 /* The same at run-time indices of a buffer of any rank. */
