@@ -70,7 +70,8 @@ typedef struct GraphLoweringRow {
   X(graph_lower_sort)                                                        \
   X(graph_lower_select)                                                      \
   X(graph_lower_signal_window)                                               \
-  X(graph_lower_unique)
+  X(graph_lower_unique)                                                      \
+  X(graph_lower_resize)
 
 #define GRAPH_DECLARE_LOWERINGS(name)                                        \
   GILT_INTERNAL extern const GraphLoweringRow name[];
