@@ -144,11 +144,17 @@ GiltValue *lower_load_index(Lower *l, GiltValue *buf, int64_t k)
   return lower_load_index_at(l, buf, idx);
 }
 
+GiltValue *lower_load_first(Lower *l, GiltValue *buf)
+{
+  GiltValue *zeros[GRAPH_MAX_RANK];
+  for (size_t d = 0; d < gilt_value_get_type(buf)->shaped.rank; d++)
+    zeros[d] = lower_index(l, 0);
+  return lower_load(l, buf, zeros);
+}
+
 int64_t lower_static_length(GiltValue *buf)
 {
-  GiltType *t = gilt_value_get_type(buf);
-  int64_t n = gilt_shaped_type_get_num_elements(t);
-  return n;
+  return gilt_shaped_type_get_num_elements(gilt_value_get_type(buf));
 }
 
 bool lower_axis(Lower *l, int64_t axis, size_t rank, size_t *out)

@@ -50,8 +50,11 @@ GILT_INTERNAL GiltValue *lower_load_index(Lower *l, GiltValue *buf,
 /* The same at run-time indices of a buffer of any rank. */
 GILT_INTERNAL GiltValue *lower_load_index_at(Lower *l, GiltValue *buf,
                                              GiltValue *const *indices);
-/* The number of elements of a buffer's dimension 0 (its length), which
-** must be static for an operand that lists axes or sizes; -1 when not. */
+/* The first element of a buffer of any rank, as stored (the scalar of a
+** rank-0 or one-element operand). */
+GILT_INTERNAL GiltValue *lower_load_first(Lower *l, GiltValue *buf);
+/* The element count of a buffer when static, else -1: the length of an
+** operand that lists axes, sizes or pads, which must be known. */
 GILT_INTERNAL int64_t lower_static_length(GiltValue *buf);
 /* Normalizes an axis attribute or constant against rank; reports and
 ** returns false when out of range. */

@@ -19,22 +19,6 @@ static GiltValue *index_to_i64(Lower *l, GiltValue *v)
   return lower_emit(l, LOOP_OP_INDEX_CAST, i64_type(l), 1, &v);
 }
 
-/* The one element of a rank-0 or one-element buffer. */
-static GiltValue *load_scalar(Lower *l, GiltValue *buf)
-{
-  GiltValue *zeros[GRAPH_MAX_RANK];
-  for (size_t d = 0; d < gilt_value_get_type(buf)->shaped.rank; d++)
-    zeros[d] = lower_index(l, 0);
-  return lower_load(l, buf, zeros);
-}
-
-static GiltValue *load_scalar_index(Lower *l, GiltValue *buf)
-{
-  GiltValue *zeros[GRAPH_MAX_RANK];
-  for (size_t d = 0; d < gilt_value_get_type(buf)->shaped.rank; d++)
-    zeros[d] = lower_index(l, 0);
-  return lower_load_index_at(l, buf, zeros);
-}
 
 /* ---- Shape and Size ---------------------------------------------------------- */
 
@@ -114,9 +98,9 @@ static GiltValue *range_element(Lower *l, GiltValue *const *ivs, void *user)
 /* max(ceil((limit - start) / delta), 0) elements. */
 static GiltStatus lower_range(Lower *l)
 {
-  Range r = {load_scalar(l, lower_operand(l, 0)),
-             load_scalar(l, lower_operand(l, 2))};
-  GiltValue *limit = load_scalar(l, lower_operand(l, 1)), *n;
+  Range r = {lower_load_first(l, lower_operand(l, 0)),
+             lower_load_first(l, lower_operand(l, 2))};
+  GiltValue *limit = lower_load_first(l, lower_operand(l, 1)), *n;
   GiltType *t = gilt_value_get_type(limit);
   if (lower_is_float(t)) {
     GiltValue *span = lower_binary(l, LOOP_OP_SUBF, limit, r.start);
@@ -125,10 +109,10 @@ static GiltStatus lower_range(Lower *l)
     q = lower_convert(l, q, i64_type(l));
     n = lower_emit(l, LOOP_OP_INDEX_CAST, lower_index_type(l), 1, &q);
   } else {
-    GiltValue *span = ix_sub(l, load_scalar_index(l, lower_operand(l, 1)),
-                             load_scalar_index(l, lower_operand(l, 0)));
+    GiltValue *span = ix_sub(l, lower_load_index(l, lower_operand(l, 1), 0),
+                             lower_load_index(l, lower_operand(l, 0), 0));
     n = lower_binary(l, LOOP_OP_CEILDIVSI, span,
-                     load_scalar_index(l, lower_operand(l, 2)));
+                     lower_load_index(l, lower_operand(l, 2), 0));
   }
   n = ix_max(l, n, lower_index(l, 0));
   GiltValue *out = lower_generate(l, 0, &n, range_element, &r);
@@ -184,7 +168,7 @@ static GiltStatus lower_trilu(Lower *l)
   if (gilt_value_get_type(in)->shaped.rank < 2)
     return lower_error(l, "the input has fewer than two dimensions");
   GiltValue *k = lower_operand(l, 1);
-  Diagonal t = {in, k ? load_scalar_index(l, k) : lower_index(l, 0), NULL,
+  Diagonal t = {in, k ? lower_load_index(l, k, 0) : lower_index(l, 0), NULL,
                 lower_constant(l, lower_operand_elem(l, 0), 0),
                 graph_attr_int(l->op, "upper", 1) != 0};
   lower_dims(l, in, dims);
@@ -220,7 +204,7 @@ static GiltStatus lower_one_hot(Lower *l)
   if (!lower_axis(l, graph_attr_int(l->op, "axis", -1), o.rank, &o.axis))
     return GILT_FAILURE;
   GiltValue *values = lower_operand(l, 2), *dims[GRAPH_MAX_RANK];
-  o.depth = load_scalar_index(l, lower_operand(l, 1));
+  o.depth = lower_load_index(l, lower_operand(l, 1), 0);
   o.off = lower_load(l, values, (GiltValue *[]){lower_index(l, 0)});
   o.on = lower_load(l, values, (GiltValue *[]){lower_index(l, 1)});
   for (size_t d = 0, n = 0; d < o.rank; d++)

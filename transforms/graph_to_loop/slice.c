@@ -193,14 +193,7 @@ static GiltStatus lower_pad(Lower *l)
   size_t n = (size_t)len / 2;
   read_axes(l, 3, n, w.rank, axis);
   GiltType *elem = lower_operand_elem(l, 0);
-  if (value) {
-    GiltValue *zeros[GRAPH_MAX_RANK];
-    for (size_t d = 0; d < gilt_value_get_type(value)->shaped.rank; d++)
-      zeros[d] = lower_index(l, 0);
-    w.value = lower_load(l, value, zeros);
-  } else {
-    w.value = lower_constant(l, elem, 0);
-  }
+  w.value = value ? lower_load_first(l, value) : lower_constant(l, elem, 0);
   for (size_t k = 0; k < n; k++) {
     GiltValue *before = lower_load_index(l, pads, (int64_t)k);
     GiltValue *after = lower_load_index(l, pads, (int64_t)(k + n));
