@@ -117,14 +117,6 @@ void loop_print_constant(GiltOp *op, GiltAsmPrinter *p)
   gilt_asm_print_attr_dict(p, op, elided, 1, false);
   gilt_asm_print(p, " ");
   gilt_asm_print_attr(p, gilt_op_get_attr(op, "value"));
-  GiltType *t = gilt_value_get_type(gilt_op_get_result(op, 0));
-  /* An i64 or f64 value prints without its type; say it anyway, so the
-  ** form reads the same for every type. */
-  if (t->kind == GILT_TYPE_INTEGER && t->integer.width == 64 &&
-      t->integer.sign == GILT_SIGNLESS)
-    gilt_asm_print(p, " : i64");
-  else if (t->kind == GILT_TYPE_FLOAT && t->fkind == GILT_F64)
-    gilt_asm_print(p, " : f64");
 }
 
 GiltStatus loop_parse_constant(GiltAsmParser *p, GiltOpBuild *b)

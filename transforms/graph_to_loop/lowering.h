@@ -59,7 +59,19 @@ typedef struct GraphLoweringRow {
   X(graph_lower_conv)                                                        \
   X(graph_lower_conv_transpose)                                              \
   X(graph_lower_pool)                                                        \
-  X(graph_lower_quant)
+  X(graph_lower_quant)                                                       \
+  X(graph_lower_reshape)                                                     \
+  X(graph_lower_transpose)                                                   \
+  X(graph_lower_concat_split)                                                \
+  X(graph_lower_slice)                                                       \
+  X(graph_lower_gather)                                                      \
+  X(graph_lower_shape)                                                       \
+  X(graph_lower_expand)                                                      \
+  X(graph_lower_sort)                                                        \
+  X(graph_lower_select)                                                      \
+  X(graph_lower_signal_window)                                               \
+  X(graph_lower_unique)                                                      \
+  X(graph_lower_resize)
 
 #define GRAPH_DECLARE_LOWERINGS(name)                                        \
   GILT_INTERNAL extern const GraphLoweringRow name[];
