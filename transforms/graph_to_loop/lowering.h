@@ -56,7 +56,8 @@ typedef struct GraphLoweringRow {
   X(graph_lower_elementwise)                                                 \
   X(graph_lower_misc)                                                        \
   X(graph_lower_spectral)                                                    \
-  X(graph_lower_detection)
+  X(graph_lower_detection)                                                   \
+  X(graph_lower_text)
 
 #define GRAPH_DECLARE_LOWERINGS(name)                                        \
   GILT_INTERNAL extern const GraphLoweringRow name[];
