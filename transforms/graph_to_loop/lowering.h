@@ -57,7 +57,8 @@ typedef struct GraphLoweringRow {
   X(graph_lower_misc)                                                        \
   X(graph_lower_spectral)                                                    \
   X(graph_lower_detection)                                                   \
-  X(graph_lower_text)
+  X(graph_lower_text)                                                        \
+  X(graph_lower_sampling)
 
 #define GRAPH_DECLARE_LOWERINGS(name)                                        \
   GILT_INTERNAL extern const GraphLoweringRow name[];
