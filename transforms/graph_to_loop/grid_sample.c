@@ -3,12 +3,13 @@
 ** dimensions; modes nearest, linear, cubic, the bilinear and bicubic of
 ** GridSample-16 being linear and cubic) and AffineGrid (2-D and 3-D).
 **
-** GridSample follows the ONNX reference, which follows PyTorch: each
-** output point denormalizes its grid coordinates (align_corners or not),
-** rounds them half to even for nearest, brings those outside the border
-** back (clamped for border padding, reflected for reflection padding),
-** then weighs the 1, 2 or 4 taps per dimension around them (the cubic
-** ones with A = -0.75), fetching each tap with the padding mode: zeros
+** GridSample follows PyTorch and ONNX Runtime: each output point
+** denormalizes its grid coordinates (align_corners or not), rounds them
+** half to even for nearest, brings those outside the border back (clamped
+** for border padding, reflected for reflection padding; not for cubic,
+** where the ONNX reference does but both implementations do not), then
+** weighs the 1, 2 or 4 taps per dimension around them (the cubic ones
+** with A = -0.75), fetching each tap with the padding mode: zeros
 ** outside for zeros, clamped for border, reflected for reflection. The
 ** taps of all dimensions are unrolled (4^3 for 3-D cubic). Coordinates
 ** are computed in the grid's element type, the weighted sum in X's.
@@ -152,6 +153,8 @@ static GiltValue *coordinate(Lower *l, Sampler *s, size_t i)
                          fc(l, g, 2));
   if (s->taps == 1)
     x = lower_unary(l, LOOP_OP_ROUNDEVEN, x);
+  if (s->taps == 4)
+    return x; /* cubic pads each tap: clamping x would move them all */
   GiltValue *out = lower_binary(l, LOOP_OP_ORI,
                                 lower_cmp(l, "olt", x, s->lo[i]),
                                 lower_cmp(l, "ogt", x, s->hi[i]));
