@@ -63,7 +63,9 @@ typedef struct GraphLoweringRow {
   X(graph_lower_spectral)                                                    \
   X(graph_lower_detection)                                                   \
   X(graph_lower_text)                                                        \
-  X(graph_lower_sampling)
+  X(graph_lower_sampling)                                                    \
+  X(graph_lower_windows)                                                     \
+  X(graph_lower_col2im)
 
 #define GRAPH_DECLARE_LOWERINGS(name)                                        \
   GILT_INTERNAL extern const GraphLoweringRow name[];
