@@ -178,11 +178,25 @@ static GiltValue *convert_int(Lower *l, GiltValue *v, GiltType *from,
   return lower_emit(l, LOOP_OP_BITCAST, to, 1, &v);
 }
 
+/* index converts through i64, the integer it casts to and from. */
+static GiltValue *convert_index(Lower *l, GiltValue *v, GiltType *to)
+{
+  GiltType *i64 = gilt_integer_type_get(l->ctx, 64, GILT_SIGNLESS);
+  if (to->kind == GILT_TYPE_INDEX) {
+    v = lower_convert(l, v, i64);
+    return lower_emit(l, LOOP_OP_INDEX_CAST, to, 1, &v);
+  }
+  v = lower_emit(l, LOOP_OP_INDEX_CAST, i64, 1, &v);
+  return lower_convert(l, v, to);
+}
+
 GiltValue *lower_convert(Lower *l, GiltValue *v, GiltType *to)
 {
   GiltType *from = gilt_value_get_type(v);
   if (from == to)
     return v;
+  if (from->kind == GILT_TYPE_INDEX || to->kind == GILT_TYPE_INDEX)
+    return convert_index(l, v, to);
   bool ff = lower_is_float(from), ft = lower_is_float(to);
   if (!ff && !ft)
     return convert_int(l, v, from, to);
@@ -207,6 +221,29 @@ GiltValue *lower_convert(Lower *l, GiltValue *v, GiltType *to)
   return lower_emit(l, lower_is_unsigned(from) ? LOOP_OP_UITOFP
                                                : LOOP_OP_SITOFP,
                     to, 1, &v);
+}
+
+/* The float or integer op, picked by a's type. */
+static GiltValue *arith(Lower *l, LoopOpId fop, LoopOpId iop, GiltValue *a,
+                        GiltValue *b)
+{
+  return lower_binary(l, lower_is_float(gilt_value_get_type(a)) ? fop : iop,
+                      a, b);
+}
+
+GiltValue *lower_plus(Lower *l, GiltValue *a, GiltValue *b)
+{
+  return arith(l, LOOP_OP_ADDF, LOOP_OP_ADDI, a, b);
+}
+
+GiltValue *lower_minus(Lower *l, GiltValue *a, GiltValue *b)
+{
+  return arith(l, LOOP_OP_SUBF, LOOP_OP_SUBI, a, b);
+}
+
+GiltValue *lower_times(Lower *l, GiltValue *a, GiltValue *b)
+{
+  return arith(l, LOOP_OP_MULF, LOOP_OP_MULI, a, b);
 }
 
 /* ---- buffers ------------------------------------------------------------------ */
@@ -440,4 +477,46 @@ GiltValue *lower_if_value(Lower *l, GiltValue *cond, GiltType *type,
   v = otherwise(l, user);
   close_body(l, op, 1, &v);
   return gilt_op_get_result(op, 0);
+}
+
+/* ---- scalar operands ------------------------------------------------------------ */
+
+GiltValue *lower_scalar_operand(Lower *l, size_t i, GiltType *to)
+{
+  GiltValue *in = lower_operand(l, i);
+  size_t rank = gilt_value_get_type(in)->shaped.rank;
+  GiltValue *zeros[GRAPH_MAX_RANK];
+  for (size_t k = 0; k < rank; k++)
+    zeros[k] = lower_index(l, 0);
+  return lower_convert(l, lower_load(l, in, zeros), to);
+}
+
+/* The data of a buffer that loop.get_global reads, else NULL. Constants
+** lowered before the op are globals by now (the op's own operand is a
+** cast of one). */
+static GiltAttr *global_value(Lower *l, GiltValue *buffer)
+{
+  GiltOp *def = buffer ? gilt_value_get_defining_op(buffer) : NULL;
+  if (!loop_op_is(def, LOOP_OP_GET_GLOBAL))
+    return NULL;
+  GiltAttr *name = gilt_op_get_attr(def, "name");
+  GiltOp *global = gilt_symbol_table_lookup(
+      l->module, gilt_symbol_ref_attr_get_root(name));
+  return global ? gilt_op_get_attr(global, "value") : NULL;
+}
+
+bool lower_constant_operand_int(Lower *l, size_t i, int64_t *out)
+{
+  if (i >= gilt_op_get_num_operands(l->op))
+    return false;
+  GiltAttr *c = graph_value_constant(gilt_op_get_operand(l->op, i));
+  if (!c)
+    c = global_value(l, lower_operand(l, i));
+  size_t nbytes;
+  if (!c || !gilt_dense_attr_get_data(c, &nbytes) ||
+      gilt_dense_attr_get_num_elements(c) != 1 ||
+      lower_is_float(c->type->shaped.elem))
+    return false;
+  *out = gilt_dense_attr_get_int(c, 0);
+  return true;
 }

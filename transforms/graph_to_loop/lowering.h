@@ -71,7 +71,12 @@ typedef struct GraphLoweringRow {
   X(graph_lower_select)                                                      \
   X(graph_lower_signal_window)                                               \
   X(graph_lower_unique)                                                      \
-  X(graph_lower_resize)
+  X(graph_lower_resize)                                                      \
+  X(graph_lower_spectral)                                                    \
+  X(graph_lower_detection)                                                   \
+  X(graph_lower_text)                                                        \
+  X(graph_lower_sampling)                                                    \
+  X(graph_lower_col2im)
 
 #define GRAPH_DECLARE_LOWERINGS(name)                                        \
   GILT_INTERNAL extern const GraphLoweringRow name[];
@@ -133,8 +138,14 @@ GILT_INTERNAL GiltValue *lower_select(Lower *l, GiltValue *c, GiltValue *a,
                                       GiltValue *b);
 /* Converts a scalar to `to` as ONNX's Cast does between any two numeric
 ** types: i1 included (nonzero is true), integers widened by the source's
-** signedness (ui and i1 zero-extend), floats to integers toward zero. */
+** signedness (ui and i1 zero-extend), floats to integers toward zero;
+** index converts as i64 does. */
 GILT_INTERNAL GiltValue *lower_convert(Lower *l, GiltValue *v, GiltType *to);
+/* a + b, a - b, a * b: the float op for floats, else the integer one
+** (integers and index). */
+GILT_INTERNAL GiltValue *lower_plus(Lower *l, GiltValue *a, GiltValue *b);
+GILT_INTERNAL GiltValue *lower_minus(Lower *l, GiltValue *a, GiltValue *b);
+GILT_INTERNAL GiltValue *lower_times(Lower *l, GiltValue *a, GiltValue *b);
 
 /* ---- buffers ---------------------------------------------------------------------- */
 
@@ -164,6 +175,22 @@ GILT_INTERNAL void lower_fill(Lower *l, GiltValue *memref, GiltValue *value);
 ** dynamic i), which the lowering computes. */
 GILT_INTERNAL GiltValue *lower_alloc_result(Lower *l, size_t i,
                                             GiltValue *const *dims);
+
+/* ---- scalar operands --------------------------------------------------------------- */
+
+/* The first element of operand i (a scalar or a one-element tensor, as
+** ONNX's size and length operands are), loaded at run time and converted
+** to `to`. The operand must be present. */
+GILT_INTERNAL GiltValue *lower_scalar_operand(Lower *l, size_t i,
+                                              GiltType *to);
+/* The value of operand i when a graph.constant of one integer defines it
+** (an axis the loop structure depends on); false otherwise. */
+GILT_INTERNAL bool lower_constant_operand_int(Lower *l, size_t i,
+                                              int64_t *out);
+/* A loop.global holding `value` (dense elements of a static shape, made
+** at module level by constant.c), read through loop.get_global at the
+** insertion point: tables a lowering computes at compile time. */
+GILT_INTERNAL GiltValue *lower_global(Lower *l, GiltAttr *value);
 
 /* ---- loops -------------------------------------------------------------------------- */
 
