@@ -54,7 +54,8 @@ typedef struct GraphLoweringRow {
 
 #define GRAPH_LOWERING_TABLES(X)                                             \
   X(graph_lower_elementwise)                                                 \
-  X(graph_lower_misc)
+  X(graph_lower_misc)                                                        \
+  X(graph_lower_rnn)
 
 #define GRAPH_DECLARE_LOWERINGS(name)                                        \
   GILT_INTERNAL extern const GraphLoweringRow name[];
