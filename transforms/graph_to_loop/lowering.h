@@ -76,7 +76,8 @@ typedef struct GraphLoweringRow {
   X(graph_lower_detection)                                                   \
   X(graph_lower_text)                                                        \
   X(graph_lower_sampling)                                                    \
-  X(graph_lower_col2im)
+  X(graph_lower_col2im)                                                      \
+  X(graph_lower_rnn)
 
 #define GRAPH_DECLARE_LOWERINGS(name)                                        \
   GILT_INTERNAL extern const GraphLoweringRow name[];
