@@ -126,6 +126,16 @@ GILT_INTERNAL GiltStatus gilt_tensor_compare(GiltContext *ctx,
                                              const GiltTensor *expected,
                                              double rtol, double atol);
 
+/* As gilt_tensor_compare, but floats match as a whole when the relative
+** L2 error ||actual - expected|| / ||expected|| is at most max_error (NaN
+** never matches); reports the error and, in a note, the element that
+** differs most. Integers and booleans compare exactly. */
+GILT_INTERNAL GiltStatus gilt_tensor_compare_l2(GiltContext *ctx,
+                                                GiltLocation *loc,
+                                                const GiltTensor *actual,
+                                                const GiltTensor *expected,
+                                                double max_error);
+
 /* ---- shared by the files above ------------------------------------------- */
 
 /* The elements of a tensor only read: gilt/tensor.h's accessor takes a

@@ -209,8 +209,12 @@ static GiltStatus check_outputs(GiltContext *ctx, const GjitOptions *o,
     char name[32];
     snprintf(name, sizeof name, "result %zu", i);
     GiltLocation *loc = gilt_location_name_get(ctx, name, NULL);
-    if (gilt_tensor_compare(ctx, loc, outputs[i], expected.data[i], o->rtol,
-                            o->atol))
+    GiltStatus same =
+        o->l2 >= 0 ? gilt_tensor_compare_l2(ctx, loc, outputs[i],
+                                             expected.data[i], o->l2)
+                   : gilt_tensor_compare(ctx, loc, outputs[i],
+                                         expected.data[i], o->rtol, o->atol);
+    if (same)
       status = GILT_FAILURE;
   }
   tensors_free(&expected);
