@@ -65,7 +65,8 @@ typedef struct GraphLoweringRow {
   X(graph_lower_text)                                                        \
   X(graph_lower_sampling)                                                    \
   X(graph_lower_windows)                                                     \
-  X(graph_lower_col2im)
+  X(graph_lower_col2im)                                                      \
+  X(graph_lower_roi)
 
 #define GRAPH_DECLARE_LOWERINGS(name)                                        \
   GILT_INTERNAL extern const GraphLoweringRow name[];
