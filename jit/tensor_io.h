@@ -71,9 +71,10 @@ GILT_INTERNAL GiltTensor *gilt_tensor_read_npy(GiltContext *ctx,
                                                const char *path);
 /* Writes `t` to `path` as a version 1.0 .npy file (2.0 if the header
 ** needs it), the dtype the inverse of the reading map; index is <i8, si
-** as signless. Element types NumPy has no dtype for (bf16, the 8-bit
-** floats, integers of other widths than 1, 8, 16, 32 and 64) are
-** reported, as are I/O errors. */
+** as signless, bf16 as its bits in <u2 (ONNX's test data does the same).
+** Element types NumPy has no dtype for (the 8-bit floats, integers of
+** other widths than 1, 8, 16, 32 and 64) are reported, as are I/O
+** errors. */
 GILT_INTERNAL GiltStatus gilt_tensor_write_npy(GiltContext *ctx,
                                                const GiltTensor *t,
                                                const char *path);

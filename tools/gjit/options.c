@@ -27,10 +27,12 @@ static const char usage[] =
     "                           loop dialect (the only back end for now)\n"
     "  -p, --pipeline=PIPELINE  replace the default pass pipeline\n"
     "  --print-ir-after-all     print the module after every pass (stderr)\n"
+    "  --fold-inputs            make the inputs constants before the pipeline,\n"
+    "                           so that constant folding computes the outputs\n"
     "  --help, --version\n";
 
 enum { OPT_FUNCTION = 256, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_TOLERANCE,
-       OPT_INTERPRET, OPT_PRINT_IR, OPT_HELP, OPT_VERSION };
+       OPT_INTERPRET, OPT_PRINT_IR, OPT_FOLD_INPUTS, OPT_HELP, OPT_VERSION };
 
 static const struct option long_options[] = {
     {"function", required_argument, NULL, OPT_FUNCTION},
@@ -41,6 +43,7 @@ static const struct option long_options[] = {
     {"interpret", no_argument, NULL, OPT_INTERPRET},
     {"pipeline", required_argument, NULL, 'p'},
     {"print-ir-after-all", no_argument, NULL, OPT_PRINT_IR},
+    {"fold-inputs", no_argument, NULL, OPT_FOLD_INPUTS},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0}};
@@ -82,6 +85,7 @@ GjitParseResult gjit_options_parse(GjitOptions *o, int argc, char **argv)
     case OPT_INTERPRET: o->interpret = true; break;
     case 'p': o->pipeline = optarg; break;
     case OPT_PRINT_IR: o->print_ir_after_all = true; break;
+    case OPT_FOLD_INPUTS: o->fold_inputs = true; break;
     case OPT_TOLERANCE:
       if (parse_tolerance(o, optarg))
         break;

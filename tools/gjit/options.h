@@ -3,7 +3,7 @@
 **
 **   gjit MODEL [--function=NAME] [--input=SPEC]... [--output=SPEC]...
 **        [--expected-output=SPEC]... [--tolerance=RTOL,ATOL] [--interpret]
-**        [-p PIPELINE] [--print-ir-after-all]
+**        [-p PIPELINE] [--print-ir-after-all] [--fold-inputs]
 **
 ** A SPEC is `@file.npy`, `@file.pb` (an ONNX TensorProto) or inline text
 ** (`2x3xf32=1 2 3 4 5 6`); an output SPEC may also be `-` (print). This
@@ -28,6 +28,7 @@ typedef struct GjitOptions {
   double rtol, atol;
   bool interpret;
   bool print_ir_after_all;
+  bool fold_inputs; /* bind the inputs as constants before the pipeline */
 } GjitOptions;
 
 typedef enum GjitParseResult {

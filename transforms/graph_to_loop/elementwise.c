@@ -12,6 +12,8 @@
 */
 #include "transforms/graph_to_loop/lowering.h"
 
+#include "transforms/graph_to_loop/activation.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -395,27 +397,80 @@ static GiltValue *s_is_inf(Lower *l, GiltValue *const *x)
   return lower_binary(l, LOOP_OP_ORI, pos, neg);
 }
 
-/* ---- activations ---------------------------------------------------------------- */
+/* ---- activations (activation.h: rnn.c applies them too) ------------------- */
+
+GiltValue *activation_relu(Lower *l, GiltValue *x)
+{
+  return keep_max(l, x, fconst(l, x, 0));
+}
+
+GiltValue *activation_leaky_relu(Lower *l, GiltValue *x, double alpha)
+{
+  GiltValue *neg = lower_cmp(l, "olt", x, fconst(l, x, 0));
+  GiltValue *scaled = lower_binary(l, LOOP_OP_MULF, x, fconst(l, x, alpha));
+  return lower_select(l, neg, scaled, x);
+}
+
+GiltValue *activation_elu(Lower *l, GiltValue *x, double alpha)
+{
+  GiltValue *neg = lower_cmp(l, "olt", x, fconst(l, x, 0));
+  GiltValue *e = lower_binary(l, LOOP_OP_MULF, fconst(l, x, alpha),
+                              unary(l, LOOP_OP_EXPM1, x));
+  return lower_select(l, neg, e, x);
+}
+
+GiltValue *activation_thresholded_relu(Lower *l, GiltValue *x, double alpha)
+{
+  GiltValue *above = lower_cmp(l, "ogt", x, fconst(l, x, alpha));
+  return lower_select(l, above, x, fconst(l, x, 0));
+}
+
+GiltValue *activation_hard_sigmoid(Lower *l, GiltValue *x, double alpha,
+                                   double beta)
+{
+  GiltValue *y = lower_binary(
+      l, LOOP_OP_ADDF, lower_binary(l, LOOP_OP_MULF, x, fconst(l, x, alpha)),
+      fconst(l, x, beta));
+  y = keep_min(l, y, fconst(l, x, 1));
+  return keep_max(l, y, fconst(l, x, 0));
+}
+
+GiltValue *activation_sigmoid(Lower *l, GiltValue *x)
+{
+  GiltValue *one = fconst(l, x, 1);
+  GiltValue *e = unary(l, LOOP_OP_EXP, unary(l, LOOP_OP_NEGF, x));
+  return lower_binary(l, LOOP_OP_DIVF, one, lower_binary(l, LOOP_OP_ADDF, one, e));
+}
+
+/* log(1 + e^x) without overflow: max(x, 0) + log1p(e^-|x|). */
+GiltValue *activation_softplus(Lower *l, GiltValue *x)
+{
+  GiltValue *e = unary(l, LOOP_OP_EXP,
+                       unary(l, LOOP_OP_NEGF, unary(l, LOOP_OP_ABSF, x)));
+  return lower_binary(l, LOOP_OP_ADDF, keep_max(l, x, fconst(l, x, 0)),
+                      unary(l, LOOP_OP_LOG1P, e));
+}
+
+GiltValue *activation_softsign(Lower *l, GiltValue *x)
+{
+  GiltValue *d = lower_binary(l, LOOP_OP_ADDF, fconst(l, x, 1),
+                              unary(l, LOOP_OP_ABSF, x));
+  return lower_binary(l, LOOP_OP_DIVF, x, d);
+}
 
 static GiltValue *s_relu(Lower *l, GiltValue *const *x)
 {
-  return keep_max(l, x[0], fconst(l, x[0], 0));
+  return activation_relu(l, x[0]);
 }
 
 static GiltValue *s_leaky_relu(Lower *l, GiltValue *const *x)
 {
-  GiltValue *neg = lower_cmp(l, "olt", x[0], fconst(l, x[0], 0));
-  GiltValue *scaled = lower_binary(l, LOOP_OP_MULF, x[0],
-                                   attr_const(l, x[0], "alpha", 0.01));
-  return lower_select(l, neg, scaled, x[0]);
+  return activation_leaky_relu(l, x[0], graph_attr_float(l->op, "alpha", 0.01));
 }
 
 static GiltValue *s_elu(Lower *l, GiltValue *const *x)
 {
-  GiltValue *neg = lower_cmp(l, "olt", x[0], fconst(l, x[0], 0));
-  GiltValue *e = lower_binary(l, LOOP_OP_MULF, attr_const(l, x[0], "alpha", 1),
-                              unary(l, LOOP_OP_EXPM1, x[0]));
-  return lower_select(l, neg, e, x[0]);
+  return activation_elu(l, x[0], graph_attr_float(l->op, "alpha", 1));
 }
 
 static GiltValue *s_selu(Lower *l, GiltValue *const *x)
@@ -442,65 +497,40 @@ static GiltValue *s_celu(Lower *l, GiltValue *const *x)
 
 static GiltValue *s_thresholded_relu(Lower *l, GiltValue *const *x)
 {
-  GiltValue *above = lower_cmp(l, "ogt", x[0], attr_const(l, x[0], "alpha", 1));
-  return lower_select(l, above, x[0], fconst(l, x[0], 0));
-}
-
-/* max(0, min(1, alpha * x + beta)) */
-static GiltValue *hard_sigmoid(Lower *l, GiltValue *x, double alpha,
-                               double beta)
-{
-  GiltValue *y = lower_binary(
-      l, LOOP_OP_ADDF, lower_binary(l, LOOP_OP_MULF, x, fconst(l, x, alpha)),
-      fconst(l, x, beta));
-  y = keep_min(l, y, fconst(l, x, 1));
-  return keep_max(l, y, fconst(l, x, 0));
+  return activation_thresholded_relu(l, x[0], graph_attr_float(l->op, "alpha", 1));
 }
 
 static GiltValue *s_hard_sigmoid(Lower *l, GiltValue *const *x)
 {
-  return hard_sigmoid(l, x[0], graph_attr_float(l->op, "alpha", 0.2),
-                      graph_attr_float(l->op, "beta", 0.5));
+  return activation_hard_sigmoid(l, x[0], graph_attr_float(l->op, "alpha", 0.2),
+                            graph_attr_float(l->op, "beta", 0.5));
 }
 
 static GiltValue *s_hard_swish(Lower *l, GiltValue *const *x)
 {
   return lower_binary(l, LOOP_OP_MULF, x[0],
-                      hard_sigmoid(l, x[0], 1.0 / 6, 0.5));
+                      activation_hard_sigmoid(l, x[0], 1.0 / 6, 0.5));
 }
 
 static GiltValue *s_sigmoid(Lower *l, GiltValue *const *x)
 {
-  GiltValue *one = fconst(l, x[0], 1);
-  GiltValue *e = unary(l, LOOP_OP_EXP, unary(l, LOOP_OP_NEGF, x[0]));
-  return lower_binary(l, LOOP_OP_DIVF, one, lower_binary(l, LOOP_OP_ADDF, one, e));
-}
-
-/* log(1 + e^x) without overflow: max(x, 0) + log1p(e^-|x|). */
-static GiltValue *softplus(Lower *l, GiltValue *x)
-{
-  GiltValue *e = unary(l, LOOP_OP_EXP,
-                       unary(l, LOOP_OP_NEGF, unary(l, LOOP_OP_ABSF, x)));
-  return lower_binary(l, LOOP_OP_ADDF, keep_max(l, x, fconst(l, x, 0)),
-                      unary(l, LOOP_OP_LOG1P, e));
+  return activation_sigmoid(l, x[0]);
 }
 
 static GiltValue *s_softplus(Lower *l, GiltValue *const *x)
 {
-  return softplus(l, x[0]);
+  return activation_softplus(l, x[0]);
 }
 
 static GiltValue *s_softsign(Lower *l, GiltValue *const *x)
 {
-  GiltValue *d = lower_binary(l, LOOP_OP_ADDF, fconst(l, x[0], 1),
-                              unary(l, LOOP_OP_ABSF, x[0]));
-  return lower_binary(l, LOOP_OP_DIVF, x[0], d);
+  return activation_softsign(l, x[0]);
 }
 
 static GiltValue *s_mish(Lower *l, GiltValue *const *x)
 {
   return lower_binary(l, LOOP_OP_MULF, x[0],
-                      unary(l, LOOP_OP_TANH, softplus(l, x[0])));
+                      unary(l, LOOP_OP_TANH, activation_softplus(l, x[0])));
 }
 
 static GiltValue *s_gelu(Lower *l, GiltValue *const *x)

@@ -60,12 +60,24 @@ typedef struct GraphLoweringRow {
   X(graph_lower_conv_transpose)                                              \
   X(graph_lower_pool)                                                        \
   X(graph_lower_quant)                                                       \
+  X(graph_lower_reshape)                                                     \
+  X(graph_lower_transpose)                                                   \
+  X(graph_lower_concat_split)                                                \
+  X(graph_lower_slice)                                                       \
+  X(graph_lower_gather)                                                      \
+  X(graph_lower_shape)                                                       \
+  X(graph_lower_expand)                                                      \
+  X(graph_lower_sort)                                                        \
+  X(graph_lower_select)                                                      \
+  X(graph_lower_signal_window)                                               \
+  X(graph_lower_unique)                                                      \
+  X(graph_lower_resize)                                                      \
   X(graph_lower_spectral)                                                    \
   X(graph_lower_detection)                                                   \
   X(graph_lower_text)                                                        \
   X(graph_lower_sampling)                                                    \
-  X(graph_lower_windows)                                                     \
   X(graph_lower_col2im)                                                      \
+  X(graph_lower_rnn)                                                         \
   X(graph_lower_roi)
 
 #define GRAPH_DECLARE_LOWERINGS(name)                                        \

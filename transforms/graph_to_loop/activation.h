@@ -1,0 +1,29 @@
+/*
+** activation.h - the scalar activation functions of elementwise.c, with
+** their parameters given rather than read from the op's attributes: the
+** recurrent ops (rnn.c) apply them to gates, with the alphas and betas of
+** their `activation_alpha` and `activation_beta` lists.
+**
+** Each builds, at the insertion point, the ops computing one element of
+** a float type from x and returns it; ONNX's semantics as in the
+** elementwise ops (Relu keeps NaN, Softplus does not overflow).
+*/
+#ifndef GILT_TRANSFORMS_GRAPH_TO_LOOP_ACTIVATION_H
+#define GILT_TRANSFORMS_GRAPH_TO_LOOP_ACTIVATION_H
+
+#include "transforms/graph_to_loop/lowering.h"
+
+GILT_INTERNAL GiltValue *activation_relu(Lower *l, GiltValue *x);
+GILT_INTERNAL GiltValue *activation_sigmoid(Lower *l, GiltValue *x);
+GILT_INTERNAL GiltValue *activation_softplus(Lower *l, GiltValue *x);
+GILT_INTERNAL GiltValue *activation_softsign(Lower *l, GiltValue *x);
+GILT_INTERNAL GiltValue *activation_leaky_relu(Lower *l, GiltValue *x,
+                                               double alpha);
+GILT_INTERNAL GiltValue *activation_thresholded_relu(Lower *l, GiltValue *x,
+                                                     double alpha);
+GILT_INTERNAL GiltValue *activation_elu(Lower *l, GiltValue *x, double alpha);
+/* max(0, min(1, alpha * x + beta)) */
+GILT_INTERNAL GiltValue *activation_hard_sigmoid(Lower *l, GiltValue *x,
+                                                 double alpha, double beta);
+
+#endif /* GILT_TRANSFORMS_GRAPH_TO_LOOP_ACTIVATION_H */
