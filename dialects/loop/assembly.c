@@ -116,6 +116,7 @@ void loop_print_constant(GiltOp *op, GiltAsmPrinter *p)
   static const char *const elided[] = {"value"};
   gilt_asm_print_attr_dict(p, op, elided, 1, false);
   gilt_asm_print(p, " ");
+  /* The attribute prints its type, i64 and f64 included. */
   gilt_asm_print_attr(p, gilt_op_get_attr(op, "value"));
 }
 
@@ -125,6 +126,10 @@ GiltStatus loop_parse_constant(GiltAsmParser *p, GiltOpBuild *b)
   if (gilt_asm_parse_optional_attr_dict(p, b, false) ||
       gilt_asm_parse_attr(p, &value))
     return GILT_FAILURE;
+  /* An i1 constant prints as true or false, which parse as booleans. */
+  if (value->kind == GILT_ATTR_BOOL)
+    value = gilt_integer_attr_get(
+        gilt_integer_type_get(value->ctx, 1, GILT_SIGNLESS), value->b);
   GiltType *t = gilt_attr_get_type(value);
   if (!t)
     return gilt_asm_emit_error(p, "expected a typed constant");
