@@ -320,6 +320,45 @@ void lower_broadcast_indices(Lower *l, GiltValue *in, size_t out_rank,
   }
 }
 
+/* The data of the loop.global a buffer is read from, NULL if it is not. */
+static GiltAttr *global_data(Lower *l, GiltValue *buffer)
+{
+  GiltOp *def = buffer ? gilt_value_get_defining_op(buffer) : NULL;
+  if (!loop_op_is(def, LOOP_OP_GET_GLOBAL))
+    return NULL;
+  GiltAttr *name = gilt_op_get_attr(def, "name");
+  GiltOp *global =
+      gilt_symbol_table_lookup(l->module, gilt_symbol_ref_attr_get_root(name));
+  GiltAttr *value = global ? gilt_op_get_attr(global, "value") : NULL;
+  size_t nbytes;
+  if (!value || (value->kind != GILT_ATTR_DENSE_ELEMENTS &&
+                 value->kind != GILT_ATTR_DENSE_RESOURCE) ||
+      !gilt_dense_attr_get_data(value, &nbytes))
+    return NULL;
+  return value;
+}
+
+bool lower_constant_ints(Lower *l, size_t i, int64_t *out, size_t max,
+                         size_t *n)
+{
+  if (i >= gilt_op_get_num_operands(l->op))
+    return false;
+  /* The constant is lowered before its users (program order), so it is
+  ** usually a loop.global by now. */
+  GiltAttr *c = graph_value_constant(gilt_op_get_operand(l->op, i));
+  if (!c)
+    c = global_data(l, lower_operand(l, i));
+  if (!c || c->type->shaped.elem->kind != GILT_TYPE_INTEGER)
+    return false;
+  int64_t count = gilt_dense_attr_get_num_elements(c);
+  if (count < 0 || (size_t)count > max)
+    return false;
+  for (int64_t k = 0; k < count; k++)
+    out[k] = gilt_dense_attr_get_int(c, k);
+  *n = (size_t)count;
+  return true;
+}
+
 typedef struct Fill {
   GiltValue *memref, *value;
 } Fill;
@@ -449,6 +488,14 @@ void lower_for(Lower *l, GiltValue *lb, GiltValue *ub, GiltValue *step,
   close_body(l, loop, n, next);
   for (size_t i = 0; i < n; i++)
     results[i] = gilt_op_get_result(loop, i);
+}
+
+void lower_for_upto(Lower *l, GiltValue *ub, size_t n,
+                    GiltValue *const *inits, GiltValue **results,
+                    LowerIterFn body, void *user)
+{
+  GiltValue *zero = lower_index(l, 0);
+  lower_for(l, zero, ub, lower_index(l, 1), n, inits, results, body, user);
 }
 
 void lower_if(Lower *l, GiltValue *cond, LowerBodyFn then,
