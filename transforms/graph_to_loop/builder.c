@@ -449,8 +449,7 @@ static void nest_level(Lower *l, GiltValue *iv, GiltValue *const *iter,
   if (s->depth == s->rank)
     s->body(l, s->ivs, s->user);
   else
-    lower_for(l, lower_index(l, 0), s->uppers[s->depth], lower_index(l, 1), 0,
-              NULL, NULL, nest_level, s);
+    lower_for_upto(l, s->uppers[s->depth], 0, NULL, NULL, nest_level, s);
   s->depth--;
 }
 
@@ -463,8 +462,7 @@ void lower_nest(Lower *l, size_t rank, GiltValue *const *uppers,
   }
   GiltValue *ivs[rank];
   NestState s = {rank, 0, uppers, ivs, body, user};
-  lower_for(l, lower_index(l, 0), uppers[0], lower_index(l, 1), 0, NULL, NULL,
-            nest_level, &s);
+  lower_for_upto(l, uppers[0], 0, NULL, NULL, nest_level, &s);
 }
 
 void lower_for(Lower *l, GiltValue *lb, GiltValue *ub, GiltValue *step,

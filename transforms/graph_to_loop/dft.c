@@ -66,7 +66,7 @@ static void transform_step(Lower *l, GiltValue *j, GiltValue *const *acc,
 static Complex transform(Lower *l, Transform *t)
 {
   GiltValue *inits[2] = {f64(l, 0), f64(l, 0)}, *sums[2];
-  lower_for(l, lower_index(l, 0), t->count, lower_index(l, 1), 2, inits, sums,
+  lower_for_upto(l, t->count, 2, inits, sums,
             transform_step, t);
   if (t->inverse) {
     GiltValue *n = lower_convert(l, t->n, f64_type(l));

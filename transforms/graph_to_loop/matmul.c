@@ -99,7 +99,7 @@ static void matmul_body(Lower *l, GiltValue *const *ivs, void *user)
   m->ia[ra - 2] = ivs[nb];
   m->ib[rb - 1] = j0;
   GiltValue *zero = lower_lanes_zero(&m->v), *acc;
-  lower_for(l, lower_index(l, 0), m->k, lower_index(l, 1), 1, &zero, &acc,
+  lower_for_upto(l, m->k, 1, &zero, &acc,
             k_step, m);
   GiltValue *iy[GRAPH_MAX_RANK + 2];
   for (size_t d = 0; d < nb + 1; d++)

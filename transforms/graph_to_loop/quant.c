@@ -208,7 +208,7 @@ static GiltStatus lower_dynamic_quantize_linear(Lower *l)
                         gilt_memref_type_get(l->ctx, 1, &dyn, f32, NULL, NULL),
                         2, ops)};
   GiltValue *zero = lower_constant(l, f32, 0), *inits[2] = {zero, zero}, *mm[2];
-  lower_for(l, lower_index(l, 0), n, lower_index(l, 1), 2, inits, mm,
+  lower_for_upto(l, n, 2, inits, mm,
             range_step, &r);
   GiltValue *scale = lower_binary(l, LOOP_OP_DIVF,
                                   lower_binary(l, LOOP_OP_SUBF, mm[1], mm[0]),

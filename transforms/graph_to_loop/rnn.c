@@ -232,7 +232,7 @@ static void dot_step(Lower *l, GiltValue *k, GiltValue *const *acc,
 static GiltValue *dot(Lower *l, Dot *d, GiltValue *n)
 {
   GiltValue *zero = fconst(l, 0), *sum;
-  lower_for(l, lower_index(l, 0), n, lower_index(l, 1), 1, &zero, &sum,
+  lower_for_upto(l, n, 1, &zero, &sum,
             dot_step, d);
   return sum;
 }
@@ -495,7 +495,7 @@ static void direction(Lower *l, Rnn *s, size_t d, bool reverse)
   s->reset = s->kind == KIND_GRU && !s->linear_before_reset ? scratch(l, s)
                                                             : NULL;
   lower_parallel(l, 2, sizes, init_state, s);
-  lower_for(l, lower_index(l, 0), s->seq, lower_index(l, 1), 0, NULL, NULL,
+  lower_for_upto(l, s->seq, 0, NULL, NULL,
             time_step, s);
   lower_parallel(l, 2, sizes, final_state, s);
   GiltValue *scratches[5] = {s->h, s->h_next, s->c, s->c_next, s->reset};

@@ -111,7 +111,7 @@ static void sample_row(Lower *l, GiltValue *iy, GiltValue *const *acc,
 {
   RoiAlign *r = user;
   r->y = lower_plus(l, r->y0, sample_offset(l, iy, r->bin_y, r->n_y));
-  lower_for(l, lower_index(l, 0), r->grid_w, lower_index(l, 1), 1, acc, next,
+  lower_for_upto(l, r->grid_w, 1, acc, next,
             sample_column, r);
 }
 
@@ -174,7 +174,7 @@ static void bin_body(Lower *l, GiltValue *const *ivs, void *user)
       bin_axis(l, sx, ex, ivs[3], graph_attr_int(l->op, "output_width", 1),
                &r->x0, &r->bin_x, &r->n_x);
   GiltValue *init = fc(l, sx, r->max_mode ? -INFINITY : 0), *acc;
-  lower_for(l, lower_index(l, 0), grid_h, lower_index(l, 1), 1, &init, &acc,
+  lower_for_upto(l, grid_h, 1, &init, &acc,
             sample_row, r);
   GiltValue *count = lower_times(l, grid_h, r->grid_w);
   GiltValue *none = lower_cmp(l, "eq", count, lower_index(l, 0));

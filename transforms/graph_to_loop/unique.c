@@ -84,7 +84,7 @@ static GiltValue *find_listed(Lower *l, Unique *u, GiltValue *j,
 {
   Find f = {u, j};
   GiltValue *none = lower_index(l, -1), *r;
-  lower_for(l, lower_index(l, 0), upto, lower_index(l, 1), 1, &none, &r,
+  lower_for_upto(l, upto, 1, &none, &r,
             find_step, &f);
   return r;
 }
