@@ -77,7 +77,8 @@ typedef struct GraphLoweringRow {
   X(graph_lower_text)                                                        \
   X(graph_lower_sampling)                                                    \
   X(graph_lower_col2im)                                                      \
-  X(graph_lower_rnn)
+  X(graph_lower_rnn)                                                         \
+  X(graph_lower_einsum)
 
 #define GRAPH_DECLARE_LOWERINGS(name)                                        \
   GILT_INTERNAL extern const GraphLoweringRow name[];
