@@ -78,7 +78,8 @@ typedef struct GraphLoweringRow {
   X(graph_lower_sampling)                                                    \
   X(graph_lower_col2im)                                                      \
   X(graph_lower_rnn)                                                         \
-  X(graph_lower_einsum)
+  X(graph_lower_einsum)                                                      \
+  X(graph_lower_unpool)
 
 #define GRAPH_DECLARE_LOWERINGS(name)                                        \
   GILT_INTERNAL extern const GraphLoweringRow name[];
