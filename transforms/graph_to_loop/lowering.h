@@ -79,7 +79,8 @@ typedef struct GraphLoweringRow {
   X(graph_lower_col2im)                                                      \
   X(graph_lower_rnn)                                                         \
   X(graph_lower_einsum)                                                      \
-  X(graph_lower_unpool)
+  X(graph_lower_unpool)                                                      \
+  X(graph_lower_roi)
 
 #define GRAPH_DECLARE_LOWERINGS(name)                                        \
   GILT_INTERNAL extern const GraphLoweringRow name[];
