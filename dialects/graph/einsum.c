@@ -6,8 +6,9 @@
 ** stands for broadcast leading dimensions. Each letter must have one size
 ** across the operands (1 broadcasts); the output is the explicit right-hand
 ** side, or (implicit mode) the ellipsis dims then the letters used once,
-** in alphabetical order. Spaces are ignored. Not here: how Einsum lowers
-** (to transposes, MatMul and reductions, in a graph pass).
+** in alphabetical order. Spaces are ignored. The same parse, resolved
+** against the operands' ranks into labelled dimensions, serves the
+** lowering (graph_einsum_resolve); how the loops are built is not here.
 */
 #include "dialects/graph/graph.h"
 
@@ -175,6 +176,74 @@ GiltStatus graph_infer_einsum(const GraphOpView *v, GiltType **types)
                    &bd, &out))
     return GILT_FAILURE;
   types[0] = graph_tensor_type(v->ctx, &out, elem);
+  return GILT_SUCCESS;
+}
+
+/* The label of letter c: after the ellipsis's, upper case first. */
+static unsigned char letter_label(const GraphEinsum *e, char c)
+{
+  return (unsigned char)(e->ellipsis +
+                         (c >= 'a' ? 26 + (size_t)(c - 'a') : (size_t)(c - 'A')));
+}
+
+/* Labels term t's dims for a dimension count of rank (the operand's, or
+** for the result the ellipsis's plus its letters). */
+static void label_term(GraphEinsum *e, size_t t, const char *term,
+                       size_t rank)
+{
+  size_t named = strlen(term) - (strchr(term, '.') != NULL), d = 0;
+  e->rank[t] = rank;
+  for (; *term; term++) {
+    if (*term != '.') {
+      e->label[t][d++] = letter_label(e, *term);
+      continue;
+    }
+    for (size_t k = e->ellipsis - (rank - named); k < e->ellipsis; k++)
+      e->label[t][d++] = (unsigned char)k;
+  }
+}
+
+GiltStatus graph_einsum_resolve(GiltOp *op, const size_t *ranks,
+                                GraphEinsum *e)
+{
+  GraphOpView v = {.ctx = op->loc->ctx, .loc = op->loc, .info = op->info,
+                   .desc = graph_op_desc(op->info->def)};
+  Equation eq;
+  if (parse_equation(&v, graph_attr_string(op, "equation", ""), &eq))
+    return GILT_FAILURE;
+  memset(e, 0, sizeof *e);
+  e->num_inputs = eq.num_terms - eq.explicit_output;
+  int uses[128] = {0};
+  for (size_t i = 0; i < e->num_inputs; i++) {
+    const char *t = eq.terms[i];
+    size_t named = strlen(t) - (strchr(t, '.') != NULL);
+    if (named > ranks[i] || (named == strlen(t) && named != ranks[i]))
+      return graph_error(&v, "operand %zu has rank %zu but attribute "
+                         "'equation' names %zu dimensions", i, ranks[i],
+                         named);
+    if (strchr(t, '.') && ranks[i] - named > e->ellipsis)
+      e->ellipsis = ranks[i] - named;
+    for (; *t; t++)
+      uses[(unsigned char)*t]++;
+  }
+  for (size_t i = 0; i < e->num_inputs; i++)
+    label_term(e, i, eq.terms[i], ranks[i]);
+  /* Implicit output: the ellipsis, then the letters used once. */
+  char implicit[GRAPH_MAX_RANK + 2] = ".", *o = eq.terms[eq.num_terms - 1];
+  if (!eq.explicit_output) {
+    size_t n = 1;
+    for (int c = 'A'; c <= 'z'; c++)
+      if (uses[c] == 1 && n <= GRAPH_MAX_RANK)
+        implicit[n++] = (char)c;
+    implicit[n] = 0;
+    o = implicit;
+  }
+  size_t letters = strlen(o) - (strchr(o, '.') != NULL);
+  if (letters + (strchr(o, '.') ? e->ellipsis : 0) > GRAPH_MAX_RANK)
+    return graph_error(&v, "the result has too many dimensions");
+  label_term(e, e->num_inputs, o,
+             letters + (strchr(o, '.') ? e->ellipsis : 0));
+  e->num_labels = e->ellipsis + 52;
   return GILT_SUCCESS;
 }
 

@@ -442,6 +442,21 @@ GILT_INTERNAL GiltStatus graph_infer_einsum(const GraphOpView *v,
                                             GiltType **types);
 GILT_INTERNAL GiltStatus graph_infer_det(const GraphOpView *v,
                                          GiltType **types);
+/* An Einsum equation resolved against its operands' ranks, for lowering:
+** each dimension of each operand and of the result gets a label, equal
+** labels running together. The dims under '...' are labels
+** 0..ellipsis-1, aligned to the right (an operand with fewer of them
+** broadcasts against the others); the letters follow, upper case first. */
+#define GRAPH_EINSUM_MAX_LABELS (GRAPH_MAX_RANK + 52)
+typedef struct GraphEinsum {
+  size_t num_inputs, num_labels, ellipsis;
+  size_t rank[GRAPH_MAX_RANK + 1]; /* the operands', then the result's */
+  unsigned char label[GRAPH_MAX_RANK + 1][GRAPH_MAX_RANK];
+} GraphEinsum;
+/* Resolves the equation of graph.einsum `op` whose operands have ranks
+** ranks[0..num_inputs); reports and fails when they do not fit it. */
+GILT_INTERNAL GiltStatus graph_einsum_resolve(GiltOp *op, const size_t *ranks,
+                                              GraphEinsum *e);
 /* rnn.c */
 GILT_INTERNAL GiltStatus graph_infer_rnn(const GraphOpView *v,
                                          GiltType **types);

@@ -28,7 +28,8 @@
 ** GroupNormalization-18's per-group scale and bias become version 21's
 ** per-channel ones, DFT-17's `axis` attribute (default 1) always becomes
 ** DFT-20's axis input (default -2), and GridSample-16's modes "bilinear"
-** and "bicubic" are GridSample-20's "linear" and "cubic".
+** and "bicubic" are GridSample-20's "linear" and "cubic"; RoiAlign-10's
+** coordinates are RoiAlign-16's output_half_pixel.
 **
 ** Not here: upgrades of operators gilt has no op for, and old forms no
 ** model in the wild uses (Upsample-1's width_scale/height_scale, Tile-1's
@@ -297,6 +298,15 @@ static GiltStatus resize_10(GiltOnnxImporter *imp, GiltOnnxNode *n)
 {
   insert_operand(imp, n, 1, NULL);
   return resize_10_semantics(imp, n);
+}
+
+/* RoiAlign before 16 had no coordinate_transformation_mode: it computed
+** what version 16 calls output_half_pixel, not the new default. */
+static GiltStatus roi_align_before_16(GiltOnnxImporter *imp, GiltOnnxNode *n)
+{
+  gilt_onnx_node_set_attr(imp, n, "coordinate_transformation_mode",
+                          string_attr(imp, "output_half_pixel"));
+  return GILT_SUCCESS;
 }
 
 /* Upsample-7 kept scales in an attribute, Upsample-9 in an input. */
@@ -973,6 +983,7 @@ static const struct {
     {"Dropout", 11, NULL, dropout_ratio},
     {"Upsample", 17, "graph.resize", upsample},
     {"Resize", 10, NULL, resize_10},
+    {"RoiAlign", 15, NULL, roi_align_before_16},
     {"Resize", 17, NULL, resize_before_18},
     {"Resize", 18, NULL, resize_before_19},
     {"Resize", EVERY_OPSET, NULL, resize_from_18},

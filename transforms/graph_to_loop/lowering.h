@@ -84,7 +84,9 @@ typedef struct GraphLoweringRow {
   X(graph_lower_normalization)                                               \
   X(graph_lower_global_pool)                                                 \
   X(graph_lower_loss)                                                        \
-  X(graph_lower_det)
+  X(graph_lower_det)                                                         \
+  X(graph_lower_einsum)                                                      \
+  X(graph_lower_unpool)
 
 #define GRAPH_DECLARE_LOWERINGS(name)                                        \
   GILT_INTERNAL extern const GraphLoweringRow name[];
