@@ -6,8 +6,8 @@
 ** BatchNormalization in inference is a per-channel affine map, one
 ** loop.parallel over X:
 **   Y = (X - mean[c]) / sqrt(var[c] + epsilon) * scale[c] + B[c];
-** training_mode (or the running statistics as results) is refused. The
-** others compute the mean and the variance of groups of elements with the
+** in training mode it normalizes with the batch's own mean and variance
+** per channel and also gives the updated running ones. The others compute the mean and the variance of groups of elements with the
 ** reduction nest (lowering.h): a loop.parallel over the groups, a pass for
 ** the mean, a second for the variance (the mean of (x - mean)^2, which
 ** cannot go negative as E[x^2] - E[x]^2 can), and a pass that writes.
@@ -99,13 +99,15 @@ static void batch_norm_body(Lower *l, GiltValue *const *ivs, void *user)
   lower_store(l, lower_convert(l, y, lower_result_elem(l, 0)), b->out, ivs);
 }
 
+static GiltStatus lower_batch_norm_training(Lower *l);
+
 static GiltStatus lower_batch_normalization(Lower *l)
 {
   if (graph_attr_int(l->op, "training_mode", 0))
-    return lower_error(l, "training mode is not supported");
+    return lower_batch_norm_training(l);
   if (gilt_op_get_num_results(l->op) > 1)
     return lower_error(l, "results 'running_mean' and 'running_var' exist "
-                          "only in training mode, which is not supported");
+                          "only in training mode");
   GiltValue *x = lower_operand(l, 0);
   GiltValue *dims[GRAPH_MAX_RANK];
   lower_dims(l, x, dims);
@@ -245,6 +247,54 @@ static void write_per_channel(Lower *l, Norm *n, GiltValue *x,
   GiltValue *y = fmul(l, fsub(l, x, n->mean), n->inv);
   y = fadd(l, fmul(l, y, scale), bias);
   store_y(l, n, y, idx);
+}
+
+/* ---- BatchNormalization in training mode ------------------------------------------- */
+
+/* Per channel: the batch's statistics normalize Y, and the running ones
+** move toward them: input * momentum + current * (1 - momentum). */
+static void batch_norm_training_body(Lower *l, GiltValue *const *ivs,
+                                     void *user)
+{
+  Norm *n = user;
+  norm_body(l, ivs, user);
+  GiltValue *c = ivs[1];
+  GiltValue *m = lower_constant(l, n->ct, graph_attr_float(l->op, "momentum",
+                                                            0.9));
+  GiltValue *keep = fsub(l, lower_constant(l, n->ct, 1), m);
+  GiltValue *stats[2] = {n->mean, n->var};
+  GiltValue *outs[2] = {n->mean_out, n->inv_std_out};
+  for (size_t i = 0; i < 2; i++) {
+    if (!outs[i])
+      continue;
+    GiltValue *input = load_as(l, lower_operand(l, 3 + i), &c, n->ct);
+    GiltValue *r = fadd(l, fmul(l, input, m), fmul(l, stats[i], keep));
+    lower_store(l, lower_convert(l, r, type_of(outs[i])->shaped.elem), outs[i],
+                &c);
+  }
+}
+
+static GiltStatus lower_batch_norm_training(Lower *l)
+{
+  Norm n;
+  norm_init(l, &n, NULL, write_per_channel);
+  for (size_t d = 0; d < n.rank; d++)
+    n.reduced[d] = d != 1;
+  n.scale = lower_operand(l, 1);
+  n.bias = lower_operand(l, 2);
+  /* mean_out and inv_std_out carry running_mean and running_var here. */
+  GiltValue *c = n.dims[1];
+  size_t results = gilt_op_get_num_results(l->op);
+  if (results > 1)
+    n.mean_out = lower_alloc_result(l, 1, &c);
+  if (results > 2)
+    n.inv_std_out = lower_alloc_result(l, 2, &c);
+  n.count = lower_index_to(
+      l, lower_reduced_count(l, n.rank, n.dims, n.reduced), n.ct);
+  lower_parallel_kept(l, n.rank, n.dims, n.reduced, batch_norm_training_body,
+                      &n);
+  GiltValue *out[3] = {n.out, n.mean_out, n.inv_std_out};
+  return lower_replace(l, out);
 }
 
 /* ---- InstanceNormalization --------------------------------------------------------- */
