@@ -10,6 +10,7 @@
 **   %m = loop.alloc(%n) : memref<?x4xf32>
 **   %v = loop.load %m[%i, %j] : memref<?x4xf32>
 **   loop.store %v, %m[%i, %j] : memref<?x4xf32>
+**   %v = loop.vector_load %m[%i, %j] : memref<?x64xf32>, vector<16xf32>
 **   %r = loop.for %i = %lb to %ub step %s iter_args(%acc = %init) -> (f32) {
 **   loop.parallel (%i, %j) = (%a, %b) to (%c, %d) step (%e, %f) {
 **   %r = loop.if %p -> (f32) { ... } else { ... }
@@ -270,10 +271,16 @@ GiltStatus loop_parse_memref_only(GiltAsmParser *p, GiltOpBuild *b)
   return resolve_all(p, b, &m, 1, t, NULL);
 }
 
-/* `[value,] %m[%i, %j] : memref<...>` for loads and stores. */
+/* `[value,] %m[%i, %j] : memref<...>` for loads and stores; the vector
+** forms add `, vector<...>`, the type of the value loaded or stored. */
+static bool stores(GiltOp *op)
+{
+  return loop_op_is(op, LOOP_OP_STORE) || loop_op_is(op, LOOP_OP_VECTOR_STORE);
+}
+
 void loop_print_access(GiltOp *op, GiltAsmPrinter *p)
 {
-  size_t m = loop_op_is(op, LOOP_OP_STORE) ? 1 : 0;
+  size_t m = stores(op) ? 1 : 0;
   gilt_asm_print(p, " ");
   gilt_asm_print_operands(p, op, 0, m + 1);
   gilt_asm_print(p, "[");
@@ -282,15 +289,24 @@ void loop_print_access(GiltOp *op, GiltAsmPrinter *p)
   gilt_asm_print_attr_dict(p, op, NULL, 0, false);
   gilt_asm_print(p, " : ");
   gilt_asm_print_type(p, gilt_value_get_type(gilt_op_get_operand(op, m)));
+  if (loop_op_is(op, LOOP_OP_VECTOR_LOAD) || loop_op_is(op, LOOP_OP_VECTOR_STORE)) {
+    GiltValue *v = m ? gilt_op_get_operand(op, 0) : gilt_op_get_result(op, 0);
+    gilt_asm_print(p, ", ");
+    gilt_asm_print_type(p, gilt_value_get_type(v));
+  }
 }
 
 GiltStatus loop_parse_access(GiltAsmParser *p, GiltOpBuild *b)
 {
   GiltContext *ctx = gilt_asm_parser_get_context(p);
-  bool store = gilt_op_build_get_def(b) == &loop_ops[LOOP_OP_STORE];
+  const GiltOpDef *def = gilt_op_build_get_def(b);
+  bool store = def == &loop_ops[LOOP_OP_STORE] ||
+               def == &loop_ops[LOOP_OP_VECTOR_STORE];
+  bool vector = def == &loop_ops[LOOP_OP_VECTOR_LOAD] ||
+                def == &loop_ops[LOOP_OP_VECTOR_STORE];
   GiltUnresolvedOperand value, m;
   OperandVec idx = {0};
-  GiltType *t = NULL;
+  GiltType *t = NULL, *vt = NULL;
   GiltStatus st = GILT_SUCCESS;
   if (store && (gilt_asm_parse_operand(p, &value) ||
                 gilt_asm_parse_punct(p, ",")))
@@ -308,14 +324,19 @@ GiltStatus loop_parse_access(GiltAsmParser *p, GiltOpBuild *b)
     st = parse_colon_type(p, &t);
   if (st == GILT_SUCCESS && t->kind != GILT_TYPE_MEMREF)
     st = gilt_asm_emit_error(p, "expected a memref type");
+  if (st == GILT_SUCCESS && vector) {
+    st = gilt_asm_parse_punct(p, ",");
+    if (st == GILT_SUCCESS)
+      st = gilt_asm_parse_type(p, &vt);
+  }
   if (st == GILT_SUCCESS && store)
-    st = resolve_all(p, b, &value, 1, t->shaped.elem, NULL);
+    st = resolve_all(p, b, &value, 1, vector ? vt : t->shaped.elem, NULL);
   if (st == GILT_SUCCESS)
     st = resolve_all(p, b, &m, 1, t, NULL);
   if (st == GILT_SUCCESS)
     st = resolve_all(p, b, idx.data, idx.len, gilt_index_type_get(ctx), NULL);
   if (st == GILT_SUCCESS && !store)
-    gilt_op_build_add_result_type(b, t->shaped.elem);
+    gilt_op_build_add_result_type(b, vector ? vt : t->shaped.elem);
   gilt_vec_free(ctx, &idx);
   return st;
 }

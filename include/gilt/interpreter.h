@@ -23,12 +23,25 @@ extern "C" {
 /* Runs the func.func named `function` of `module` (a builtin.module at
 ** the loop level). inputs[i] (borrowed) is argument i: a memref argument
 ** takes a tensor of its element type and shape (a dynamic dimension takes
-** any size), a scalar or index argument a tensor of rank 0. On success
-** *outputs gets a new array (free()) of `*num_outputs` new tensors, one
-** per result, owned by the caller. On failure reports through the
-** module's context (a wrong number of inputs, a shape or element type
-** that does not match, an error while running) and leaves the outputs
-** NULL and 0. */
+** any size), a scalar or index argument a tensor of rank 0, a vector
+** argument a tensor of rank 1 of its lanes. The elements of a memref
+** argument are the input's own: a function that stores into it writes
+** the caller's tensor. On success *outputs gets a new array (free()) of
+** `*num_outputs` new tensors, one per result, owned by the caller: a
+** memref result is copied out whatever buffer it is (an allocation, a
+** view, an argument, a global), so no output aliases an input. Every
+** buffer the call allocated is freed before it returns.
+**
+** The module is verified first (gilt_op_verify), so any IR it accepts is
+** run without crashing. On failure reports through the module's context
+** at the op at fault, and leaves the outputs NULL and 0: the IR does not
+** verify, an op outside the loop dialect and func.call/func.return, a
+** wrong number of inputs, a shape or element type that does not match,
+** or an error while running (an access outside a buffer, an integer
+** division by zero or overflow, a false loop.assert, a step that is not
+** positive, a reshape whose counts differ, calls nested deeper than
+** 1000). The run stops at the first error. Not checked: an access
+** through a buffer after its loop.dealloc (undefined, as in MLIR). */
 GILT_API GiltStatus gilt_interpret_function(GiltOp *module,
                                             const char *function,
                                             size_t num_inputs,

@@ -31,11 +31,13 @@ typedef struct Elementwise {
 static void elementwise_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   Elementwise *e = user;
-  size_t n = e->num_inputs;
-  GiltValue *x[n + 1];
+  /* Absent trailing operands (Clip's min and max) read as NULL too. */
+  size_t n = e->num_inputs, room = gilt_op_get_num_operands(l->op) + 3;
+  GiltValue *x[room];
+  for (size_t i = 0; i < room; i++)
+    x[i] = NULL;
   for (size_t i = 0; i < n; i++) {
     GiltValue *in = lower_operand(l, i);
-    x[i] = NULL;
     if (!in)
       continue;
     GiltValue *idx[GRAPH_MAX_RANK];

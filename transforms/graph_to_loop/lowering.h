@@ -55,6 +55,11 @@ typedef struct GraphLoweringRow {
 #define GRAPH_LOWERING_TABLES(X)                                             \
   X(graph_lower_elementwise)                                                 \
   X(graph_lower_misc)                                                        \
+  X(graph_lower_matmul)                                                      \
+  X(graph_lower_conv)                                                        \
+  X(graph_lower_conv_transpose)                                              \
+  X(graph_lower_pool)                                                        \
+  X(graph_lower_quant)                                                       \
   X(graph_lower_rnn)
 
 #define GRAPH_DECLARE_LOWERINGS(name)                                        \
@@ -189,5 +194,104 @@ GILT_INTERNAL bool lower_is_unsigned(GiltType *t);
 /* The element type of the graph op's operand i / result i. */
 GILT_INTERNAL GiltType *lower_operand_elem(Lower *l, size_t i);
 GILT_INTERNAL GiltType *lower_result_elem(Lower *l, size_t i);
+
+/* ---- operand copies (copy.c) ------------------------------------------------------ */
+
+/* A value computed from a source element x at indices ivs (of the
+** source), in the destination's element type. */
+typedef GiltValue *(*LowerMapFn)(Lower *l, GiltValue *x,
+                                 GiltValue *const *ivs, void *user);
+/* A new buffer of element type elem holding map(src) (NULL: src converted
+** as Cast does), its last two dims swapped when transpose. */
+GILT_INTERNAL GiltValue *lower_copy_map(Lower *l, GiltValue *src,
+                                        GiltType *elem, bool transpose,
+                                        LowerMapFn map, void *user);
+/* A zero point or scale q for the element at ivs of an operand of rank
+** r: a scalar or one-element q applies to all; a 1-D q runs along
+** `axis`; a q of rank r broadcasts against the operand. NULL when q is. */
+GILT_INTERNAL GiltValue *lower_per_axis(Lower *l, GiltValue *q, size_t r,
+                                        size_t axis, GiltValue *const *ivs);
+/* Whether lower_per_axis reads q for an operand of rank r. */
+GILT_INTERNAL bool lower_per_axis_ok(GiltValue *q, size_t r);
+/* A LowerMapFn: x - zp in i32, user a LowerZeroPoint. */
+typedef struct LowerZeroPoint {
+  GiltValue *zp; /* NULL: none */
+  size_t rank, axis;
+} LowerZeroPoint;
+GILT_INTERNAL GiltValue *lower_minus_zero_point(Lower *l, GiltValue *x,
+                                                GiltValue *const *ivs,
+                                                void *user);
+
+/* ---- windows (window.c) ------------------------------------------------------------ */
+
+/* The window of a Conv-like or pooling op over an input N x C x spatial:
+** its attributes with ONNX's defaults and, per spatial axis, index values
+** for the input and output sizes, the padding before the input, and the
+** extent of a padded copy of the input inside which every window lies
+** (max((out - 1) * stride + ek, begin + in)). */
+typedef struct LowerWindow {
+  size_t n; /* spatial axes */
+  int64_t kernel[GRAPH_MAX_RANK], strides[GRAPH_MAX_RANK];
+  int64_t dilations[GRAPH_MAX_RANK], pads[2 * GRAPH_MAX_RANK];
+  int64_t ek[GRAPH_MAX_RANK]; /* (kernel - 1) * dilation + 1 */
+  bool same, same_lower, valid, ceil_mode;
+  GiltValue *in[GRAPH_MAX_RANK], *out[GRAPH_MAX_RANK];
+  GiltValue *begin[GRAPH_MAX_RANK], *end[GRAPH_MAX_RANK]; /* padding */
+  GiltValue *extent[GRAPH_MAX_RANK];
+} LowerWindow;
+
+/* Reads the window of the op for input x; kernel gives the kernel's
+** static sizes (Conv: W's), NULL to read kernel_shape. Output sizes come
+** from result 0's type where static. */
+GILT_INTERNAL void lower_window_read(Lower *l, GiltValue *x,
+                                     const int64_t *kernel, LowerWindow *w);
+
+/* ---- quantization (quant.c) ----------------------------------------------------- */
+
+/* An integer accumulator scaled by `scale` (a float), rounded half to
+** even, plus the zero point zp (NULL: 0), saturated into integer type
+** `to`: the requantization ending QLinearMatMul and QLinearConv. */
+GILT_INTERNAL GiltValue *lower_requantize(Lower *l, GiltValue *acc,
+                                          GiltValue *scale, GiltValue *zp,
+                                          GiltType *to);
+
+/* ---- lanes (vector.c) ----------------------------------------------------------- */
+
+/* The vector width of the contraction nests for f32. */
+#define LOWER_F32_LANES 16
+
+/* The lanes an inner loop works on: `width` elements of `elem` at once,
+** as vector<width x elem> (type) with masks of mask_type, or, for width 1
+** (every element type but f32), plain scalars without masks. */
+typedef struct LowerLanes {
+  GiltType *elem, *type, *mask_type;
+  int64_t width;
+  GiltValue *zero; /* 0 in every lane, built where the lanes were */
+} LowerLanes;
+
+/* Chooses the width for elem and builds the zero at the insertion point,
+** which must dominate every use of the lanes. */
+GILT_INTERNAL void lower_lanes_init(Lower *l, LowerLanes *v, GiltType *elem);
+/* x (a scalar of v->elem) in every lane. */
+GILT_INTERNAL GiltValue *lower_lanes_splat(Lower *l, const LowerLanes *v,
+                                           GiltValue *x);
+GILT_INTERNAL GiltValue *lower_lanes_zero(const LowerLanes *v);
+/* The mask of the first min(left, width) lanes; NULL for width 1. */
+GILT_INTERNAL GiltValue *lower_lanes_mask(Lower *l, const LowerLanes *v,
+                                          GiltValue *left);
+/* Consecutive elements along the last dimension from `indices`, the lanes
+** outside the mask untouched (read as zero). */
+GILT_INTERNAL GiltValue *lower_lanes_load(Lower *l, const LowerLanes *v,
+                                          GiltValue *mask, GiltValue *memref,
+                                          GiltValue *const *indices);
+GILT_INTERNAL void lower_lanes_store(Lower *l, const LowerLanes *v,
+                                     GiltValue *mask, GiltValue *value,
+                                     GiltValue *memref,
+                                     GiltValue *const *indices);
+/* a * b + c lane by lane: loop.fma for floats, muli and addi for
+** integers. */
+GILT_INTERNAL GiltValue *lower_lanes_fma(Lower *l, GiltValue *a, GiltValue *b,
+                                         GiltValue *c);
+GILT_INTERNAL GiltValue *lower_lanes_add(Lower *l, GiltValue *a, GiltValue *b);
 
 #endif /* GILT_TRANSFORMS_GRAPH_TO_LOOP_LOWERING_H */

@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "dialects/graph/transforms/passes.h"
+#include "transforms/graph_to_loop/evaluate.h"
 
 /* Results above this many elements are stored as dense resources. */
 #define INLINE_ELEMENTS 64
@@ -115,6 +116,25 @@ static bool replace_by_constants(Folder *f, GiltOp *op,
   return true;
 }
 
+/* Through the lowering and the interpreter, within the size limit. */
+static GiltStatus evaluate(Folder *f, GiltOp *op, GiltAttr *const *consts,
+                           GiltFoldResult *out)
+{
+  for (size_t i = 0; i < op->num_results; i++) {
+    int64_t n = gilt_shaped_type_get_num_elements(
+        gilt_op_result_array(op)[i].type);
+    if (n < 0 || n > f->limit)
+      return GILT_FAILURE;
+  }
+  GiltAttr **results = gilt_calloc(f->ctx, op->num_results + 1,
+                                   sizeof *results);
+  GiltStatus st = graph_to_loop_evaluate(op, consts, results);
+  for (size_t i = 0; st == GILT_SUCCESS && i < op->num_results; i++)
+    out[i].attr = results[i];
+  gilt_free(f->ctx, results);
+  return st;
+}
+
 static void try_fold(Folder *f, GiltOp *op)
 {
   if (!is_graph_op(op) || op->num_regions || !op->num_operands ||
@@ -124,7 +144,8 @@ static void try_fold(Folder *f, GiltOp *op)
   GiltFoldResult *out = gilt_calloc(f->ctx, op->num_results + 1,
                                     sizeof *out);
   if (constant_operands(op, consts) &&
-      graph_fold_limited(op, consts, f->limit, out) == GILT_SUCCESS &&
+      (graph_fold_limited(op, consts, f->limit, out) == GILT_SUCCESS ||
+       evaluate(f, op, consts, out) == GILT_SUCCESS) &&
       replace_by_constants(f, op, out))
     f->num_folded++;
   gilt_free(f->ctx, consts);

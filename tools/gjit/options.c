@@ -1,0 +1,112 @@
+/*
+** options.c - parsing gjit's command line (options.h) with getopt_long:
+** `--name=value` and `--name value` both work, list options repeat, and
+** an unknown option or a malformed value is a usage error (exit 2).
+*/
+#include "tools/gjit/options.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char usage[] =
+    "usage: gjit MODEL [options]\n"
+    "\n"
+    "Runs a model (.onnx or .gilt) on the given inputs and prints or checks\n"
+    "its outputs. Tensor specs: @file.npy, @file.pb (ONNX TensorProto), or\n"
+    "inline text such as \"2x3xf32=1 2 3 4 5 6\"; outputs also take -.\n"
+    "\n"
+    "  --function=NAME          the function to run (default: @main, or the\n"
+    "                           module's only function)\n"
+    "  --input=SPEC             one per function argument, in order\n"
+    "  --output=SPEC            one per result, in order (default: print all)\n"
+    "  --expected-output=SPEC   compare result i with it; exit 1 on mismatch\n"
+    "  --tolerance=RTOL,ATOL    |actual - expected| <= ATOL + RTOL*|expected|\n"
+    "                           (default 1e-5,1e-8)\n"
+    "  --interpret              run with the reference interpreter of the\n"
+    "                           loop dialect (the only back end for now)\n"
+    "  -p, --pipeline=PIPELINE  replace the default pass pipeline\n"
+    "  --print-ir-after-all     print the module after every pass (stderr)\n"
+    "  --help, --version\n";
+
+enum { OPT_FUNCTION = 256, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_TOLERANCE,
+       OPT_INTERPRET, OPT_PRINT_IR, OPT_HELP, OPT_VERSION };
+
+static const struct option long_options[] = {
+    {"function", required_argument, NULL, OPT_FUNCTION},
+    {"input", required_argument, NULL, OPT_INPUT},
+    {"output", required_argument, NULL, OPT_OUTPUT},
+    {"expected-output", required_argument, NULL, OPT_EXPECTED},
+    {"tolerance", required_argument, NULL, OPT_TOLERANCE},
+    {"interpret", no_argument, NULL, OPT_INTERPRET},
+    {"pipeline", required_argument, NULL, 'p'},
+    {"print-ir-after-all", no_argument, NULL, OPT_PRINT_IR},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0}};
+
+static void push(GjitSpecs *list, const char *spec)
+{
+  const char **grown = realloc(list->specs, (list->len + 1) * sizeof *grown);
+  if (!grown) {
+    fputs("gjit: out of memory\n", stderr);
+    exit(1);
+  }
+  grown[list->len++] = spec;
+  list->specs = grown;
+}
+
+/* "RTOL,ATOL": two non-negative numbers. */
+static bool parse_tolerance(GjitOptions *o, const char *s)
+{
+  char *end;
+  o->rtol = strtod(s, &end);
+  if (end == s || *end != ',')
+    return false;
+  const char *a = end + 1;
+  o->atol = strtod(a, &end);
+  return end != a && *end == '\0' && o->rtol >= 0 && o->atol >= 0;
+}
+
+GjitParseResult gjit_options_parse(GjitOptions *o, int argc, char **argv)
+{
+  *o = (GjitOptions){.rtol = 1e-5, .atol = 1e-8};
+  int c;
+  opterr = 1;
+  while ((c = getopt_long(argc, argv, "p:", long_options, NULL)) != -1) {
+    switch (c) {
+    case OPT_FUNCTION: o->function = optarg; break;
+    case OPT_INPUT: push(&o->inputs, optarg); break;
+    case OPT_OUTPUT: push(&o->outputs, optarg); break;
+    case OPT_EXPECTED: push(&o->expected, optarg); break;
+    case OPT_INTERPRET: o->interpret = true; break;
+    case 'p': o->pipeline = optarg; break;
+    case OPT_PRINT_IR: o->print_ir_after_all = true; break;
+    case OPT_TOLERANCE:
+      if (parse_tolerance(o, optarg))
+        break;
+      fprintf(stderr, "gjit: --tolerance wants RTOL,ATOL (two numbers >= 0), "
+                      "got '%s'\n", optarg);
+      return GJIT_PARSE_ERROR;
+    case OPT_HELP: fputs(usage, stdout); return GJIT_PARSE_DONE;
+    case OPT_VERSION: puts("gjit " GILT_VERSION); return GJIT_PARSE_DONE;
+    default: fputs("Try 'gjit --help' for more information.\n", stderr);
+      return GJIT_PARSE_ERROR;
+    }
+  }
+  if (optind != argc - 1) {
+    fputs(optind == argc ? "gjit: no model given\n"
+                         : "gjit: more than one model given\n", stderr);
+    fputs("Try 'gjit --help' for more information.\n", stderr);
+    return GJIT_PARSE_ERROR;
+  }
+  o->model = argv[optind];
+  return GJIT_PARSE_RUN;
+}
+
+void gjit_options_free(GjitOptions *o)
+{
+  free(o->inputs.specs);
+  free(o->outputs.specs);
+  free(o->expected.specs);
+}

@@ -1,0 +1,44 @@
+/*
+** options.h - gjit's command line, with iree-run-module's conventions:
+**
+**   gjit MODEL [--function=NAME] [--input=SPEC]... [--output=SPEC]...
+**        [--expected-output=SPEC]... [--tolerance=RTOL,ATOL] [--interpret]
+**        [-p PIPELINE] [--print-ir-after-all]
+**
+** A SPEC is `@file.npy`, `@file.pb` (an ONNX TensorProto) or inline text
+** (`2x3xf32=1 2 3 4 5 6`); an output SPEC may also be `-` (print). This
+** module records what was asked; main.c decides what it means.
+*/
+#ifndef GJIT_OPTIONS_H
+#define GJIT_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct GjitSpecs {
+  const char **specs;
+  size_t len;
+} GjitSpecs;
+
+typedef struct GjitOptions {
+  const char *model;    /* .onnx or .gilt */
+  const char *function; /* NULL: @main, or the module's only function */
+  const char *pipeline; /* NULL: the default pipeline of the back end */
+  GjitSpecs inputs, outputs, expected;
+  double rtol, atol;
+  bool interpret;
+  bool print_ir_after_all;
+} GjitOptions;
+
+typedef enum GjitParseResult {
+  GJIT_PARSE_RUN,  /* options are valid: go on */
+  GJIT_PARSE_DONE, /* --help or --version was printed: exit 0 */
+  GJIT_PARSE_ERROR /* a usage error was printed to stderr: exit 2 */
+} GjitParseResult;
+
+/* Fills `o` from argv (whose strings it borrows); free its lists with
+** gjit_options_free. */
+GjitParseResult gjit_options_parse(GjitOptions *o, int argc, char **argv);
+void gjit_options_free(GjitOptions *o);
+
+#endif /* GJIT_OPTIONS_H */

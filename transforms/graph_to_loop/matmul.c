@@ -1,0 +1,360 @@
+/*
+** matmul.c - lowering of the matrix products: MatMul (numpy batch
+** broadcasting, 1-D operands), Gemm (transA, transB, alpha, beta, C
+** broadcast to the result), MatMulInteger and QLinearMatMul (zero points
+** per tensor, per row of A, per column of B).
+**
+** Every product goes through one kernel over buffers of one element type:
+**
+**   parallel (batch..., i, jb):            j0 = jb * W, mask = j < N
+**     acc = for k: fma(splat(A[.., i, k]), load B[.., k, j0:j0+W], acc)
+**     Y[.., i, j0:j0+W] = alpha * acc (+ Y, holding beta * C)
+**
+** with W = 16 lanes for f32 and 1 (scalar loads) for every other type
+** (vector.c). The k loop costs 5 interpreted ops per W multiply-adds:
+** load, broadcast, masked_load, fma and the loop's step, about 0.3 ops
+** per MAC for f32 (5 per MAC in the scalar path). The kernel wants B's
+** rows contiguous along j, so a transposed operand of Gemm is copied
+** transposed first (O(K*N) against the product's O(M*K*N)), and the
+** integer products first copy their operands into i32 buffers with the
+** zero points subtracted (copy.c). Not here: tiling and packing for the compiled
+** path (a loop-level pass's business).
+*/
+#include "transforms/graph_to_loop/lowering.h"
+
+static size_t rank_of(GiltValue *v)
+{
+  return gilt_value_get_type(v)->shaped.rank;
+}
+
+static GiltType *elem_of(GiltValue *v)
+{
+  return gilt_value_get_type(v)->shaped.elem;
+}
+
+/* ---- the kernel ------------------------------------------------------------ */
+
+typedef struct MatMul {
+  GiltValue *a, *b, *y;
+  size_t nb;              /* batch dims of y */
+  double alpha;
+  bool accumulate;        /* y holds beta * C: add the product to it */
+  LowerLanes v;
+  GiltValue *k, *n;       /* the sizes of the contraction and of j */
+  /* Per batch dim of a and b: the run-time "its size is 1" test for a
+  ** dynamic size (read at 0 then), NULL for a static one. */
+  GiltValue *a_one[GRAPH_MAX_RANK], *b_one[GRAPH_MAX_RANK];
+  GiltValue *ia[GRAPH_MAX_RANK], *ib[GRAPH_MAX_RANK]; /* the body's indices */
+  GiltValue *mask;
+} MatMul;
+
+/* in's leading (batch) dims indexed by the output's batch ivs under numpy
+** broadcasting: a dim of size 1 is read at 0. */
+static void batch_indices(Lower *l, GiltValue *in, GiltValue *const *one,
+                          size_t nb, GiltValue *const *ivs, GiltValue **idx)
+{
+  GiltType *t = gilt_value_get_type(in);
+  size_t r = t->shaped.rank - 2;
+  for (size_t d = 0; d < r; d++) {
+    GiltValue *iv = ivs[nb - r + d];
+    if (t->shaped.shape[d] == 1)
+      idx[d] = lower_index(l, 0);
+    else if (one[d])
+      idx[d] = lower_select(l, one[d], lower_index(l, 0), iv);
+    else
+      idx[d] = iv;
+  }
+}
+
+static void ones_of(Lower *l, GiltValue *in, GiltValue **one)
+{
+  GiltType *t = gilt_value_get_type(in);
+  for (size_t d = 0; d + 2 < t->shaped.rank; d++)
+    one[d] = t->shaped.shape[d] == GILT_DYNAMIC
+                 ? lower_cmp(l, "eq", lower_dim(l, in, d), lower_index(l, 1))
+                 : NULL;
+}
+
+static void k_step(Lower *l, GiltValue *k, GiltValue *const *acc,
+                   GiltValue **next, void *user)
+{
+  MatMul *m = user;
+  m->ia[rank_of(m->a) - 1] = k;
+  m->ib[rank_of(m->b) - 2] = k;
+  GiltValue *x = lower_lanes_splat(l, &m->v, lower_load(l, m->a, m->ia));
+  GiltValue *y = lower_lanes_load(l, &m->v, m->mask, m->b, m->ib);
+  next[0] = lower_lanes_fma(l, x, y, acc[0]);
+}
+
+static void matmul_body(Lower *l, GiltValue *const *ivs, void *user)
+{
+  MatMul *m = user;
+  size_t ra = rank_of(m->a), rb = rank_of(m->b), nb = m->nb;
+  GiltValue *j0 = ivs[nb + 1];
+  if (m->v.width > 1)
+    j0 = lower_binary(l, LOOP_OP_MULI, j0, lower_index(l, m->v.width));
+  m->mask = lower_lanes_mask(l, &m->v, lower_binary(l, LOOP_OP_SUBI, m->n, j0));
+  batch_indices(l, m->a, m->a_one, nb, ivs, m->ia);
+  batch_indices(l, m->b, m->b_one, nb, ivs, m->ib);
+  m->ia[ra - 2] = ivs[nb];
+  m->ib[rb - 1] = j0;
+  GiltValue *zero = lower_lanes_zero(&m->v), *acc;
+  lower_for(l, lower_index(l, 0), m->k, lower_index(l, 1), 1, &zero, &acc,
+            k_step, m);
+  GiltValue *iy[GRAPH_MAX_RANK + 2];
+  for (size_t d = 0; d < nb + 1; d++)
+    iy[d] = ivs[d];
+  iy[nb + 1] = j0;
+  if (m->alpha != 1)
+    acc = lower_binary(l, LOOP_OP_MULF, acc,
+                       lower_lanes_splat(l, &m->v,
+                                         lower_constant(l, m->v.elem, m->alpha)));
+  if (m->accumulate)
+    acc = lower_lanes_add(l, acc, lower_lanes_load(l, &m->v, m->mask, m->y, iy));
+  lower_lanes_store(l, &m->v, m->mask, acc, m->y, iy);
+}
+
+/* y[.., M, N] (+)= alpha * a[.., M, K] b[.., K, N], all of one element
+** type, y's batch dims the broadcast of a's and b's. */
+static void matmul_kernel(Lower *l, GiltValue *a, GiltValue *b, GiltValue *y,
+                          double alpha, bool accumulate)
+{
+  MatMul m = {.a = a, .b = b, .y = y, .nb = rank_of(y) - 2, .alpha = alpha,
+              .accumulate = accumulate};
+  lower_lanes_init(l, &m.v, elem_of(y));
+  m.k = lower_dim(l, a, rank_of(a) - 1);
+  m.n = lower_dim(l, y, m.nb + 1);
+  ones_of(l, a, m.a_one);
+  ones_of(l, b, m.b_one);
+  GiltValue *uppers[GRAPH_MAX_RANK + 2];
+  lower_dims(l, y, uppers);
+  if (m.v.width > 1)
+    uppers[m.nb + 1] = lower_binary(l, LOOP_OP_CEILDIVSI, m.n,
+                                    lower_index(l, m.v.width));
+  lower_parallel(l, m.nb + 2, uppers, matmul_body, &m);
+}
+
+/* ---- operand preparation ------------------------------------------------------ */
+
+/* src seen with `shape` (static dims as given, dynamic ones sized by
+** `sizes`, one per dimension). */
+static GiltValue *reshape(Lower *l, GiltValue *src, size_t rank,
+                          const int64_t *shape, GiltValue *const *sizes)
+{
+  GiltType *t = gilt_memref_type_get(l->ctx, rank, shape, elem_of(src), NULL,
+                                     NULL);
+  GiltValue *ops[GRAPH_MAX_RANK + 1];
+  size_t n = 0;
+  ops[n++] = src;
+  for (size_t d = 0; d < rank; d++)
+    if (shape[d] == GILT_DYNAMIC)
+      ops[n++] = sizes[d];
+  return lower_emit(l, LOOP_OP_RESHAPE, t, n, ops);
+}
+
+/* A 1-D operand of MatMul as a matrix: [1, K] for A (row), [K, 1] for B. */
+static GiltValue *as_matrix(Lower *l, GiltValue *x, bool row)
+{
+  if (rank_of(x) != 1)
+    return x;
+  GiltValue *k = lower_dim(l, x, 0), *one = lower_index(l, 1);
+  int64_t kk = gilt_value_get_type(x)->shaped.shape[0];
+  int64_t shape[2] = {row ? 1 : kk, row ? kk : 1};
+  GiltValue *sizes[2] = {row ? one : k, row ? k : one};
+  return reshape(l, x, 2, shape, sizes);
+}
+
+/* The size of batch dim d of the product of a and b (nb batch dims):
+** static from the result type, else the broadcast of theirs. */
+static GiltValue *batch_dim(Lower *l, GiltValue *a, GiltValue *b, size_t nb,
+                            size_t d, int64_t known)
+{
+  if (known != GILT_DYNAMIC)
+    return lower_index(l, known);
+  GiltValue *size = lower_index(l, 1), *one = size;
+  GiltValue *ops[2] = {a, b};
+  for (size_t i = 0; i < 2; i++) {
+    size_t r = rank_of(ops[i]) - 2;
+    if (r + d < nb)
+      continue;
+    GiltValue *s = lower_dim(l, ops[i], r + d - nb);
+    size = lower_select(l, lower_cmp(l, "eq", s, one), size, s);
+  }
+  return size;
+}
+
+/* Allocates the result of a product of matrices a and b (1-D operands
+** already reshaped: a_vec/b_vec say which were) and returns it seen as
+** [batch..., M, N] in *full. */
+static GiltValue *alloc_product(Lower *l, GiltValue *a, GiltValue *b,
+                                bool a_vec, bool b_vec, GiltType *result,
+                                GiltValue **full)
+{
+  size_t ra = rank_of(a), rb = rank_of(b);
+  size_t nb = (ra > rb ? ra : rb) - 2, rank = result->shaped.rank;
+  GiltValue *dims[GRAPH_MAX_RANK + 2], *rdims[GRAPH_MAX_RANK];
+  int64_t shape[GRAPH_MAX_RANK + 2];
+  for (size_t d = 0; d < nb; d++) {
+    shape[d] = result->shaped.shape[d];
+    dims[d] = batch_dim(l, a, b, nb, d, shape[d]);
+  }
+  dims[nb] = lower_dim(l, a, ra - 2);
+  dims[nb + 1] = lower_dim(l, b, rb - 1);
+  shape[nb] = gilt_value_get_type(a)->shaped.shape[ra - 2];
+  shape[nb + 1] = gilt_value_get_type(b)->shaped.shape[rb - 1];
+  size_t n = 0;
+  for (size_t d = 0; d < nb + 2; d++)
+    if (!(d == nb && a_vec) && !(d == nb + 1 && b_vec))
+      rdims[n++] = dims[d];
+  GILT_ASSERT(n == rank);
+  GiltValue *y = lower_alloc(l, result, rdims);
+  *full = rank == nb + 2 ? y : reshape(l, y, nb + 2, shape, dims);
+  return y;
+}
+
+/* ---- the ops -------------------------------------------------------------------- */
+
+static GiltStatus lower_mat_mul(Lower *l)
+{
+  GiltValue *a = lower_operand(l, 0), *b = lower_operand(l, 1), *full;
+  bool a_vec = rank_of(a) == 1, b_vec = rank_of(b) == 1;
+  a = as_matrix(l, a, true);
+  b = as_matrix(l, b, false);
+  GiltValue *y = alloc_product(l, a, b, a_vec, b_vec, lower_result_type(l, 0),
+                               &full);
+  matmul_kernel(l, a, b, full, 1, false);
+  return lower_replace(l, &y);
+}
+
+typedef struct GemmC {
+  GiltValue *c, *y, *beta;
+} GemmC;
+
+static void gemm_c_body(Lower *l, GiltValue *const *ivs, void *user)
+{
+  GemmC *g = user;
+  GiltValue *idx[2];
+  lower_broadcast_indices(l, g->c, 2, ivs, idx);
+  GiltValue *c = lower_load(l, g->c, idx);
+  if (g->beta)
+    c = lower_binary(l, LOOP_OP_MULF, c, g->beta);
+  lower_store(l, c, g->y, ivs);
+}
+
+static GiltStatus lower_gemm(Lower *l)
+{
+  GiltValue *a = lower_operand(l, 0), *b = lower_operand(l, 1);
+  GiltValue *c = lower_operand(l, 2);
+  GiltType *elem = lower_result_elem(l, 0);
+  double alpha = graph_attr_float(l->op, "alpha", 1);
+  double beta = graph_attr_float(l->op, "beta", 1);
+  if (!lower_is_float(elem) && (alpha != 1 || (c && beta != 1)))
+    return lower_error(l, "alpha and beta other than 1 need a float type");
+  if (graph_attr_int(l->op, "transA", 0))
+    a = lower_copy_map(l, a, elem, true, NULL, NULL);
+  if (graph_attr_int(l->op, "transB", 0))
+    b = lower_copy_map(l, b, elem, true, NULL, NULL);
+  GiltValue *dims[2] = {lower_dim(l, a, 0), lower_dim(l, b, 1)};
+  GiltValue *y = lower_alloc_result(l, 0, dims);
+  if (c) {
+    GemmC g = {c, y, beta != 1 ? lower_constant(l, elem, beta) : NULL};
+    lower_parallel(l, 2, dims, gemm_c_body, &g);
+  }
+  matmul_kernel(l, a, b, y, alpha, c != NULL);
+  return lower_replace(l, &y);
+}
+
+/* ---- integer products ------------------------------------------------------------ */
+
+/* The i32 product of A - a_zero_point and B - b_zero_point (operands at
+** a, b, a_zp, b_zp of the op) into a new [batch..., M, N] buffer; *y gets
+** the buffer of the result's shape (1-D operands drop their dim). */
+static GiltStatus integer_product(Lower *l, const size_t *at, GiltType *result,
+                                  GiltValue **y, GiltValue **full)
+{
+  GiltValue *a = lower_operand(l, at[0]), *b = lower_operand(l, at[1]);
+  GiltValue *azp = lower_operand(l, at[2]), *bzp = lower_operand(l, at[3]);
+  size_t ra = rank_of(a), rb = rank_of(b);
+  if (!lower_per_axis_ok(azp, ra) || !lower_per_axis_ok(bzp, rb))
+    return lower_error(l, "a zero point must be a scalar, 1-D, or of its "
+                          "operand's rank");
+  GiltType *i32 = gilt_integer_type_get(l->ctx, 32, GILT_SIGNLESS);
+  bool a_vec = ra == 1, b_vec = rb == 1;
+  a = as_matrix(l, a, true);
+  b = as_matrix(l, b, false);
+  LowerZeroPoint za = {azp, rank_of(a), rank_of(a) - 2};
+  LowerZeroPoint zb = {bzp, rank_of(b), rank_of(b) - 1};
+  a = lower_copy_map(l, a, i32, false, lower_minus_zero_point, &za);
+  b = lower_copy_map(l, b, i32, false, lower_minus_zero_point, &zb);
+  *y = alloc_product(l, a, b, a_vec, b_vec, result, full);
+  matmul_kernel(l, a, b, *full, 1, false);
+  return GILT_SUCCESS;
+}
+
+static GiltStatus lower_mat_mul_integer(Lower *l)
+{
+  static const size_t at[4] = {0, 1, 2, 3};
+  GiltValue *y, *full;
+  if (integer_product(l, at, lower_result_type(l, 0), &y, &full))
+    return GILT_FAILURE;
+  return lower_replace(l, &y);
+}
+
+typedef struct QLinear {
+  GiltValue *acc, *out, *a_scale, *b_scale, *y_scale, *y_zp;
+} QLinear;
+
+static void qlinear_body(Lower *l, GiltValue *const *ivs, void *user)
+{
+  QLinear *q = user;
+  size_t r = rank_of(q->acc);
+  GiltValue *scale = lower_binary(
+      l, LOOP_OP_MULF, lower_per_axis(l, q->a_scale, r, r - 2, ivs),
+      lower_per_axis(l, q->b_scale, r, r - 1, ivs));
+  scale = lower_binary(l, LOOP_OP_DIVF, scale,
+                       lower_per_axis(l, q->y_scale, 0, 0, ivs));
+  GiltValue *zp = lower_per_axis(l, q->y_zp, 0, 0, ivs);
+  GiltValue *y = lower_requantize(l, lower_load(l, q->acc, ivs), scale, zp,
+                                  elem_of(q->out));
+  lower_store(l, y, q->out, ivs);
+}
+
+/* QLinearMatMul: the integer product requantized with
+** a_scale * b_scale / y_scale into y's type. */
+static GiltStatus lower_q_linear_mat_mul(Lower *l)
+{
+  static const size_t at[4] = {0, 3, 2, 5};
+  GiltType *result = lower_result_type(l, 0);
+  GiltType *i32 = gilt_integer_type_get(l->ctx, 32, GILT_SIGNLESS);
+  if (lower_is_float(result->shaped.elem))
+    return lower_error(l, "float8 outputs are not supported");
+  GiltValue *scales[3] = {lower_operand(l, 1), lower_operand(l, 4),
+                          lower_operand(l, 6)};
+  if (result->shaped.rank < 2 || rank_of(lower_operand(l, 0)) < 2 ||
+      rank_of(lower_operand(l, 3)) < 2)
+    return lower_error(l, "1-D operands are not supported");
+  if (rank_of(scales[2]) > 1 ||
+      !lower_per_axis_ok(scales[0], rank_of(lower_operand(l, 0))) ||
+      !lower_per_axis_ok(scales[1], rank_of(lower_operand(l, 3))))
+    return lower_error(l, "a scale must be a scalar, 1-D, or of its "
+                          "operand's rank");
+  GiltType *acc_t = gilt_memref_type_get(l->ctx, result->shaped.rank,
+                                         result->shaped.shape, i32, NULL, NULL);
+  GiltValue *acc, *full;
+  if (integer_product(l, at, acc_t, &acc, &full))
+    return GILT_FAILURE;
+  GiltValue *dims[GRAPH_MAX_RANK];
+  lower_dims(l, acc, dims);
+  QLinear q = {acc, lower_alloc(l, result, dims), scales[0], scales[1],
+               scales[2], lower_operand(l, 7)};
+  lower_parallel(l, result->shaped.rank, dims, qlinear_body, &q);
+  return lower_replace(l, &q.out);
+}
+
+const GraphLoweringRow graph_lower_matmul[] = {
+    {GRAPH_OP_MAT_MUL, {lower_mat_mul}},
+    {GRAPH_OP_GEMM, {lower_gemm}},
+    {GRAPH_OP_MAT_MUL_INTEGER, {lower_mat_mul_integer}},
+    {GRAPH_OP_Q_LINEAR_MAT_MUL, {lower_q_linear_mat_mul}},
+    {0, {NULL}},
+};

@@ -1,0 +1,236 @@
+/*
+** pool.c - lowering of MaxPool (with its Indices output in either
+** storage_order), AveragePool (count_include_pad) and LpPool over any
+** number of spatial axes, with the window of window.c (auto_pad,
+** ceil_mode, dilations).
+**
+** One scalar nest: parallel over the outputs, one loop.for per kernel
+** axis carrying the accumulator and an i64 beside it (the running count
+** of AveragePool, the argmax of MaxPool). A window position outside the
+** input is read at a clamped index and then ignored, so no access is out
+** of bounds and no loop.if is needed; it counts towards AveragePool's
+** divisor with count_include_pad when it lies in the padding proper, not
+** in ceil_mode's overhang. Each kernel axis's position and bounds test is
+** computed at its own loop level: the innermost costs about 12 ops per
+** window element. Pools are a small part of a network's work, so no
+** vector path. Not here: GlobalMaxPool and GlobalAveragePool (reductions).
+*/
+#include "transforms/graph_to_loop/lowering.h"
+
+#include <math.h>
+
+typedef enum PoolKind { POOL_MAX, POOL_AVERAGE, POOL_LP } PoolKind;
+
+typedef struct Pool {
+  PoolKind kind;
+  LowerWindow w;
+  GiltValue *x, *y, *indices;  /* indices: MaxPool's second result */
+  bool include_pad, col_major;
+  int64_t p;                   /* LpPool's exponent */
+  size_t depth;
+  GiltValue *base[GRAPH_MAX_RANK];  /* o_i * s_i - begin_i */
+  GiltValue *xi[GRAPH_MAX_RANK];    /* clamped input indices */
+  GiltValue *pos[GRAPH_MAX_RANK];   /* unclamped positions */
+  GiltValue *valid[GRAPH_MAX_RANK + 1], *counted[GRAPH_MAX_RANK + 1];
+} Pool;
+
+static GiltValue *bin(Lower *l, LoopOpId id, GiltValue *a, GiltValue *b)
+{
+  return lower_binary(l, id, a, b);
+}
+
+static GiltValue *idx(Lower *l, int64_t v)
+{
+  return lower_index(l, v);
+}
+
+static GiltType *i64_type(Lower *l)
+{
+  return gilt_integer_type_get(l->ctx, 64, GILT_SIGNLESS);
+}
+
+static GiltValue *to_i64(Lower *l, GiltValue *index)
+{
+  return lower_emit(l, LOOP_OP_INDEX_CAST, i64_type(l), 1, &index);
+}
+
+/* The flat index of the clamped position within one channel's plane, in
+** row-major or (storage_order 1) column-major order. */
+static GiltValue *plane_index(Lower *l, Pool *p)
+{
+  size_t n = p->w.n;
+  GiltValue *flat = idx(l, 0);
+  for (size_t j = 0; j < n; j++) {
+    size_t i = p->col_major ? n - 1 - j : j;
+    flat = bin(l, LOOP_OP_ADDI, bin(l, LOOP_OP_MULI, flat, p->w.in[i]),
+               p->xi[2 + i]);
+  }
+  return to_i64(l, flat);
+}
+
+/* The largest of the window's elements; a NaN is never taken. */
+static void max_step(Lower *l, Pool *p, GiltValue *x, GiltValue *const *acc,
+                     GiltValue **next)
+{
+  const char *gt = lower_is_float(gilt_value_get_type(x)) ? "ogt"
+                   : lower_is_unsigned(gilt_value_get_type(x)) ? "ugt"
+                                                                 : "sgt";
+  GiltValue *take = bin(l, LOOP_OP_ANDI, p->valid[p->w.n],
+                        lower_cmp(l, gt, x, acc[0]));
+  next[0] = lower_select(l, take, x, acc[0]);
+  next[1] = p->indices ? lower_select(l, take, plane_index(l, p), acc[1])
+                       : acc[1];
+}
+
+static void sum_step(Lower *l, Pool *p, GiltValue *x, GiltValue *const *acc,
+                     GiltValue **next)
+{
+  size_t n = p->w.n;
+  if (p->kind == POOL_LP)
+    x = p->p == 1   ? lower_unary(l, LOOP_OP_ABSF, x)
+        : p->p == 2 ? bin(l, LOOP_OP_MULF, x, x)
+                    : bin(l, LOOP_OP_POWF, lower_unary(l, LOOP_OP_ABSF, x),
+                          lower_constant(l, gilt_value_get_type(x),
+                                         (double)p->p));
+  GiltValue *zero = lower_constant(l, gilt_value_get_type(x), 0);
+  next[0] = bin(l, LOOP_OP_ADDF, acc[0], lower_select(l, p->valid[n], x, zero));
+  GiltValue *one = p->include_pad ? p->counted[n] : p->valid[n];
+  next[1] = bin(l, LOOP_OP_ADDI, acc[1], lower_convert(l, one, i64_type(l)));
+}
+
+static void pool_level(Lower *l, GiltValue *iv, GiltValue *const *acc,
+                       GiltValue **next, void *user);
+
+static void pool_loop(Lower *l, Pool *p, GiltValue *const *acc,
+                      GiltValue **out)
+{
+  if (p->depth < p->w.n) {
+    lower_for(l, idx(l, 0), idx(l, p->w.kernel[p->depth]), idx(l, 1), 2, acc,
+              out, pool_level, p);
+    return;
+  }
+  GiltValue *x = lower_load(l, p->x, p->xi);
+  if (p->kind == POOL_MAX)
+    max_step(l, p, x, acc, out);
+  else
+    sum_step(l, p, x, acc, out);
+}
+
+static void pool_level(Lower *l, GiltValue *iv, GiltValue *const *acc,
+                       GiltValue **next, void *user)
+{
+  Pool *p = user;
+  size_t i = p->depth;
+  GiltValue *kd = p->w.dilations[i] == 1
+                      ? iv
+                      : bin(l, LOOP_OP_MULI, iv, idx(l, p->w.dilations[i]));
+  GiltValue *pos = bin(l, LOOP_OP_ADDI, p->base[i], kd);
+  GiltValue *in = p->w.in[i];
+  GiltValue *inside = bin(l, LOOP_OP_ANDI, lower_cmp(l, "sge", pos, idx(l, 0)),
+                          lower_cmp(l, "slt", pos, in));
+  p->valid[i + 1] = bin(l, LOOP_OP_ANDI, p->valid[i], inside);
+  if (p->include_pad)
+    p->counted[i + 1] = bin(
+        l, LOOP_OP_ANDI, p->counted[i],
+        lower_cmp(l, "slt", pos, bin(l, LOOP_OP_ADDI, in, p->w.end[i])));
+  p->xi[2 + i] = bin(l, LOOP_OP_MINSI, bin(l, LOOP_OP_MAXSI, pos, idx(l, 0)),
+                     bin(l, LOOP_OP_SUBI, in, idx(l, 1)));
+  p->depth++;
+  pool_loop(l, p, acc, next);
+  p->depth--;
+}
+
+/* The value of a window from its accumulators. */
+static GiltValue *pool_result(Lower *l, Pool *p, GiltValue *const *acc)
+{
+  GiltType *t = gilt_value_get_type(acc[0]);
+  if (p->kind == POOL_AVERAGE)
+    return bin(l, LOOP_OP_DIVF, acc[0], lower_convert(l, acc[1], t));
+  if (p->kind == POOL_LP && p->p == 2)
+    return lower_unary(l, LOOP_OP_SQRT, acc[0]);
+  if (p->kind == POOL_LP && p->p != 1)
+    return bin(l, LOOP_OP_POWF, acc[0], lower_constant(l, t, 1.0 / p->p));
+  return acc[0];
+}
+
+static void pool_body(Lower *l, GiltValue *const *ivs, void *user)
+{
+  Pool *p = user;
+  size_t n = p->w.n;
+  GiltType *elem = gilt_value_get_type(p->y)->shaped.elem;
+  p->xi[0] = ivs[0], p->xi[1] = ivs[1];
+  for (size_t i = 0; i < n; i++)
+    p->base[i] = bin(l, LOOP_OP_SUBI,
+                     bin(l, LOOP_OP_MULI, ivs[2 + i], idx(l, p->w.strides[i])),
+                     p->w.begin[i]);
+  p->valid[0] = p->counted[0] = lower_int_constant(l, lower_i1_type(l), 1);
+  double lowest = -INFINITY;
+  if (!lower_is_float(elem))
+    lowest = lower_is_unsigned(elem)
+                 ? 0
+                 : -ldexp(1, (int)gilt_type_get_bit_width(elem) - 1);
+  GiltValue *acc[2] = {
+      lower_constant(l, elem, p->kind == POOL_MAX ? lowest : 0),
+      lower_int_constant(l, i64_type(l), 0)};
+  GiltValue *out[2];
+  p->depth = 0;
+  pool_loop(l, p, acc, out);
+  lower_store(l, pool_result(l, p, out), p->y, ivs);
+  if (!p->indices)
+    return;
+  /* The channel's offset: (n * C + c) * the plane's size. */
+  GiltValue *plane = idx(l, 1);
+  for (size_t i = 0; i < n; i++)
+    plane = bin(l, LOOP_OP_MULI, plane, p->w.in[i]);
+  GiltValue *ch = bin(l, LOOP_OP_ADDI,
+                      bin(l, LOOP_OP_MULI, ivs[0], lower_dim(l, p->x, 1)),
+                      ivs[1]);
+  GiltValue *off = to_i64(l, bin(l, LOOP_OP_MULI, ch, plane));
+  lower_store(l, bin(l, LOOP_OP_ADDI, out[1], off), p->indices, ivs);
+}
+
+static GiltStatus lower_pool(Lower *l, PoolKind kind)
+{
+  Pool p = {.kind = kind, .x = lower_operand(l, 0)};
+  size_t rank = gilt_value_get_type(p.x)->shaped.rank;
+  if (rank < 3)
+    return lower_error(l, "the input needs a spatial dimension");
+  if (kind != POOL_MAX && !lower_is_float(lower_result_elem(l, 0)))
+    return lower_error(l, "an integer average is not supported");
+  p.include_pad = graph_attr_int(l->op, "count_include_pad", 0) != 0;
+  p.col_major = graph_attr_int(l->op, "storage_order", 0) != 0;
+  p.p = graph_attr_int(l->op, "p", 2);
+  lower_window_read(l, p.x, NULL, &p.w);
+  GiltValue *dims[GRAPH_MAX_RANK];
+  dims[0] = lower_dim(l, p.x, 0), dims[1] = lower_dim(l, p.x, 1);
+  for (size_t i = 0; i < p.w.n; i++)
+    dims[2 + i] = p.w.out[i];
+  p.y = lower_alloc_result(l, 0, dims);
+  GiltValue *results[2] = {p.y, NULL};
+  if (gilt_op_get_num_results(l->op) > 1)
+    results[1] = p.indices = lower_alloc_result(l, 1, dims);
+  lower_parallel(l, rank, dims, pool_body, &p);
+  return lower_replace(l, results);
+}
+
+static GiltStatus lower_max_pool(Lower *l)
+{
+  return lower_pool(l, POOL_MAX);
+}
+
+static GiltStatus lower_average_pool(Lower *l)
+{
+  return lower_pool(l, POOL_AVERAGE);
+}
+
+static GiltStatus lower_lp_pool(Lower *l)
+{
+  return lower_pool(l, POOL_LP);
+}
+
+const GraphLoweringRow graph_lower_pool[] = {
+    {GRAPH_OP_MAX_POOL, {lower_max_pool}},
+    {GRAPH_OP_AVERAGE_POOL, {lower_average_pool}},
+    {GRAPH_OP_LP_POOL, {lower_lp_pool}},
+    {0, {NULL}},
+};

@@ -1,0 +1,96 @@
+/*
+** vector.c - the lane helpers the contraction lowerings (matmul.c,
+** conv.c) write their inner loops with: one builder serves a vector width
+** of 16 lanes (f32) and a width of 1, where the "vector" is a plain scalar
+** and a masked access is an ordinary load or store. A nest written against
+** these helpers is therefore vectorized for f32 and scalar for every other
+** element type (f16, f64, integers), without a second copy of the nest.
+**
+** Integers multiply-accumulate with muli and addi (wrapping, as ONNX's
+** integer MatMul and ConvInteger do in their accumulator type).
+*/
+#include "transforms/graph_to_loop/lowering.h"
+
+void lower_lanes_init(Lower *l, LowerLanes *v, GiltType *elem)
+{
+  v->elem = elem;
+  v->width = lower_is_float(elem) && gilt_float_type_get_kind(elem) == GILT_F32
+                 ? LOWER_F32_LANES
+                 : 1;
+  v->type = elem;
+  v->mask_type = NULL;
+  if (v->width > 1) {
+    int64_t w = v->width;
+    v->type = gilt_vector_type_get(l->ctx, 1, &w, elem);
+    v->mask_type = gilt_vector_type_get(l->ctx, 1, &w, lower_i1_type(l));
+  }
+  v->zero = NULL;
+  v->zero = lower_lanes_splat(l, v, lower_constant(l, elem, 0));
+}
+
+GiltValue *lower_lanes_splat(Lower *l, const LowerLanes *v, GiltValue *x)
+{
+  if (v->width == 1)
+    return x;
+  return lower_emit(l, LOOP_OP_BROADCAST, v->type, 1, &x);
+}
+
+GiltValue *lower_lanes_zero(const LowerLanes *v)
+{
+  return v->zero;
+}
+
+GiltValue *lower_lanes_mask(Lower *l, const LowerLanes *v, GiltValue *left)
+{
+  if (v->width == 1)
+    return NULL;
+  return lower_emit(l, LOOP_OP_CREATE_MASK, v->mask_type, 1, &left);
+}
+
+GiltValue *lower_lanes_load(Lower *l, const LowerLanes *v, GiltValue *mask,
+                            GiltValue *memref, GiltValue *const *indices)
+{
+  if (v->width == 1)
+    return lower_load(l, memref, indices);
+  size_t rank = gilt_value_get_type(memref)->shaped.rank;
+  GiltValue *ops[rank + 3];
+  ops[0] = mask;
+  ops[1] = v->zero;
+  ops[2] = memref;
+  for (size_t i = 0; i < rank; i++)
+    ops[3 + i] = indices[i];
+  return lower_emit(l, LOOP_OP_MASKED_LOAD, v->type, rank + 3, ops);
+}
+
+void lower_lanes_store(Lower *l, const LowerLanes *v, GiltValue *mask,
+                       GiltValue *value, GiltValue *memref,
+                       GiltValue *const *indices)
+{
+  if (v->width == 1) {
+    lower_store(l, value, memref, indices);
+    return;
+  }
+  size_t rank = gilt_value_get_type(memref)->shaped.rank;
+  GiltValue *ops[rank + 3];
+  ops[0] = mask;
+  ops[1] = value;
+  ops[2] = memref;
+  for (size_t i = 0; i < rank; i++)
+    ops[3 + i] = indices[i];
+  lower_emit(l, LOOP_OP_MASKED_STORE, NULL, rank + 3, ops);
+}
+
+GiltValue *lower_lanes_fma(Lower *l, GiltValue *a, GiltValue *b, GiltValue *c)
+{
+  if (loop_is_float_like(gilt_value_get_type(a))) {
+    GiltValue *ops[3] = {a, b, c};
+    return lower_emit(l, LOOP_OP_FMA, gilt_value_get_type(a), 3, ops);
+  }
+  return lower_binary(l, LOOP_OP_ADDI, lower_binary(l, LOOP_OP_MULI, a, b), c);
+}
+
+GiltValue *lower_lanes_add(Lower *l, GiltValue *a, GiltValue *b)
+{
+  bool f = loop_is_float_like(gilt_value_get_type(a));
+  return lower_binary(l, f ? LOOP_OP_ADDF : LOOP_OP_ADDI, a, b);
+}

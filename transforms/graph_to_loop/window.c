@@ -1,0 +1,131 @@
+/*
+** window.c - the window of a Conv-like or pooling op as the lowerings
+** need it: the attributes with ONNX's defaults, and per spatial axis the
+** input size, the output size, the padding before the first element
+** (what auto_pad SAME_UPPER / SAME_LOWER implies, computed at run time
+** when the input size is dynamic) and the extent of a padded copy of the
+** input that every window reads inside. dialects/graph/conv.c checks the
+** attributes and infers the static sizes; this file only reads them (the
+** verifier has run) and turns the formulas into index arithmetic, which
+** folds to constants for static shapes.
+*/
+#include "transforms/graph_to_loop/lowering.h"
+
+#include <string.h>
+
+static void read_list(Lower *l, const char *name, size_t n, int64_t def,
+                      int64_t *out)
+{
+  size_t got = 0;
+  if (!graph_attr_ints(l->op, name, out, 2 * GRAPH_MAX_RANK, &got) ||
+      got != n)
+    for (size_t i = 0; i < n; i++)
+      out[i] = def;
+}
+
+static GiltValue *idx(Lower *l, int64_t v)
+{
+  return lower_index(l, v);
+}
+
+static GiltValue *bin(Lower *l, LoopOpId id, GiltValue *a, GiltValue *b)
+{
+  return lower_binary(l, id, a, b);
+}
+
+/* The output size of axis i from the formulas in dialects/graph/conv.c;
+** `known` when the result type has it. */
+static GiltValue *out_size(Lower *l, LowerWindow *w, size_t i, int64_t known)
+{
+  if (known != GILT_DYNAMIC)
+    return idx(l, known);
+  GiltValue *s = idx(l, w->strides[i]), *ek = idx(l, w->ek[i]);
+  if (w->same)
+    return bin(l, LOOP_OP_CEILDIVSI, w->in[i], s);
+  GiltValue *span = bin(l, LOOP_OP_SUBI, w->in[i], ek);
+  if (!w->valid)
+    span = bin(l, LOOP_OP_ADDI, span, idx(l, w->pads[i] + w->pads[w->n + i]));
+  LoopOpId div = w->ceil_mode ? LOOP_OP_CEILDIVSI : LOOP_OP_FLOORDIVSI;
+  GiltValue *out = bin(l, LOOP_OP_ADDI, bin(l, div, span, s), idx(l, 1));
+  if (!w->ceil_mode || w->valid)
+    return out;
+  /* A last window starting inside the end padding is dropped. */
+  GiltValue *start = bin(l, LOOP_OP_MULI, bin(l, LOOP_OP_SUBI, out, idx(l, 1)), s);
+  GiltValue *end = bin(l, LOOP_OP_ADDI, w->in[i], idx(l, w->pads[i]));
+  return lower_select(l, lower_cmp(l, "sge", start, end),
+                      bin(l, LOOP_OP_SUBI, out, idx(l, 1)), out);
+}
+
+/* The padding before axis i: SAME_* pads the total
+** max(0, (out - 1) * s + ek - in) evenly, the odd one at the end (UPPER)
+** or the beginning (LOWER). */
+static GiltValue *pad_begin(Lower *l, LowerWindow *w, size_t i)
+{
+  if (w->valid)
+    return idx(l, 0);
+  if (!w->same)
+    return idx(l, w->pads[i]);
+  GiltValue *total = bin(
+      l, LOOP_OP_SUBI,
+      bin(l, LOOP_OP_ADDI,
+          bin(l, LOOP_OP_MULI, bin(l, LOOP_OP_SUBI, w->out[i], idx(l, 1)),
+              idx(l, w->strides[i])),
+          idx(l, w->ek[i])),
+      w->in[i]);
+  total = bin(l, LOOP_OP_MAXSI, total, idx(l, 0));
+  return bin(l, w->same_lower ? LOOP_OP_CEILDIVSI : LOOP_OP_DIVSI, total,
+             idx(l, 2));
+}
+
+/* The padding after axis i: what remains of SAME's total, the attribute
+** otherwise (ceil_mode's last window may reach past it). */
+static GiltValue *pad_end(Lower *l, LowerWindow *w, size_t i)
+{
+  if (w->valid)
+    return idx(l, 0);
+  if (!w->same)
+    return idx(l, w->pads[w->n + i]);
+  GiltValue *reach = bin(
+      l, LOOP_OP_ADDI,
+      bin(l, LOOP_OP_MULI, bin(l, LOOP_OP_SUBI, w->out[i], idx(l, 1)),
+          idx(l, w->strides[i])),
+      idx(l, w->ek[i]));
+  GiltValue *total =
+      bin(l, LOOP_OP_MAXSI, bin(l, LOOP_OP_SUBI, reach, w->in[i]), idx(l, 0));
+  return bin(l, LOOP_OP_SUBI, total, w->begin[i]);
+}
+
+void lower_window_read(Lower *l, GiltValue *x, const int64_t *kernel,
+                       LowerWindow *w)
+{
+  GiltType *xt = gilt_value_get_type(x);
+  GiltType *yt = lower_result_type(l, 0);
+  memset(w, 0, sizeof *w);
+  w->n = xt->shaped.rank - 2;
+  const char *pad = graph_attr_string(l->op, "auto_pad", "NOTSET");
+  w->same = !strncmp(pad, "SAME_", 5);
+  w->same_lower = !strcmp(pad, "SAME_LOWER");
+  w->valid = !strcmp(pad, "VALID");
+  w->ceil_mode = graph_attr_int(l->op, "ceil_mode", 0) != 0;
+  if (kernel)
+    memcpy(w->kernel, kernel, w->n * sizeof *kernel);
+  else
+    read_list(l, "kernel_shape", w->n, 1, w->kernel);
+  read_list(l, "strides", w->n, 1, w->strides);
+  read_list(l, "dilations", w->n, 1, w->dilations);
+  read_list(l, "pads", 2 * w->n, 0, w->pads);
+  for (size_t i = 0; i < w->n; i++) {
+    w->ek[i] = (w->kernel[i] - 1) * w->dilations[i] + 1;
+    w->in[i] = lower_dim(l, x, 2 + i);
+    w->out[i] = out_size(l, w, i, yt->shaped.shape[2 + i]);
+    w->begin[i] = pad_begin(l, w, i);
+    w->end[i] = pad_end(l, w, i);
+    GiltValue *reach = bin(
+        l, LOOP_OP_ADDI,
+        bin(l, LOOP_OP_MULI, bin(l, LOOP_OP_SUBI, w->out[i], idx(l, 1)),
+            idx(l, w->strides[i])),
+        idx(l, w->ek[i]));
+    w->extent[i] = bin(l, LOOP_OP_MAXSI, reach,
+                       bin(l, LOOP_OP_ADDI, w->begin[i], w->in[i]));
+  }
+}
