@@ -60,7 +60,8 @@ typedef struct GraphLoweringRow {
   X(graph_lower_conv_transpose)                                              \
   X(graph_lower_pool)                                                        \
   X(graph_lower_quant)                                                       \
-  X(graph_lower_rnn)
+  X(graph_lower_rnn)                                                         \
+  X(graph_lower_control)
 
 #define GRAPH_DECLARE_LOWERINGS(name)                                        \
   GILT_INTERNAL extern const GraphLoweringRow name[];
