@@ -133,6 +133,10 @@ GiltStatus loop_parse_constant(GiltAsmParser *p, GiltOpBuild *b)
   if (gilt_asm_parse_optional_attr_dict(p, b, false) ||
       gilt_asm_parse_attr(p, &value))
     return GILT_FAILURE;
+  /* An i1 constant prints as `true` or `false`, which parse as bools. */
+  if (value->kind == GILT_ATTR_BOOL)
+    value = gilt_integer_attr_get(
+        gilt_integer_type_get(value->ctx, 1, GILT_SIGNLESS), value->b);
   GiltType *t = gilt_attr_get_type(value);
   if (!t)
     return gilt_asm_emit_error(p, "expected a typed constant");

@@ -288,10 +288,8 @@ static GiltValue *grown(Lower *l, void *user)
   Grow *g = user;
   GiltValue *dims[GRAPH_MAX_RANK + 1];
   lower_dims(l, g->buf, dims);
-  dims[0] = lower_binary(l, LOOP_OP_ADDI,
-                         lower_binary(l, LOOP_OP_MULI, g->rows,
-                                      lower_index(l, 2)),
-                         lower_index(l, 1));
+  dims[0] = lower_binary(l, LOOP_OP_MULI, g->rows, lower_index(l, 2));
+  dims[0] = lower_binary(l, LOOP_OP_ADDI, dims[0], lower_index(l, 1));
   GiltValue *bigger = lower_alloc(l, type_of(g->buf), dims);
   copy_rows(l, g->buf, bigger, g->rows);
   lower_emit(l, LOOP_OP_DEALLOC, NULL, 1, &g->buf);
