@@ -58,11 +58,16 @@ static GiltType *dtype_type(GiltContext *ctx, const Dtype *d)
                                                   : GILT_F64);
 }
 
-/* The descr of `elem`, NULL when NumPy has none. */
+/* The descr of `elem`, NULL when NumPy has none. NumPy has no bfloat16:
+** its bits go out as uint16, as ONNX's own test data stores them (gjit
+** reads a ui16 tensor given for bf16 as those bits). */
 static const char *type_descr(GiltType *elem)
 {
   if (gilt_type_get_kind(elem) == GILT_TYPE_INDEX)
     return "<i8";
+  if (gilt_type_get_kind(elem) == GILT_TYPE_FLOAT &&
+      gilt_float_type_get_kind(elem) == GILT_BF16)
+    return "<u2";
   for (size_t i = 0; i < sizeof dtypes / sizeof *dtypes; i++) {
     const Dtype *d = &dtypes[i];
     if (gilt_type_get_kind(elem) == GILT_TYPE_FLOAT) {

@@ -189,3 +189,49 @@ GiltStatus gilt_tensor_compare(GiltContext *ctx, GiltLocation *loc,
   gilt_strbuf_free(&msg);
   return GILT_FAILURE;
 }
+
+/* The model-level test: ||actual - expected|| / ||expected|| <= max_error
+** (Euclidean norms over all elements), how the shared reference models are
+** judged. Elementwise tolerances fail a model for one tiny logit that a
+** different summation order moved; the L2 error measures the whole
+** output. Integers and booleans still compare exactly. */
+GiltStatus gilt_tensor_compare_l2(GiltContext *ctx, GiltLocation *loc,
+                                  const GiltTensor *actual,
+                                  const GiltTensor *expected,
+                                  double max_error)
+{
+  GiltType *elem = gilt_tensor_get_element_type(expected);
+  if (gilt_type_get_kind(elem) != GILT_TYPE_FLOAT)
+    return gilt_tensor_compare(ctx, loc, actual, expected, 0, 0);
+  if (!check_type(ctx, loc, actual, expected))
+    return GILT_FAILURE;
+  int64_t n = gilt_tensor_get_num_elements(expected), worst = 0;
+  double diff = 0, norm = 0, worst_error = -1;
+  for (int64_t i = 0; i < n; i++) {
+    double a = gilt_tensor_get_double(actual, i);
+    double e = gilt_tensor_get_double(expected, i);
+    double d = fabs(a - e);
+    diff += d * d;
+    norm += e * e;
+    if (!(d <= worst_error))
+      worst = i, worst_error = d;
+  }
+  double error = norm > 0 ? sqrt(diff / norm) : sqrt(diff);
+  if (error <= max_error)
+    return GILT_SUCCESS;
+  char a[32], e[32];
+  gilt_tensor_format_element(actual, worst, a, sizeof a);
+  gilt_tensor_format_element(expected, worst, e, sizeof e);
+  GiltStrBuf msg;
+  gilt_strbuf_init(&msg, ctx);
+  gilt_strbuf_printf(&msg, "element %" PRId64 " ", worst);
+  format_index(&msg, expected, worst);
+  gilt_strbuf_printf(&msg, " differs most: %s, expected %s", a, e);
+  GiltDiagnostic *d = gilt_diag_create(
+      ctx, GILT_SEVERITY_ERROR, at(ctx, loc),
+      "relative L2 error %g exceeds %g", error, max_error);
+  gilt_diag_add_note(d, at(ctx, loc), "%s", msg.data);
+  gilt_diag_emit(d);
+  gilt_strbuf_free(&msg);
+  return GILT_FAILURE;
+}

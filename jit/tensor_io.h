@@ -71,9 +71,10 @@ GILT_INTERNAL GiltTensor *gilt_tensor_read_npy(GiltContext *ctx,
                                                const char *path);
 /* Writes `t` to `path` as a version 1.0 .npy file (2.0 if the header
 ** needs it), the dtype the inverse of the reading map; index is <i8, si
-** as signless. Element types NumPy has no dtype for (bf16, the 8-bit
-** floats, integers of other widths than 1, 8, 16, 32 and 64) are
-** reported, as are I/O errors. */
+** as signless, bf16 as its bits in <u2 (ONNX's test data does the same).
+** Element types NumPy has no dtype for (the 8-bit floats, integers of
+** other widths than 1, 8, 16, 32 and 64) are reported, as are I/O
+** errors. */
 GILT_INTERNAL GiltStatus gilt_tensor_write_npy(GiltContext *ctx,
                                                const GiltTensor *t,
                                                const char *path);
@@ -124,6 +125,16 @@ GILT_INTERNAL GiltStatus gilt_tensor_compare(GiltContext *ctx,
                                              const GiltTensor *actual,
                                              const GiltTensor *expected,
                                              double rtol, double atol);
+
+/* As gilt_tensor_compare, but floats match as a whole when the relative
+** L2 error ||actual - expected|| / ||expected|| is at most max_error (NaN
+** never matches); reports the error and, in a note, the element that
+** differs most. Integers and booleans compare exactly. */
+GILT_INTERNAL GiltStatus gilt_tensor_compare_l2(GiltContext *ctx,
+                                                GiltLocation *loc,
+                                                const GiltTensor *actual,
+                                                const GiltTensor *expected,
+                                                double max_error);
 
 /* ---- shared by the files above ------------------------------------------- */
 

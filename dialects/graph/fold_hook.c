@@ -126,11 +126,13 @@ static GiltStatus fold_constant(GiltOp *op, const GraphOpDesc *desc,
   size_t esize = gilt_type_get_storage_size(rt->shaped.elem);
   uint8_t *buf = gilt_calloc(ctx, (size_t)n + 1, esize);
   int64_t idx[GRAPH_MAX_RANK] = {0};
+  bool variadic = strchr(op->info->def->operands, '*') != NULL;
   GiltStatus st = GILT_SUCCESS;
   for (int64_t k = 0; k < n && st == GILT_SUCCESS; k++) {
     double acc = gilt_dense_attr_get_float(
         consts[0], broadcast_index(consts[0]->type, rt, idx));
-    if (op->num_operands == 1)
+    /* A variadic op (Min, Max, Sum) of one operand is that operand. */
+    if (op->num_operands == 1 && !variadic)
       acc = desc->eval(acc, 0, integer);
     for (uint32_t i = 1; i < op->num_operands; i++)
       acc = desc->eval(acc,

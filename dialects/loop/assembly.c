@@ -116,15 +116,8 @@ void loop_print_constant(GiltOp *op, GiltAsmPrinter *p)
   static const char *const elided[] = {"value"};
   gilt_asm_print_attr_dict(p, op, elided, 1, false);
   gilt_asm_print(p, " ");
+  /* The attribute prints its type, i64 and f64 included. */
   gilt_asm_print_attr(p, gilt_op_get_attr(op, "value"));
-  GiltType *t = gilt_value_get_type(gilt_op_get_result(op, 0));
-  /* An i64 or f64 value prints without its type; say it anyway, so the
-  ** form reads the same for every type. */
-  if (t->kind == GILT_TYPE_INTEGER && t->integer.width == 64 &&
-      t->integer.sign == GILT_SIGNLESS)
-    gilt_asm_print(p, " : i64");
-  else if (t->kind == GILT_TYPE_FLOAT && t->fkind == GILT_F64)
-    gilt_asm_print(p, " : f64");
 }
 
 GiltStatus loop_parse_constant(GiltAsmParser *p, GiltOpBuild *b)
@@ -133,7 +126,7 @@ GiltStatus loop_parse_constant(GiltAsmParser *p, GiltOpBuild *b)
   if (gilt_asm_parse_optional_attr_dict(p, b, false) ||
       gilt_asm_parse_attr(p, &value))
     return GILT_FAILURE;
-  /* An i1 constant prints as `true` or `false`, which parse as bools. */
+  /* An i1 constant prints as true or false, which parse as booleans. */
   if (value->kind == GILT_ATTR_BOOL)
     value = gilt_integer_attr_get(
         gilt_integer_type_get(value->ctx, 1, GILT_SIGNLESS), value->b);

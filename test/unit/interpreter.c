@@ -427,11 +427,13 @@ static void test_buffers(void)
   /* Inputs that do not match the signature. */
   CHECK(run(m, "at", 2, (GiltTensor *[]){tensor("f32", 1, (int64_t[]){5}, grid),
                                          scalar("index", 0)}, &n) == NULL);
-  CHECK(strstr(last_error, "input 0 has the wrong shape") != NULL);
+  CHECK(strstr(last_error, "input 0 is a tensor of 5xf32, where argument 0 "
+                           "is memref<4xf32>") != NULL);
   CHECK(run(m, "at", 1, (GiltTensor *[]){scalar("index", 0)}, &n) == NULL);
   CHECK(strstr(last_error, "takes 2 inputs, got 1") != NULL);
   CHECK(run(m, "at", 2, (GiltTensor *[]){tensor("f64", 1, &four, a4),
                                          scalar("index", 0)}, &n) == NULL);
+  CHECK(strstr(last_error, "input 0 is a tensor of 4xf64") != NULL);
   gilt_op_destroy(m);
 }
 

@@ -23,14 +23,19 @@ static const char usage[] =
     "  --expected-output=SPEC   compare result i with it; exit 1 on mismatch\n"
     "  --tolerance=RTOL,ATOL    |actual - expected| <= ATOL + RTOL*|expected|\n"
     "                           (default 1e-5,1e-8)\n"
+    "  --tolerance-l2=E         instead: a float result matches when\n"
+    "                           ||actual - expected|| / ||expected|| <= E\n"
     "  --interpret              run with the reference interpreter of the\n"
     "                           loop dialect (the only back end for now)\n"
     "  -p, --pipeline=PIPELINE  replace the default pass pipeline\n"
     "  --print-ir-after-all     print the module after every pass (stderr)\n"
+    "  --fold-inputs            make the inputs constants before the pipeline,\n"
+    "                           so that constant folding computes the outputs\n"
     "  --help, --version\n";
 
 enum { OPT_FUNCTION = 256, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_TOLERANCE,
-       OPT_INTERPRET, OPT_PRINT_IR, OPT_HELP, OPT_VERSION };
+       OPT_TOLERANCE_L2,
+       OPT_INTERPRET, OPT_PRINT_IR, OPT_FOLD_INPUTS, OPT_HELP, OPT_VERSION };
 
 static const struct option long_options[] = {
     {"function", required_argument, NULL, OPT_FUNCTION},
@@ -38,9 +43,11 @@ static const struct option long_options[] = {
     {"output", required_argument, NULL, OPT_OUTPUT},
     {"expected-output", required_argument, NULL, OPT_EXPECTED},
     {"tolerance", required_argument, NULL, OPT_TOLERANCE},
+    {"tolerance-l2", required_argument, NULL, OPT_TOLERANCE_L2},
     {"interpret", no_argument, NULL, OPT_INTERPRET},
     {"pipeline", required_argument, NULL, 'p'},
     {"print-ir-after-all", no_argument, NULL, OPT_PRINT_IR},
+    {"fold-inputs", no_argument, NULL, OPT_FOLD_INPUTS},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0}};
@@ -70,7 +77,7 @@ static bool parse_tolerance(GjitOptions *o, const char *s)
 
 GjitParseResult gjit_options_parse(GjitOptions *o, int argc, char **argv)
 {
-  *o = (GjitOptions){.rtol = 1e-5, .atol = 1e-8};
+  *o = (GjitOptions){.rtol = 1e-5, .atol = 1e-8, .l2 = -1};
   int c;
   opterr = 1;
   while ((c = getopt_long(argc, argv, "p:", long_options, NULL)) != -1) {
@@ -82,12 +89,22 @@ GjitParseResult gjit_options_parse(GjitOptions *o, int argc, char **argv)
     case OPT_INTERPRET: o->interpret = true; break;
     case 'p': o->pipeline = optarg; break;
     case OPT_PRINT_IR: o->print_ir_after_all = true; break;
+    case OPT_FOLD_INPUTS: o->fold_inputs = true; break;
     case OPT_TOLERANCE:
       if (parse_tolerance(o, optarg))
         break;
       fprintf(stderr, "gjit: --tolerance wants RTOL,ATOL (two numbers >= 0), "
                       "got '%s'\n", optarg);
       return GJIT_PARSE_ERROR;
+    case OPT_TOLERANCE_L2: {
+      char *end;
+      o->l2 = strtod(optarg, &end);
+      if (end != optarg && *end == '\0' && o->l2 >= 0)
+        break;
+      fprintf(stderr, "gjit: --tolerance-l2 wants a number >= 0, got '%s'\n",
+              optarg);
+      return GJIT_PARSE_ERROR;
+    }
     case OPT_HELP: fputs(usage, stdout); return GJIT_PARSE_DONE;
     case OPT_VERSION: puts("gjit " GILT_VERSION); return GJIT_PARSE_DONE;
     default: fputs("Try 'gjit --help' for more information.\n", stderr);

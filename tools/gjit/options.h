@@ -3,7 +3,8 @@
 **
 **   gjit MODEL [--function=NAME] [--input=SPEC]... [--output=SPEC]...
 **        [--expected-output=SPEC]... [--tolerance=RTOL,ATOL] [--interpret]
-**        [-p PIPELINE] [--print-ir-after-all]
+**        [--tolerance-l2=E] [-p PIPELINE] [--print-ir-after-all]
+**        [--fold-inputs]
 **
 ** A SPEC is `@file.npy`, `@file.pb` (an ONNX TensorProto) or inline text
 ** (`2x3xf32=1 2 3 4 5 6`); an output SPEC may also be `-` (print). This
@@ -26,8 +27,10 @@ typedef struct GjitOptions {
   const char *pipeline; /* NULL: the default pipeline of the back end */
   GjitSpecs inputs, outputs, expected;
   double rtol, atol;
+  double l2; /* --tolerance-l2; < 0: elementwise rtol/atol instead */
   bool interpret;
   bool print_ir_after_all;
+  bool fold_inputs; /* bind the inputs as constants before the pipeline */
 } GjitOptions;
 
 typedef enum GjitParseResult {

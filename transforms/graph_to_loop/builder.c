@@ -178,11 +178,25 @@ static GiltValue *convert_int(Lower *l, GiltValue *v, GiltType *from,
   return lower_emit(l, LOOP_OP_BITCAST, to, 1, &v);
 }
 
+/* index converts through i64, the integer it casts to and from. */
+static GiltValue *convert_index(Lower *l, GiltValue *v, GiltType *to)
+{
+  GiltType *i64 = gilt_integer_type_get(l->ctx, 64, GILT_SIGNLESS);
+  if (to->kind == GILT_TYPE_INDEX) {
+    v = lower_convert(l, v, i64);
+    return lower_emit(l, LOOP_OP_INDEX_CAST, to, 1, &v);
+  }
+  v = lower_emit(l, LOOP_OP_INDEX_CAST, i64, 1, &v);
+  return lower_convert(l, v, to);
+}
+
 GiltValue *lower_convert(Lower *l, GiltValue *v, GiltType *to)
 {
   GiltType *from = gilt_value_get_type(v);
   if (from == to)
     return v;
+  if (from->kind == GILT_TYPE_INDEX || to->kind == GILT_TYPE_INDEX)
+    return convert_index(l, v, to);
   bool ff = lower_is_float(from), ft = lower_is_float(to);
   if (!ff && !ft)
     return convert_int(l, v, from, to);
@@ -207,6 +221,29 @@ GiltValue *lower_convert(Lower *l, GiltValue *v, GiltType *to)
   return lower_emit(l, lower_is_unsigned(from) ? LOOP_OP_UITOFP
                                                : LOOP_OP_SITOFP,
                     to, 1, &v);
+}
+
+/* The float or integer op, picked by a's type. */
+static GiltValue *arith(Lower *l, LoopOpId fop, LoopOpId iop, GiltValue *a,
+                        GiltValue *b)
+{
+  return lower_binary(l, lower_is_float(gilt_value_get_type(a)) ? fop : iop,
+                      a, b);
+}
+
+GiltValue *lower_plus(Lower *l, GiltValue *a, GiltValue *b)
+{
+  return arith(l, LOOP_OP_ADDF, LOOP_OP_ADDI, a, b);
+}
+
+GiltValue *lower_minus(Lower *l, GiltValue *a, GiltValue *b)
+{
+  return arith(l, LOOP_OP_SUBF, LOOP_OP_SUBI, a, b);
+}
+
+GiltValue *lower_times(Lower *l, GiltValue *a, GiltValue *b)
+{
+  return arith(l, LOOP_OP_MULF, LOOP_OP_MULI, a, b);
 }
 
 /* ---- buffers ------------------------------------------------------------------ */
@@ -281,6 +318,45 @@ void lower_broadcast_indices(Lower *l, GiltValue *in, size_t out_rank,
       indices[i] = iv;
     }
   }
+}
+
+/* The data of the loop.global a buffer is read from, NULL if it is not. */
+static GiltAttr *global_data(Lower *l, GiltValue *buffer)
+{
+  GiltOp *def = buffer ? gilt_value_get_defining_op(buffer) : NULL;
+  if (!loop_op_is(def, LOOP_OP_GET_GLOBAL))
+    return NULL;
+  GiltAttr *name = gilt_op_get_attr(def, "name");
+  GiltOp *global =
+      gilt_symbol_table_lookup(l->module, gilt_symbol_ref_attr_get_root(name));
+  GiltAttr *value = global ? gilt_op_get_attr(global, "value") : NULL;
+  size_t nbytes;
+  if (!value || (value->kind != GILT_ATTR_DENSE_ELEMENTS &&
+                 value->kind != GILT_ATTR_DENSE_RESOURCE) ||
+      !gilt_dense_attr_get_data(value, &nbytes))
+    return NULL;
+  return value;
+}
+
+bool lower_constant_ints(Lower *l, size_t i, int64_t *out, size_t max,
+                         size_t *n)
+{
+  if (i >= gilt_op_get_num_operands(l->op))
+    return false;
+  /* The constant is lowered before its users (program order), so it is
+  ** usually a loop.global by now. */
+  GiltAttr *c = graph_value_constant(gilt_op_get_operand(l->op, i));
+  if (!c)
+    c = global_data(l, lower_operand(l, i));
+  if (!c || c->type->shaped.elem->kind != GILT_TYPE_INTEGER)
+    return false;
+  int64_t count = gilt_dense_attr_get_num_elements(c);
+  if (count < 0 || (size_t)count > max)
+    return false;
+  for (int64_t k = 0; k < count; k++)
+    out[k] = gilt_dense_attr_get_int(c, k);
+  *n = (size_t)count;
+  return true;
 }
 
 typedef struct Fill {
@@ -414,6 +490,14 @@ void lower_for(Lower *l, GiltValue *lb, GiltValue *ub, GiltValue *step,
     results[i] = gilt_op_get_result(loop, i);
 }
 
+void lower_for_upto(Lower *l, GiltValue *ub, size_t n,
+                    GiltValue *const *inits, GiltValue **results,
+                    LowerIterFn body, void *user)
+{
+  GiltValue *zero = lower_index(l, 0);
+  lower_for(l, zero, ub, lower_index(l, 1), n, inits, results, body, user);
+}
+
 void lower_if(Lower *l, GiltValue *cond, LowerBodyFn then,
               LowerBodyFn otherwise, void *user)
 {
@@ -440,4 +524,46 @@ GiltValue *lower_if_value(Lower *l, GiltValue *cond, GiltType *type,
   v = otherwise(l, user);
   close_body(l, op, 1, &v);
   return gilt_op_get_result(op, 0);
+}
+
+/* ---- scalar operands ------------------------------------------------------------ */
+
+GiltValue *lower_scalar_operand(Lower *l, size_t i, GiltType *to)
+{
+  GiltValue *in = lower_operand(l, i);
+  size_t rank = gilt_value_get_type(in)->shaped.rank;
+  GiltValue *zeros[GRAPH_MAX_RANK];
+  for (size_t k = 0; k < rank; k++)
+    zeros[k] = lower_index(l, 0);
+  return lower_convert(l, lower_load(l, in, zeros), to);
+}
+
+/* The data of a buffer that loop.get_global reads, else NULL. Constants
+** lowered before the op are globals by now (the op's own operand is a
+** cast of one). */
+static GiltAttr *global_value(Lower *l, GiltValue *buffer)
+{
+  GiltOp *def = buffer ? gilt_value_get_defining_op(buffer) : NULL;
+  if (!loop_op_is(def, LOOP_OP_GET_GLOBAL))
+    return NULL;
+  GiltAttr *name = gilt_op_get_attr(def, "name");
+  GiltOp *global = gilt_symbol_table_lookup(
+      l->module, gilt_symbol_ref_attr_get_root(name));
+  return global ? gilt_op_get_attr(global, "value") : NULL;
+}
+
+bool lower_constant_operand_int(Lower *l, size_t i, int64_t *out)
+{
+  if (i >= gilt_op_get_num_operands(l->op))
+    return false;
+  GiltAttr *c = graph_value_constant(gilt_op_get_operand(l->op, i));
+  if (!c)
+    c = global_value(l, lower_operand(l, i));
+  size_t nbytes;
+  if (!c || !gilt_dense_attr_get_data(c, &nbytes) ||
+      gilt_dense_attr_get_num_elements(c) != 1 ||
+      lower_is_float(c->type->shaped.elem))
+    return false;
+  *out = gilt_dense_attr_get_int(c, 0);
+  return true;
 }

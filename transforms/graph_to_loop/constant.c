@@ -2,17 +2,21 @@
 ** constant.c - lowering of graph.constant: its data becomes a loop.global
 ** at the top of the module, read through loop.get_global where the
 ** constant stood. The data is not copied: the global holds the same
-** attribute (a dense_resource blob for weights).
+** attribute (a dense_resource blob for weights). Lowerings that build
+** tables at compile time (TfIdfVectorizer's pool) make globals the same
+** way, through lower_global.
 */
 #include "transforms/graph_to_loop/lowering.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static GiltStatus lower_constant_op(Lower *l)
+GiltValue *lower_global(Lower *l, GiltAttr *value)
 {
-  GiltAttr *value = gilt_op_get_attr(l->op, "value");
-  GiltType *type = lower_result_type(l, 0);
+  GiltType *vt = gilt_attr_get_type(value);
+  GiltType *type = gilt_memref_type_get(l->ctx, vt->shaped.rank,
+                                        vt->shaped.shape, vt->shaped.elem,
+                                        NULL, NULL);
   char name[32];
   snprintf(name, sizeof name, "__constant_%u", (*l->num_globals)++);
   GiltNamedAttr attrs[3] = {
@@ -31,9 +35,13 @@ static GiltStatus lower_constant_op(Lower *l)
   else
     gilt_block_append_op(body, global);
   gilt_rewriter_notify_op_inserted(l->rw, global);
-  GiltValue *buffer =
-      lower_emit_attr(l, LOOP_OP_GET_GLOBAL, type, 0, NULL, "name",
-                      gilt_symbol_ref_attr_get(l->ctx, name, 0, NULL));
+  return lower_emit_attr(l, LOOP_OP_GET_GLOBAL, type, 0, NULL, "name",
+                         gilt_symbol_ref_attr_get(l->ctx, name, 0, NULL));
+}
+
+static GiltStatus lower_constant_op(Lower *l)
+{
+  GiltValue *buffer = lower_global(l, gilt_op_get_attr(l->op, "value"));
   return lower_replace(l, &buffer);
 }
 

@@ -60,7 +60,31 @@ typedef struct GraphLoweringRow {
   X(graph_lower_conv_transpose)                                              \
   X(graph_lower_pool)                                                        \
   X(graph_lower_quant)                                                       \
+  X(graph_lower_reshape)                                                     \
+  X(graph_lower_transpose)                                                   \
+  X(graph_lower_concat_split)                                                \
+  X(graph_lower_slice)                                                       \
+  X(graph_lower_gather)                                                      \
+  X(graph_lower_shape)                                                       \
+  X(graph_lower_expand)                                                      \
+  X(graph_lower_sort)                                                        \
+  X(graph_lower_select)                                                      \
+  X(graph_lower_signal_window)                                               \
+  X(graph_lower_unique)                                                      \
+  X(graph_lower_resize)                                                      \
+  X(graph_lower_spectral)                                                    \
+  X(graph_lower_detection)                                                   \
+  X(graph_lower_text)                                                        \
+  X(graph_lower_sampling)                                                    \
+  X(graph_lower_col2im)                                                      \
   X(graph_lower_rnn)                                                         \
+  X(graph_lower_roi)                                                         \
+  X(graph_lower_reduce)                                                      \
+  X(graph_lower_softmax)                                                     \
+  X(graph_lower_normalization)                                               \
+  X(graph_lower_global_pool)                                                 \
+  X(graph_lower_loss)                                                        \
+  X(graph_lower_det)                                                         \
   X(graph_lower_control)
 
 #define GRAPH_DECLARE_LOWERINGS(name)                                        \
@@ -123,8 +147,14 @@ GILT_INTERNAL GiltValue *lower_select(Lower *l, GiltValue *c, GiltValue *a,
                                       GiltValue *b);
 /* Converts a scalar to `to` as ONNX's Cast does between any two numeric
 ** types: i1 included (nonzero is true), integers widened by the source's
-** signedness (ui and i1 zero-extend), floats to integers toward zero. */
+** signedness (ui and i1 zero-extend), floats to integers toward zero;
+** index converts as i64 does. */
 GILT_INTERNAL GiltValue *lower_convert(Lower *l, GiltValue *v, GiltType *to);
+/* a + b, a - b, a * b: the float op for floats, else the integer one
+** (integers and index). */
+GILT_INTERNAL GiltValue *lower_plus(Lower *l, GiltValue *a, GiltValue *b);
+GILT_INTERNAL GiltValue *lower_minus(Lower *l, GiltValue *a, GiltValue *b);
+GILT_INTERNAL GiltValue *lower_times(Lower *l, GiltValue *a, GiltValue *b);
 
 /* ---- buffers ---------------------------------------------------------------------- */
 
@@ -147,6 +177,11 @@ GILT_INTERNAL void lower_broadcast_indices(Lower *l, GiltValue *in,
                                            size_t out_rank,
                                            GiltValue *const *ivs,
                                            GiltValue **indices);
+/* The integers of a constant operand i (graph.constant, or the
+** loop.global it became) into out[0..*n); false when the operand is
+** absent, not constant, not of integers or longer than max. */
+GILT_INTERNAL bool lower_constant_ints(Lower *l, size_t i, int64_t *out,
+                                       size_t max, size_t *n);
 /* Stores `value` into every element of a buffer. */
 GILT_INTERNAL void lower_fill(Lower *l, GiltValue *memref, GiltValue *value);
 /* The sizes of the result i of the op, for allocating it: static dims as
@@ -154,6 +189,22 @@ GILT_INTERNAL void lower_fill(Lower *l, GiltValue *memref, GiltValue *value);
 ** dynamic i), which the lowering computes. */
 GILT_INTERNAL GiltValue *lower_alloc_result(Lower *l, size_t i,
                                             GiltValue *const *dims);
+
+/* ---- scalar operands --------------------------------------------------------------- */
+
+/* The first element of operand i (a scalar or a one-element tensor, as
+** ONNX's size and length operands are), loaded at run time and converted
+** to `to`. The operand must be present. */
+GILT_INTERNAL GiltValue *lower_scalar_operand(Lower *l, size_t i,
+                                              GiltType *to);
+/* The value of operand i when a graph.constant of one integer defines it
+** (an axis the loop structure depends on); false otherwise. */
+GILT_INTERNAL bool lower_constant_operand_int(Lower *l, size_t i,
+                                              int64_t *out);
+/* A loop.global holding `value` (dense elements of a static shape, made
+** at module level by constant.c), read through loop.get_global at the
+** insertion point: tables a lowering computes at compile time. */
+GILT_INTERNAL GiltValue *lower_global(Lower *l, GiltAttr *value);
 
 /* ---- loops -------------------------------------------------------------------------- */
 
@@ -178,6 +229,10 @@ GILT_INTERNAL void lower_for(Lower *l, GiltValue *lb, GiltValue *ub,
                              GiltValue *step, size_t n,
                              GiltValue *const *inits, GiltValue **results,
                              LowerIterFn body, void *user);
+/* loop.for from 0 to ub by 1 (the constants built in that order). */
+GILT_INTERNAL void lower_for_upto(Lower *l, GiltValue *ub, size_t n,
+                                  GiltValue *const *inits, GiltValue **results,
+                                  LowerIterFn body, void *user);
 /* loop.if without results: `then` runs when cond holds, `otherwise` (may
 ** be NULL) when not. The bodies get no induction variables (ivs NULL). */
 GILT_INTERNAL void lower_if(Lower *l, GiltValue *cond, LowerBodyFn then,
@@ -294,5 +349,97 @@ GILT_INTERNAL void lower_lanes_store(Lower *l, const LowerLanes *v,
 GILT_INTERNAL GiltValue *lower_lanes_fma(Lower *l, GiltValue *a, GiltValue *b,
                                          GiltValue *c);
 GILT_INTERNAL GiltValue *lower_lanes_add(Lower *l, GiltValue *a, GiltValue *b);
+
+/* ---- reductions (reduce.c) -------------------------------------------------- */
+
+/* A reduction runs over an index space of `rank` dimensions of sizes
+** dims[], some of them reduced (reduced[d]); the space is the input's, or
+** one of the lowering's own (GroupNormalization splits the channels). The
+** kept dimensions become a loop.parallel and the reduced ones loop.for
+** nests inside it that carry the accumulators. */
+
+/* The type a reduction over elements of type t accumulates in: f32 for
+** floats narrower than 32 bits, t itself otherwise. */
+GILT_INTERNAL GiltType *lower_acc_type(Lower *l, GiltType *t);
+/* An index value as a scalar of type t (integer or float). */
+GILT_INTERNAL GiltValue *lower_index_to(Lower *l, GiltValue *index,
+                                        GiltType *t);
+/* The number of elements of the reduced dimensions, an index. */
+GILT_INTERNAL GiltValue *lower_reduced_count(Lower *l, size_t rank,
+                                             GiltValue *const *dims,
+                                             const bool *reduced);
+/* The smallest and largest values of a scalar type: -inf and +inf for
+** floats, the integer bounds otherwise (i1: false and true). */
+GILT_INTERNAL GiltValue *lower_lowest(Lower *l, GiltType *t);
+GILT_INTERNAL GiltValue *lower_highest(Lower *l, GiltType *t);
+
+/* One visit of a reduction: idx is the full index (rank entries) of the
+** element, acc the current accumulators; next gets the new ones. */
+typedef void (*LowerAccFn)(Lower *l, GiltValue *const *idx,
+                           GiltValue *const *acc, GiltValue **next,
+                           void *user);
+/* loop.parallel over the kept dimensions; body gets the full index, the
+** reduced dimensions at 0 (where a keepdims result stores). */
+GILT_INTERNAL void lower_parallel_kept(Lower *l, size_t rank,
+                                       GiltValue *const *dims,
+                                       const bool *reduced, LowerBodyFn body,
+                                       void *user);
+/* loop.for nests over the reduced dimensions, carrying n accumulators
+** from inits to results (n may be 0: a loop that only visits). The step
+** sees the full index: the loops' induction variables at the reduced
+** dimensions, at[d] at the others. Without a reduced dimension the step
+** runs once, at `at`. */
+GILT_INTERNAL void lower_reduce_loops(Lower *l, size_t rank,
+                                      GiltValue *const *dims,
+                                      const bool *reduced,
+                                      GiltValue *const *at, size_t n,
+                                      GiltValue *const *inits,
+                                      GiltValue **results, LowerAccFn step,
+                                      void *user);
+
+/* The index along `axis` of the first maximum (or minimum, `max` false)
+** of `in` at position `at` of the other dimensions (the last one under
+** `last`), an index value; NaN counts as beyond every number. dims are
+** in's sizes. */
+GILT_INTERNAL GiltValue *lower_arg_index(Lower *l, GiltValue *in,
+                                         GiltValue *const *dims, size_t axis,
+                                         bool max, bool last,
+                                         GiltValue *const *at);
+
+/* The reductions of the Reduce* ops and the global pools. */
+typedef enum LowerReduceKind {
+  LOWER_REDUCE_SUM,
+  LOWER_REDUCE_MEAN,
+  LOWER_REDUCE_MAX,
+  LOWER_REDUCE_MIN,
+  LOWER_REDUCE_PROD,
+  LOWER_REDUCE_L1,
+  LOWER_REDUCE_L2,
+  LOWER_REDUCE_LOG_SUM,
+  LOWER_REDUCE_LOG_SUM_EXP,
+  LOWER_REDUCE_SUM_SQUARE,
+  LOWER_REDUCE_LP /* (sum |x|^p)^(1/p): GlobalLpPool */
+} LowerReduceKind;
+
+/* Reduces buffer `in` over the dimensions with reduced[] into `out` (of
+** the input's rank under keepdims, without the reduced dimensions
+** otherwise). p is LOWER_REDUCE_LP's exponent. Floats narrower than f32
+** accumulate in f32; max and min propagate NaN; an empty reduction gives
+** the identity (0, 1, -inf, +inf, ...). */
+GILT_INTERNAL void lower_reduce(Lower *l, LowerReduceKind kind, double p,
+                                GiltValue *in, const bool *reduced,
+                                bool keepdims, GiltValue *out);
+/* The dimensions of the result of reducing `in` (as lower_reduce
+** stores it) into out_dims; returns their number. */
+GILT_INTERNAL size_t lower_reduced_dims(Lower *l, GiltValue *in,
+                                        const bool *reduced, bool keepdims,
+                                        GiltValue **out_dims);
+
+/* ---- softmax (softmax.c) ------------------------------------------------------ */
+
+/* Softmax (or LogSoftmax when `log`) of buffer `in` along `axis` into
+** `out`, a buffer of the same shape (its element type may differ). */
+GILT_INTERNAL void lower_softmax_into(Lower *l, GiltValue *in, size_t axis,
+                                      bool log, GiltValue *out);
 
 #endif /* GILT_TRANSFORMS_GRAPH_TO_LOOP_LOWERING_H */

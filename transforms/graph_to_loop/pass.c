@@ -11,8 +11,9 @@
 **
 ** Tensors become memrefs of the same shape and element type (identity
 ** layout); `none` stays none. graph.none folds away once its users are
-** lowered, and graph.yield goes with the op whose body it ends. The lowerings themselves are the tables of the family files
-** (lowering.h lists them), attached to the graph ops as external models of
+** lowered, and graph.yield goes with the op whose body it ends. The
+** lowerings themselves are the tables of the family files (lowering.h
+** lists them), attached to the graph ops as external models of
 ** graph_to_loop_interface when the pass is registered.
 */
 #include "transforms/graph_to_loop/lowering.h"
@@ -71,13 +72,28 @@ static GiltStatus lower_op(const GiltPattern *pat, GiltOp *op,
   const GraphToLoopMethods *m = gilt_op_get_interface(op, &graph_to_loop_interface);
   if (!m)
     return GILT_FAILURE;
+  /* A lowering works on buffers: an operand or result whose tensor type
+  ** has no buffer form (an unknown rank) leaves nothing to lower with. */
+  const GiltTypeConverter *tc = gilt_conversion_get_type_converter(rw);
+  GiltValue *const *operands = gilt_conversion_get_operands(rw);
+  for (size_t i = 0; i < gilt_op_get_num_operands(op); i++)
+    if (!gilt_type_converter_is_legal(tc, gilt_value_get_type(operands[i])))
+      return gilt_op_emit_error(op, "cannot be lowered: operand %zu has no "
+                                    "buffer type (is its rank known?)",
+                                i);
+  for (size_t i = 0; i < gilt_op_get_num_results(op); i++)
+    if (!gilt_type_converter_convert(
+            tc, gilt_value_get_type(gilt_op_get_result(op, i))))
+      return gilt_op_emit_error(op, "cannot be lowered: result %zu has no "
+                                    "buffer type (is its rank known?)",
+                                i);
   PassState *state = (PassState *)pat->data;
   Lower l = {
       .ctx = gilt_op_get_context(op),
       .rw = rw,
       .op = op,
       .loc = gilt_op_get_location(op),
-      .operands = gilt_conversion_get_operands(rw),
+      .operands = operands,
       .module = module_of(op),
       .num_globals = &state->num_globals,
   };

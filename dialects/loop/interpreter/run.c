@@ -57,6 +57,27 @@ static bool input_error(GiltOp *func, size_t i, const char *what)
   return false;
 }
 
+/* "input 1 is a tensor of 1x5xf32, where argument 1 is memref<1x4xf32>":
+** what a user who passed the wrong tensor needs to see. */
+static bool type_mismatch(GiltOp *func, size_t i, GiltType *t,
+                          const GiltTensor *x)
+{
+  GiltContext *ctx = gilt_op_get_context(func);
+  GiltStrBuf got, want;
+  gilt_strbuf_init(&got, ctx);
+  gilt_strbuf_init(&want, ctx);
+  for (size_t d = 0; d < gilt_tensor_get_rank(x); d++)
+    gilt_strbuf_printf(&got, "%lldx", (long long)gilt_tensor_get_shape(x)[d]);
+  gilt_type_print(gilt_tensor_get_element_type(x), gilt_strbuf_callback, &got);
+  gilt_type_print(t, gilt_strbuf_callback, &want);
+  gilt_op_emit_error(func, "input %zu is a tensor of %s, where argument %zu "
+                           "is %s",
+                     i, got.data, i, want.data);
+  gilt_strbuf_free(&got);
+  gilt_strbuf_free(&want);
+  return false;
+}
+
 /* The descriptor of a tensor seen as a memref of type t. */
 static bool memref_input(GiltOp *func, size_t i, GiltType *t, GiltTensor *x,
                          Cell *cells)
@@ -64,7 +85,7 @@ static bool memref_input(GiltOp *func, size_t i, GiltType *t, GiltTensor *x,
   size_t rank = t->shaped.rank;
   if (gilt_tensor_get_element_type(x) != t->shaped.elem ||
       gilt_tensor_get_rank(x) != rank)
-    return input_error(func, i, "has the wrong element type or rank");
+    return type_mismatch(func, i, t, x);
   const int64_t *shape = gilt_tensor_get_shape(x);
   int64_t want[rank + 1], offset, stride = 1;
   loop_memref_strides(t, want, &offset);
@@ -72,7 +93,7 @@ static bool memref_input(GiltOp *func, size_t i, GiltType *t, GiltTensor *x,
     return input_error(func, i, "cannot have the offset its type says");
   for (size_t d = rank; d-- > 0;) {
     if (t->shaped.shape[d] != GILT_DYNAMIC && t->shaped.shape[d] != shape[d])
-      return input_error(func, i, "has the wrong shape");
+      return type_mismatch(func, i, t, x);
     if (want[d] != GILT_DYNAMIC && want[d] != stride && shape[d] != 1)
       return input_error(func, i, "is dense: its type's strides say "
                                   "otherwise");
@@ -95,10 +116,7 @@ static bool lanes_input(GiltOp *func, size_t i, GiltType *t, GiltTensor *x,
   if (gilt_tensor_get_element_type(x) != elem ||
       gilt_tensor_get_rank(x) != (vector ? 1u : 0u) ||
       gilt_tensor_get_num_elements(x) != lanes)
-    return input_error(func, i, vector ? "must be a tensor of the vector's "
-                                         "lanes"
-                                       : "must be a tensor of rank 0 of the "
-                                         "argument's type");
+    return type_mismatch(func, i, t, x);
   InterpElem e = interp_elem_of(elem);
   const char *data = gilt_tensor_get_data(x);
   for (int64_t l = 0; l < lanes; l++)

@@ -1,0 +1,262 @@
+/*
+** indexing.c - the helpers the data-movement lowerings share (contract in
+** indexing.h): index arithmetic, integer operands read at compile time or
+** loaded at run time, run-time checks, and the nest that computes each
+** result element from its indices.
+**
+** Not here: the loop builder itself (builder.c), which every family uses.
+*/
+#include "transforms/graph_to_loop/indexing.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- index arithmetic ------------------------------------------------------- */
+
+GiltValue *ix_add(Lower *l, GiltValue *a, GiltValue *b)
+{
+  return lower_binary(l, LOOP_OP_ADDI, a, b);
+}
+
+GiltValue *ix_sub(Lower *l, GiltValue *a, GiltValue *b)
+{
+  return lower_binary(l, LOOP_OP_SUBI, a, b);
+}
+
+GiltValue *ix_mul(Lower *l, GiltValue *a, GiltValue *b)
+{
+  return lower_binary(l, LOOP_OP_MULI, a, b);
+}
+
+GiltValue *ix_div(Lower *l, GiltValue *a, GiltValue *b)
+{
+  return lower_binary(l, LOOP_OP_DIVSI, a, b);
+}
+
+GiltValue *ix_rem(Lower *l, GiltValue *a, GiltValue *b)
+{
+  return lower_binary(l, LOOP_OP_REMSI, a, b);
+}
+
+GiltValue *ix_min(Lower *l, GiltValue *a, GiltValue *b)
+{
+  return lower_binary(l, LOOP_OP_MINSI, a, b);
+}
+
+GiltValue *ix_max(Lower *l, GiltValue *a, GiltValue *b)
+{
+  return lower_binary(l, LOOP_OP_MAXSI, a, b);
+}
+
+GiltValue *ix_in_range(Lower *l, GiltValue *v, GiltValue *lo, GiltValue *hi)
+{
+  return lower_binary(l, LOOP_OP_ANDI, lower_cmp(l, "sge", v, lo),
+                      lower_cmp(l, "slt", v, hi));
+}
+
+GiltValue *ix_wrap_negative(Lower *l, GiltValue *v, GiltValue *size)
+{
+  GiltValue *neg = lower_cmp(l, "slt", v, lower_index(l, 0));
+  return lower_select(l, neg, ix_add(l, v, size), v);
+}
+
+GiltValue *ix_product(Lower *l, GiltValue *const *dims, size_t first,
+                      size_t last)
+{
+  GiltValue *p = lower_index(l, 1);
+  for (size_t i = first; i < last; i++)
+    p = ix_mul(l, p, dims[i]);
+  return p;
+}
+
+/* ---- operands -------------------------------------------------------------------- */
+
+/* The dense value behind a buffer or tensor: a graph.constant's, or the
+** loop.global's a loop.get_global reads, casts looked through. */
+static GiltAttr *constant_behind(Lower *l, GiltValue *v)
+{
+  GiltOp *def = v ? gilt_value_get_defining_op(v) : NULL;
+  while (def && gilt_op_get_num_operands(def) == 1 &&
+         strcmp(gilt_op_get_name(def), "builtin.unrealized_conversion_cast") == 0)
+    def = gilt_value_get_defining_op(gilt_op_get_operand(def, 0));
+  if (graph_op_is(def, GRAPH_OP_CONSTANT))
+    return graph_value_constant(gilt_op_get_result(def, 0));
+  if (!loop_op_is(def, LOOP_OP_GET_GLOBAL))
+    return NULL;
+  GiltAttr *name = gilt_op_get_attr(def, "name");
+  GiltOp *global =
+      gilt_symbol_table_lookup(l->module, gilt_symbol_ref_attr_get_root(name));
+  GiltAttr *value = global ? gilt_op_get_attr(global, "value") : NULL;
+  size_t nbytes;
+  if (!value || (value->kind != GILT_ATTR_DENSE_ELEMENTS &&
+                 value->kind != GILT_ATTR_DENSE_RESOURCE) ||
+      !gilt_dense_attr_get_data(value, &nbytes))
+    return NULL;
+  return value;
+}
+
+bool lower_const_ints(Lower *l, size_t i, int64_t *out, size_t max, size_t *n)
+{
+  if (i >= gilt_op_get_num_operands(l->op))
+    return false;
+  GiltAttr *c = constant_behind(l, l->operands[i]);
+  if (!c)
+    c = constant_behind(l, gilt_op_get_operand(l->op, i));
+  if (!c || lower_is_float(gilt_attr_get_type(c)->shaped.elem))
+    return false;
+  int64_t count = gilt_dense_attr_get_num_elements(c);
+  if (count < 0 || (size_t)count > max)
+    return false;
+  for (int64_t k = 0; k < count; k++)
+    out[k] = gilt_dense_attr_get_int(c, k);
+  *n = (size_t)count;
+  return true;
+}
+
+GiltValue *lower_load_index_at(Lower *l, GiltValue *buf,
+                               GiltValue *const *indices)
+{
+  GiltValue *v = lower_load(l, buf, indices);
+  GiltType *t = gilt_value_get_type(v);
+  GiltType *i64 = gilt_integer_type_get(l->ctx, 64, GILT_SIGNLESS);
+  if (lower_is_float(t) || lower_is_unsigned(t) ||
+      gilt_type_get_bit_width(t) != 64)
+    v = lower_convert(l, v, i64);
+  else if (t != i64)
+    v = lower_emit(l, LOOP_OP_BITCAST, i64, 1, &v);
+  return lower_emit(l, LOOP_OP_INDEX_CAST, lower_index_type(l), 1, &v);
+}
+
+GiltValue *lower_load_index(Lower *l, GiltValue *buf, int64_t k)
+{
+  GiltAttr *c = constant_behind(l, buf);
+  if (c && !lower_is_float(gilt_attr_get_type(c)->shaped.elem) &&
+      k < gilt_dense_attr_get_num_elements(c)) /* folds what follows */
+    return lower_index(l, gilt_dense_attr_get_int(c, k));
+  GiltType *t = gilt_value_get_type(buf);
+  GiltValue *idx[GRAPH_MAX_RANK];
+  for (size_t d = t->shaped.rank; d-- > 0;) {
+    int64_t size = t->shaped.shape[d];
+    int64_t at = size > 0 ? k % size : k;
+    idx[d] = lower_index(l, at);
+    k = size > 0 ? k / size : 0;
+  }
+  return lower_load_index_at(l, buf, idx);
+}
+
+GiltValue *lower_load_first(Lower *l, GiltValue *buf)
+{
+  GiltValue *zeros[GRAPH_MAX_RANK];
+  for (size_t d = 0; d < gilt_value_get_type(buf)->shaped.rank; d++)
+    zeros[d] = lower_index(l, 0);
+  return lower_load(l, buf, zeros);
+}
+
+int64_t lower_static_length(GiltValue *buf)
+{
+  return gilt_shaped_type_get_num_elements(gilt_value_get_type(buf));
+}
+
+bool lower_axis(Lower *l, int64_t axis, size_t rank, size_t *out)
+{
+  int64_t a;
+  if (!graph_normalize_axis(axis, rank, &a)) {
+    lower_error(l, "axis %lld is out of range for rank %zu", (long long)axis,
+                rank);
+    return false;
+  }
+  *out = (size_t)a;
+  return true;
+}
+
+/* ---- checks and buffers -------------------------------------------------------- */
+
+void lower_assert(Lower *l, GiltValue *cond, const char *what)
+{
+  char msg[256];
+  snprintf(msg, sizeof msg, "'%s': %s", gilt_op_get_name(l->op), what);
+  lower_emit_attr(l, LOOP_OP_ASSERT, NULL, 1, &cond, "message",
+                  gilt_string_attr_get(l->ctx, msg, strlen(msg)));
+}
+
+GiltValue *lower_contiguous(Lower *l, GiltValue *buf)
+{
+  GiltType *t = gilt_value_get_type(buf);
+  if (loop_memref_is_contiguous(t))
+    return buf;
+  GiltValue *dims[GRAPH_MAX_RANK];
+  lower_dims(l, buf, dims);
+  GiltType *dense = gilt_memref_type_get(l->ctx, t->shaped.rank,
+                                         t->shaped.shape, t->shaped.elem,
+                                         NULL, NULL);
+  GiltValue *copy = lower_alloc(l, dense, dims);
+  GiltValue *ops[2] = {buf, copy};
+  lower_emit(l, LOOP_OP_COPY, NULL, 2, ops);
+  return copy;
+}
+
+void lower_result_dims(Lower *l, size_t i, GiltValue *const *computed,
+                       GiltValue **dims)
+{
+  GiltType *t = lower_result_type(l, i);
+  for (size_t d = 0; d < t->shaped.rank; d++)
+    dims[d] = t->shaped.shape[d] != GILT_DYNAMIC
+                  ? lower_index(l, t->shaped.shape[d])
+                  : computed[d];
+}
+
+/* ---- generating a result ---------------------------------------------------------- */
+
+typedef struct Generate {
+  GiltValue *out;
+  LowerElementFn fn;
+  void *user;
+} Generate;
+
+static void generate_body(Lower *l, GiltValue *const *ivs, void *user)
+{
+  Generate *g = user;
+  lower_store(l, g->fn(l, ivs, g->user), g->out, ivs);
+}
+
+GiltValue *lower_generate(Lower *l, size_t i, GiltValue *const *dims,
+                          LowerElementFn fn, void *user)
+{
+  GiltType *t = lower_result_type(l, i);
+  GiltValue *sizes[GRAPH_MAX_RANK];
+  lower_result_dims(l, i, dims, sizes);
+  Generate g = {lower_alloc(l, t, sizes), fn, user};
+  lower_parallel(l, t->shaped.rank, sizes, generate_body, &g);
+  return g.out;
+}
+
+typedef struct LoadOr {
+  GiltValue *in, *outside;
+  GiltValue *const *indices;
+} LoadOr;
+
+static GiltValue *load_inside(Lower *l, void *user)
+{
+  LoadOr *s = user;
+  return lower_load(l, s->in, s->indices);
+}
+
+static GiltValue *give_outside(Lower *l, void *user)
+{
+  (void)l;
+  return ((LoadOr *)user)->outside;
+}
+
+GiltValue *lower_load_or(Lower *l, GiltValue *in, GiltValue *const *indices,
+                         GiltValue *outside)
+{
+  size_t rank = gilt_value_get_type(in)->shaped.rank;
+  GiltValue *inside = lower_int_constant(l, lower_i1_type(l), 1);
+  for (size_t d = 0; d < rank; d++)
+    inside = lower_binary(l, LOOP_OP_ANDI, inside,
+                          ix_in_range(l, indices[d], lower_index(l, 0),
+                                      lower_dim(l, in, d)));
+  LoadOr s = {in, outside, indices};
+  return lower_if_value(l, inside, gilt_value_get_type(outside), load_inside,
+                        give_outside, &s);
+}

@@ -1,0 +1,499 @@
+/*
+** normalization.c - lowering of the normalizations: BatchNormalization
+** (inference), InstanceNormalization, LayerNormalization,
+** GroupNormalization, MeanVarianceNormalization and LRN.
+**
+** BatchNormalization in inference is a per-channel affine map, one
+** loop.parallel over X:
+**   Y = (X - mean[c]) / sqrt(var[c] + epsilon) * scale[c] + B[c];
+** training_mode (or the running statistics as results) is refused. The
+** others compute the mean and the variance of groups of elements with the
+** reduction nest (lowering.h): a loop.parallel over the groups, a pass for
+** the mean, a second for the variance (the mean of (x - mean)^2, which
+** cannot go negative as E[x^2] - E[x]^2 can), and a pass that writes.
+** They compute in f32 when X is narrower (LayerNormalization and
+** GroupNormalization in their stash_type, at least f32) and round once.
+**
+**   InstanceNormalization: per (n, c), over the spatial dimensions.
+**   LayerNormalization: over the dimensions from `axis` on; Scale and B
+**     broadcast to X; Mean and InvStdDev (1 / sqrt(var + epsilon)) are
+**     results too when the op has them.
+**   GroupNormalization: per (n, group), over the group's channels and the
+**     spatial dimensions: the index space is X's with the channels split
+**     in two, (N, num_groups, C / num_groups, ...).
+**   MeanVarianceNormalization: over `axes` (default 0, 2, 3), as the
+**     ONNX function: (X - mean) / (sqrt(var) + 1e-9).
+**   LRN: each element divided by (bias + alpha / size * the sum of the
+**     squares of the channels around it)^beta; the window, of `size`
+**     channels, holds floor((size - 1) / 2) channels before and
+**     ceil((size - 1) / 2) after, clipped to the channels there are.
+*/
+#include "transforms/graph_to_loop/lowering.h"
+
+#include <string.h>
+
+static GiltType *type_of(GiltValue *v)
+{
+  return gilt_value_get_type(v);
+}
+
+static GiltValue *load_as(Lower *l, GiltValue *buffer,
+                          GiltValue *const *idx, GiltType *t)
+{
+  return lower_convert(l, lower_load(l, buffer, idx), t);
+}
+
+static GiltValue *fadd(Lower *l, GiltValue *a, GiltValue *b)
+{
+  return lower_binary(l, LOOP_OP_ADDF, a, b);
+}
+
+static GiltValue *fsub(Lower *l, GiltValue *a, GiltValue *b)
+{
+  return lower_binary(l, LOOP_OP_SUBF, a, b);
+}
+
+static GiltValue *fmul(Lower *l, GiltValue *a, GiltValue *b)
+{
+  return lower_binary(l, LOOP_OP_MULF, a, b);
+}
+
+static GiltValue *fdiv(Lower *l, GiltValue *a, GiltValue *b)
+{
+  return lower_binary(l, LOOP_OP_DIVF, a, b);
+}
+
+/* 1 / x */
+static GiltValue *reciprocal(Lower *l, GiltValue *x)
+{
+  return fdiv(l, lower_constant(l, type_of(x), 1), x);
+}
+
+/* 1 / sqrt(var + epsilon) */
+static GiltValue *inv_std(Lower *l, GiltValue *var, double epsilon)
+{
+  GiltValue *v = fadd(l, var, lower_constant(l, type_of(var), epsilon));
+  return reciprocal(l, lower_unary(l, LOOP_OP_SQRT, v));
+}
+
+/* ---- BatchNormalization ------------------------------------------------------------ */
+
+typedef struct BatchNorm {
+  GiltValue *x, *scale, *bias, *mean, *var, *out;
+  GiltType *ct;
+  double epsilon;
+} BatchNorm;
+
+static void batch_norm_body(Lower *l, GiltValue *const *ivs, void *user)
+{
+  BatchNorm *b = user;
+  GiltValue *c = ivs[1];
+  GiltValue *x = load_as(l, b->x, ivs, b->ct);
+  GiltValue *mean = load_as(l, b->mean, &c, b->ct);
+  GiltValue *var = load_as(l, b->var, &c, b->ct);
+  GiltValue *scale = load_as(l, b->scale, &c, b->ct);
+  GiltValue *bias = load_as(l, b->bias, &c, b->ct);
+  GiltValue *inv = inv_std(l, var, b->epsilon);
+  GiltValue *y = fmul(l, fsub(l, x, mean), inv);
+  y = fadd(l, fmul(l, y, scale), bias);
+  lower_store(l, lower_convert(l, y, lower_result_elem(l, 0)), b->out, ivs);
+}
+
+static GiltStatus lower_batch_normalization(Lower *l)
+{
+  if (graph_attr_int(l->op, "training_mode", 0))
+    return lower_error(l, "training mode is not supported");
+  if (gilt_op_get_num_results(l->op) > 1)
+    return lower_error(l, "results 'running_mean' and 'running_var' exist "
+                          "only in training mode, which is not supported");
+  GiltValue *x = lower_operand(l, 0);
+  GiltValue *dims[GRAPH_MAX_RANK];
+  lower_dims(l, x, dims);
+  BatchNorm b = {x,
+                 lower_operand(l, 1),
+                 lower_operand(l, 2),
+                 lower_operand(l, 3),
+                 lower_operand(l, 4),
+                 lower_alloc_result(l, 0, dims),
+                 lower_acc_type(l, type_of(x)->shaped.elem),
+                 graph_attr_float(l->op, "epsilon", 1e-5)};
+  lower_parallel(l, type_of(x)->shaped.rank, dims, batch_norm_body, &b);
+  return lower_replace(l, &b.out);
+}
+
+/* ---- statistics over groups of elements --------------------------------------------- */
+
+/* Maps an index of the reduction's space to one of X. */
+typedef void (*MapFn)(Lower *l, GiltValue *const *space, GiltValue **x_idx,
+                      void *user);
+
+typedef struct Norm Norm;
+/* Writes the result for one element: x is its value in ct, idx its index
+** into X. */
+typedef void (*WriteFn)(Lower *l, Norm *n, GiltValue *x,
+                        GiltValue *const *idx);
+
+struct Norm {
+  GiltValue *x, *out;
+  size_t rank; /* of the index space */
+  GiltValue *dims[GRAPH_MAX_RANK + 1];
+  bool reduced[GRAPH_MAX_RANK + 1];
+  MapFn map; /* NULL: the space is X's */
+  GiltType *ct;
+  GiltValue *count; /* of each group, in ct */
+  double epsilon;
+  WriteFn write;
+  bool mvn; /* MeanVarianceNormalization: 1 / (sqrt(var) + 1e-9) */
+  /* per group */
+  GiltValue *mean, *var, *inv; /* inv: 1 / sqrt(var + epsilon) */
+  GiltValue *const *at; /* the group's position, reduced dims at 0 */
+  int pass;
+  /* the ops' own */
+  GiltValue *scale, *bias, *mean_out, *inv_std_out;
+  GiltValue *cpg; /* GroupNormalization: channels per group */
+};
+
+enum { PASS_MEAN, PASS_VAR, PASS_WRITE };
+
+static void x_index(Lower *l, Norm *n, GiltValue *const *space,
+                    GiltValue **idx)
+{
+  if (n->map)
+    n->map(l, space, idx, n);
+  else
+    memcpy(idx, space, n->rank * sizeof *idx);
+}
+
+static void norm_step(Lower *l, GiltValue *const *space,
+                      GiltValue *const *acc, GiltValue **next, void *user)
+{
+  Norm *n = user;
+  GiltValue *idx[GRAPH_MAX_RANK + 1];
+  x_index(l, n, space, idx);
+  GiltValue *x = load_as(l, n->x, idx, n->ct);
+  if (n->pass == PASS_MEAN) {
+    next[0] = fadd(l, acc[0], x);
+  } else if (n->pass == PASS_VAR) {
+    GiltValue *d = fsub(l, x, n->mean);
+    next[0] = fadd(l, acc[0], fmul(l, d, d));
+  } else {
+    n->write(l, n, x, idx);
+  }
+}
+
+/* Per group: the mean, the variance, then the writes. */
+static void norm_body(Lower *l, GiltValue *const *ivs, void *user)
+{
+  Norm *n = user;
+  GiltValue *zero = lower_constant(l, n->ct, 0), *sum;
+  n->at = ivs;
+  n->pass = PASS_MEAN;
+  lower_reduce_loops(l, n->rank, n->dims, n->reduced, ivs, 1, &zero, &sum,
+                     norm_step, n);
+  n->mean = fdiv(l, sum, n->count);
+  n->pass = PASS_VAR;
+  lower_reduce_loops(l, n->rank, n->dims, n->reduced, ivs, 1, &zero, &sum,
+                     norm_step, n);
+  n->var = fdiv(l, sum, n->count);
+  if (n->mvn) {
+    GiltValue *std = lower_unary(l, LOOP_OP_SQRT, n->var);
+    n->inv = reciprocal(l, fadd(l, std, lower_constant(l, n->ct, 1e-9)));
+  } else {
+    n->inv = inv_std(l, n->var, n->epsilon);
+  }
+  n->pass = PASS_WRITE;
+  lower_reduce_loops(l, n->rank, n->dims, n->reduced, ivs, 0, NULL, NULL,
+                     norm_step, n);
+}
+
+/* Runs the normalization n describes (rank, dims, reduced, map, write
+** and the ops' own fields set). */
+static void normalize(Lower *l, Norm *n)
+{
+  n->count = lower_index_to(
+      l, lower_reduced_count(l, n->rank, n->dims, n->reduced), n->ct);
+  lower_parallel_kept(l, n->rank, n->dims, n->reduced, norm_body, n);
+}
+
+/* A Norm over X's own index space (map NULL), nothing reduced yet, ct the
+** accumulation type of `stash` (NULL: of X's element type). */
+static void norm_init(Lower *l, Norm *n, GiltType *stash, WriteFn write)
+{
+  memset(n, 0, sizeof *n);
+  n->x = lower_operand(l, 0);
+  n->rank = type_of(n->x)->shaped.rank;
+  lower_dims(l, n->x, n->dims);
+  n->ct = lower_acc_type(l, stash ? stash : type_of(n->x)->shaped.elem);
+  n->epsilon = graph_attr_float(l->op, "epsilon", 1e-5);
+  n->write = write;
+  n->out = lower_alloc_result(l, 0, n->dims);
+}
+
+static void store_y(Lower *l, Norm *n, GiltValue *y, GiltValue *const *idx)
+{
+  lower_store(l, lower_convert(l, y, type_of(n->out)->shaped.elem), n->out,
+              idx);
+}
+
+/* (x - mean) / sqrt(var + epsilon) * scale[c] + bias[c], c = idx[1]. */
+static void write_per_channel(Lower *l, Norm *n, GiltValue *x,
+                              GiltValue *const *idx)
+{
+  GiltValue *c = idx[1];
+  GiltValue *scale = load_as(l, n->scale, &c, n->ct);
+  GiltValue *bias = load_as(l, n->bias, &c, n->ct);
+  GiltValue *y = fmul(l, fsub(l, x, n->mean), n->inv);
+  y = fadd(l, fmul(l, y, scale), bias);
+  store_y(l, n, y, idx);
+}
+
+/* ---- InstanceNormalization --------------------------------------------------------- */
+
+static GiltStatus lower_instance_normalization(Lower *l)
+{
+  Norm n;
+  norm_init(l, &n, NULL, write_per_channel);
+  for (size_t d = 2; d < n.rank; d++)
+    n.reduced[d] = true;
+  n.scale = lower_operand(l, 1);
+  n.bias = lower_operand(l, 2);
+  normalize(l, &n);
+  return lower_replace(l, &n.out);
+}
+
+/* ---- LayerNormalization ------------------------------------------------------------ */
+
+static void write_layer_norm(Lower *l, Norm *n, GiltValue *x,
+                             GiltValue *const *idx)
+{
+  GiltValue *sidx[GRAPH_MAX_RANK];
+  GiltValue *y = fmul(l, fsub(l, x, n->mean), n->inv);
+  lower_broadcast_indices(l, n->scale, n->rank, idx, sidx);
+  y = fmul(l, y, load_as(l, n->scale, sidx, n->ct));
+  if (n->bias) {
+    lower_broadcast_indices(l, n->bias, n->rank, idx, sidx);
+    y = fadd(l, y, load_as(l, n->bias, sidx, n->ct));
+  }
+  store_y(l, n, y, idx);
+}
+
+/* LayerNormalization's group: norm_body, then Mean and InvStdDev at the
+** group's position (the normalized dimensions at 0). */
+static void layer_norm_body(Lower *l, GiltValue *const *ivs, void *user)
+{
+  Norm *n = user;
+  norm_body(l, ivs, user);
+  if (n->mean_out)
+    lower_store(l, lower_convert(l, n->mean, type_of(n->mean_out)->shaped.elem),
+                n->mean_out, ivs);
+  if (n->inv_std_out)
+    lower_store(l, lower_convert(l, n->inv, type_of(n->inv_std_out)->shaped.elem),
+                n->inv_std_out, ivs);
+}
+
+static GiltStatus lower_layer_normalization(Lower *l)
+{
+  int64_t stash = graph_attr_int(l->op, "stash_type", 1);
+  GiltType *st = graph_onnx_elem_type(l->ctx, stash);
+  if (!st || !lower_is_float(st))
+    return lower_error(l, "attribute 'stash_type' (%lld) is not a float type",
+                       (long long)stash);
+  GiltValue *x = lower_operand(l, 0);
+  size_t rank = type_of(x)->shaped.rank;
+  int64_t axis;
+  if (!graph_normalize_axis(graph_attr_int(l->op, "axis", -1), rank, &axis))
+    return lower_error(l, "attribute 'axis' is out of range for rank %zu",
+                       rank);
+  GiltValue *scale = lower_operand(l, 1), *bias = lower_operand(l, 2);
+  if (type_of(scale)->shaped.rank > rank ||
+      (bias && type_of(bias)->shaped.rank > rank))
+    return lower_error(l, "operands 'Scale' and 'B' must not have a higher "
+                          "rank than 'X'");
+  Norm n;
+  norm_init(l, &n, st, write_layer_norm);
+  for (size_t d = (size_t)axis; d < n.rank; d++)
+    n.reduced[d] = true;
+  n.scale = scale;
+  n.bias = bias;
+  size_t results = gilt_op_get_num_results(l->op);
+  if (results > 1) {
+    GiltValue *stat_dims[GRAPH_MAX_RANK];
+    lower_reduced_dims(l, x, n.reduced, true, stat_dims);
+    n.mean_out = lower_alloc_result(l, 1, stat_dims);
+    if (results > 2)
+      n.inv_std_out = lower_alloc_result(l, 2, stat_dims);
+  }
+  n.count = lower_index_to(
+      l, lower_reduced_count(l, n.rank, n.dims, n.reduced), n.ct);
+  lower_parallel_kept(l, n.rank, n.dims, n.reduced, layer_norm_body, &n);
+  GiltValue *out[3] = {n.out, n.mean_out, n.inv_std_out};
+  return lower_replace(l, out);
+}
+
+/* ---- GroupNormalization ------------------------------------------------------------ */
+
+/* (n, g, k, spatial...) -> (n, g * channels_per_group + k, spatial...) */
+static void group_map(Lower *l, GiltValue *const *space, GiltValue **idx,
+                      void *user)
+{
+  Norm *n = user;
+  idx[0] = space[0];
+  idx[1] = lower_binary(l, LOOP_OP_ADDI,
+                        lower_binary(l, LOOP_OP_MULI, space[1], n->cpg),
+                        space[2]);
+  for (size_t d = 3; d < n->rank; d++)
+    idx[d - 1] = space[d];
+}
+
+static GiltStatus lower_group_normalization(Lower *l)
+{
+  int64_t stash = graph_attr_int(l->op, "stash_type", 1);
+  GiltType *st = graph_onnx_elem_type(l->ctx, stash);
+  if (!st || !lower_is_float(st))
+    return lower_error(l, "attribute 'stash_type' (%lld) is not a float type",
+                       (long long)stash);
+  int64_t groups = graph_attr_int(l->op, "num_groups", 1);
+  if (groups <= 0)
+    return lower_error(l, "attribute 'num_groups' must be positive");
+  Norm n;
+  norm_init(l, &n, st, write_per_channel);
+  GiltValue *g = lower_index(l, groups);
+  if (type_of(n.x)->shaped.shape[1] == GILT_DYNAMIC) {
+    /* the verifier checks a static count */
+    GiltValue *rest = lower_binary(l, LOOP_OP_REMUI, n.dims[1], g);
+    GiltValue *ok = lower_cmp(l, "eq", rest, lower_index(l, 0));
+    static const char msg[] = "num_groups does not divide the channels";
+    lower_emit_attr(l, LOOP_OP_ASSERT, NULL, 1, &ok, "message",
+                    gilt_string_attr_get(l->ctx, msg, sizeof msg - 1));
+  }
+  n.cpg = lower_binary(l, LOOP_OP_DIVUI, n.dims[1], g);
+  /* the space: N, groups, channels per group, spatial dims */
+  for (size_t d = n.rank; d > 2; d--)
+    n.dims[d] = n.dims[d - 1];
+  n.dims[1] = g;
+  n.dims[2] = n.cpg;
+  n.rank++;
+  for (size_t d = 2; d < n.rank; d++)
+    n.reduced[d] = true;
+  n.map = group_map;
+  n.scale = lower_operand(l, 1);
+  n.bias = lower_operand(l, 2);
+  normalize(l, &n);
+  return lower_replace(l, &n.out);
+}
+
+/* ---- MeanVarianceNormalization ------------------------------------------------------- */
+
+static void write_mvn(Lower *l, Norm *n, GiltValue *x, GiltValue *const *idx)
+{
+  store_y(l, n, fmul(l, fsub(l, x, n->mean), n->inv), idx);
+}
+
+static GiltStatus lower_mean_variance_normalization(Lower *l)
+{
+  int64_t axes[GRAPH_MAX_RANK];
+  size_t count;
+  size_t rank = type_of(lower_operand(l, 0))->shaped.rank;
+  if (!graph_attr_ints(l->op, "axes", axes, GRAPH_MAX_RANK, &count)) {
+    axes[0] = 0, axes[1] = 2, axes[2] = 3;
+    count = 3;
+  } else if (count > GRAPH_MAX_RANK) {
+    return lower_error(l, "attribute 'axes' has too many entries");
+  }
+  bool reduced[GRAPH_MAX_RANK] = {0};
+  for (size_t i = 0; i < count; i++) {
+    int64_t a;
+    if (!graph_normalize_axis(axes[i], rank, &a))
+      return lower_error(l, "attribute 'axes' names axis %lld, out of range "
+                            "for rank %zu", (long long)axes[i], rank);
+    reduced[a] = true;
+  }
+  Norm n;
+  norm_init(l, &n, NULL, write_mvn);
+  memcpy(n.reduced, reduced, sizeof reduced);
+  n.mvn = true;
+  normalize(l, &n);
+  return lower_replace(l, &n.out);
+}
+
+/* ---- LRN --------------------------------------------------------------------------- */
+
+typedef struct Lrn {
+  GiltValue *x, *out, *channels;
+  GiltType *ct;
+  int64_t before, after;
+  double alpha, beta, bias, size;
+  GiltValue *const *ivs;
+} Lrn;
+
+static void lrn_step(Lower *l, GiltValue *iv, GiltValue *const *acc,
+                     GiltValue **next, void *user)
+{
+  Lrn *r = user;
+  GiltValue *const *ivs = r->ivs;
+  size_t rank = type_of(r->x)->shaped.rank;
+  GiltValue *idx[GRAPH_MAX_RANK];
+  memcpy(idx, ivs, rank * sizeof *idx);
+  idx[1] = iv;
+  GiltValue *v = load_as(l, r->x, idx, r->ct);
+  next[0] = fadd(l, acc[0], fmul(l, v, v));
+}
+
+static void lrn_body(Lower *l, GiltValue *const *ivs, void *user)
+{
+  Lrn *r = user;
+  r->ivs = ivs;
+  GiltValue *lo = lower_binary(l, LOOP_OP_SUBI, ivs[1],
+                               lower_index(l, r->before));
+  lo = lower_binary(l, LOOP_OP_MAXSI, lo, lower_index(l, 0));
+  GiltValue *hi = lower_binary(l, LOOP_OP_ADDI, ivs[1],
+                               lower_index(l, r->after + 1));
+  hi = lower_binary(l, LOOP_OP_MINSI, hi, r->channels);
+  GiltValue *zero = lower_constant(l, r->ct, 0), *sum;
+  lower_for(l, lo, hi, lower_index(l, 1), 1, &zero, &sum, lrn_step, r);
+  GiltValue *scaled = fmul(
+      l, lower_constant(l, r->ct, r->alpha / r->size), sum);
+  GiltValue *base = fadd(l, lower_constant(l, r->ct, r->bias), scaled);
+  GiltValue *x = load_as(l, r->x, ivs, r->ct);
+  GiltValue *y = fdiv(l, x, lower_binary(l, LOOP_OP_POWF, base,
+                                         lower_constant(l, r->ct, r->beta)));
+  lower_store(l, lower_convert(l, y, type_of(r->out)->shaped.elem), r->out,
+              ivs);
+}
+
+static GiltStatus lower_lrn(Lower *l)
+{
+  GiltValue *x = lower_operand(l, 0);
+  size_t rank = type_of(x)->shaped.rank;
+  if (rank < 2)
+    return lower_error(l, "operand 'X' must have rank >= 2 (N x C x ...)");
+  int64_t size = graph_attr_int(l->op, "size", 1);
+  if (size <= 0)
+    return lower_error(l, "attribute 'size' must be positive");
+  GiltValue *dims[GRAPH_MAX_RANK];
+  lower_dims(l, x, dims);
+  Lrn r = {x,
+           lower_alloc_result(l, 0, dims),
+           dims[1],
+           lower_acc_type(l, type_of(x)->shaped.elem),
+           (size - 1) / 2,
+           size / 2, /* ceil((size - 1) / 2) */
+           graph_attr_float(l->op, "alpha", 1e-4),
+           graph_attr_float(l->op, "beta", 0.75),
+           graph_attr_float(l->op, "bias", 1.0),
+           (double)size,
+           NULL};
+  lower_parallel(l, rank, dims, lrn_body, &r);
+  return lower_replace(l, &r.out);
+}
+
+const GraphLoweringRow graph_lower_normalization[] = {
+    {GRAPH_OP_BATCH_NORMALIZATION, {lower_batch_normalization}},
+    {GRAPH_OP_INSTANCE_NORMALIZATION, {lower_instance_normalization}},
+    {GRAPH_OP_LAYER_NORMALIZATION, {lower_layer_normalization}},
+    {GRAPH_OP_GROUP_NORMALIZATION, {lower_group_normalization}},
+    {GRAPH_OP_MEAN_VARIANCE_NORMALIZATION,
+     {lower_mean_variance_normalization}},
+    {GRAPH_OP_LRN, {lower_lrn}},
+    {0, {NULL}},
+};

@@ -1,0 +1,238 @@
+/*
+** softmax.c - lowering of the ops that normalize along one axis: Softmax,
+** LogSoftmax, Hardmax and LpNormalization.
+**
+** The graph ops have opset 13's meaning, one axis (default -1): the
+** importer spells out the older ops' flattening at `axis` (Flatten, the op
+** on the last axis, Reshape back), so there is nothing of opset < 13 left
+** to handle here. Each is a loop.parallel over the other dimensions, and
+** inside it loop.for passes along the axis (lower_reduce_loops): Softmax
+** takes the maximum, then the sum of exp(x - max), then writes
+** exp(x - max) / sum (LogSoftmax x - max - log(sum)); floats narrower than
+** f32 compute in f32. Hardmax writes 1 at the first maximum, 0 elsewhere.
+** LpNormalization (p 1 or 2) divides by the norm along the axis, and
+** writes 0 where the norm is 0, as ONNX Runtime does.
+*/
+#include "transforms/graph_to_loop/lowering.h"
+
+#include <string.h>
+
+typedef struct AxisOp {
+  GiltValue *in, *out;
+  size_t rank, axis;
+  GiltValue *dims[GRAPH_MAX_RANK];
+  bool reduced[GRAPH_MAX_RANK];
+  GiltType *ct; /* the type computed in */
+  /* per position of the other dimensions */
+  GiltValue *max, *sum, *norm, *best;
+  bool log;
+  int64_t p;
+  int pass;
+} AxisOp;
+
+static void axis_op_init(Lower *l, AxisOp *a, GiltValue *in, size_t axis,
+                         GiltValue *out)
+{
+  memset(a, 0, sizeof *a);
+  a->in = in;
+  a->out = out;
+  a->rank = gilt_value_get_type(in)->shaped.rank;
+  a->axis = axis;
+  lower_dims(l, in, a->dims);
+  a->reduced[axis] = true;
+  a->ct = lower_acc_type(l, gilt_value_get_type(in)->shaped.elem);
+}
+
+static GiltValue *load(Lower *l, AxisOp *a, GiltValue *const *idx)
+{
+  return lower_convert(l, lower_load(l, a->in, idx), a->ct);
+}
+
+static void store(Lower *l, AxisOp *a, GiltValue *v, GiltValue *const *idx)
+{
+  GiltType *elem = gilt_value_get_type(a->out)->shaped.elem;
+  lower_store(l, lower_convert(l, v, elem), a->out, idx);
+}
+
+/* The normalizing axis of the op: attribute 'axis', default -1. */
+static GiltStatus op_axis(Lower *l, size_t rank, size_t *axis)
+{
+  int64_t a;
+  if (!graph_normalize_axis(graph_attr_int(l->op, "axis", -1), rank, &a))
+    return lower_error(l, "attribute 'axis' is out of range for rank %zu",
+                       rank);
+  *axis = (size_t)a;
+  return GILT_SUCCESS;
+}
+
+/* ---- Softmax, LogSoftmax ---------------------------------------------------------- */
+
+enum { PASS_MAX, PASS_SUM, PASS_WRITE };
+
+static void softmax_step(Lower *l, GiltValue *const *idx,
+                         GiltValue *const *acc, GiltValue **next, void *user)
+{
+  AxisOp *a = user;
+  GiltValue *x = load(l, a, idx);
+  if (a->pass == PASS_MAX) {
+    next[0] = lower_binary(l, LOOP_OP_MAXIMUMF, acc[0], x);
+    return;
+  }
+  GiltValue *shifted = lower_binary(l, LOOP_OP_SUBF, x, a->max);
+  if (a->pass == PASS_SUM) {
+    next[0] = lower_binary(l, LOOP_OP_ADDF, acc[0],
+                           lower_unary(l, LOOP_OP_EXP, shifted));
+    return;
+  }
+  GiltValue *y = a->log ? lower_binary(l, LOOP_OP_SUBF, shifted, a->sum)
+                        : lower_binary(l, LOOP_OP_DIVF,
+                                       lower_unary(l, LOOP_OP_EXP, shifted),
+                                       a->sum);
+  store(l, a, y, idx);
+}
+
+static void softmax_body(Lower *l, GiltValue *const *ivs, void *user)
+{
+  AxisOp *a = user;
+  GiltValue *init = lower_lowest(l, a->ct);
+  a->pass = PASS_MAX;
+  lower_reduce_loops(l, a->rank, a->dims, a->reduced, ivs, 1, &init, &a->max,
+                     softmax_step, a);
+  init = lower_constant(l, a->ct, 0);
+  a->pass = PASS_SUM;
+  lower_reduce_loops(l, a->rank, a->dims, a->reduced, ivs, 1, &init, &a->sum,
+                     softmax_step, a);
+  if (a->log)
+    a->sum = lower_unary(l, LOOP_OP_LOG, a->sum);
+  a->pass = PASS_WRITE;
+  lower_reduce_loops(l, a->rank, a->dims, a->reduced, ivs, 0, NULL, NULL,
+                     softmax_step, a);
+}
+
+void lower_softmax_into(Lower *l, GiltValue *in, size_t axis, bool log,
+                        GiltValue *out)
+{
+  AxisOp a;
+  axis_op_init(l, &a, in, axis, out);
+  a.log = log;
+  lower_parallel_kept(l, a.rank, a.dims, a.reduced, softmax_body, &a);
+}
+
+static GiltStatus lower_softmax_op(Lower *l, bool log)
+{
+  GiltValue *in = lower_operand(l, 0);
+  size_t rank = gilt_value_get_type(in)->shaped.rank, axis = 0;
+  if (op_axis(l, rank, &axis))
+    return GILT_FAILURE;
+  GiltValue *dims[GRAPH_MAX_RANK];
+  lower_dims(l, in, dims);
+  GiltValue *out = lower_alloc_result(l, 0, dims);
+  lower_softmax_into(l, in, axis, log, out);
+  return lower_replace(l, &out);
+}
+
+static GiltStatus lower_softmax(Lower *l)
+{
+  return lower_softmax_op(l, false);
+}
+
+static GiltStatus lower_log_softmax(Lower *l)
+{
+  return lower_softmax_op(l, true);
+}
+
+/* ---- Hardmax ---------------------------------------------------------------------- */
+
+static void hardmax_step(Lower *l, GiltValue *const *idx,
+                         GiltValue *const *acc, GiltValue **next, void *user)
+{
+  (void)acc;
+  (void)next;
+  AxisOp *a = user;
+  GiltValue *hit = lower_cmp(l, "eq", idx[a->axis], a->best);
+  GiltType *elem = gilt_value_get_type(a->out)->shaped.elem;
+  GiltValue *one = lower_constant(l, elem, 1);
+  GiltValue *zero = lower_constant(l, elem, 0);
+  lower_store(l, lower_select(l, hit, one, zero), a->out, idx);
+}
+
+static void hardmax_body(Lower *l, GiltValue *const *ivs, void *user)
+{
+  AxisOp *a = user;
+  a->best = lower_arg_index(l, a->in, a->dims, a->axis, true, false, ivs);
+  lower_reduce_loops(l, a->rank, a->dims, a->reduced, ivs, 0, NULL, NULL,
+                     hardmax_step, a);
+}
+
+static GiltStatus lower_hardmax(Lower *l)
+{
+  GiltValue *in = lower_operand(l, 0);
+  size_t rank = gilt_value_get_type(in)->shaped.rank, axis = 0;
+  if (op_axis(l, rank, &axis))
+    return GILT_FAILURE;
+  AxisOp a;
+  axis_op_init(l, &a, in, axis, NULL);
+  a.out = lower_alloc_result(l, 0, a.dims);
+  lower_parallel_kept(l, a.rank, a.dims, a.reduced, hardmax_body, &a);
+  return lower_replace(l, &a.out);
+}
+
+/* ---- LpNormalization ------------------------------------------------------------- */
+
+static void lp_step(Lower *l, GiltValue *const *idx, GiltValue *const *acc,
+                    GiltValue **next, void *user)
+{
+  AxisOp *a = user;
+  GiltValue *x = load(l, a, idx);
+  if (a->pass == PASS_SUM) {
+    GiltValue *v = a->p == 1 ? lower_unary(l, LOOP_OP_ABSF, x)
+                             : lower_binary(l, LOOP_OP_MULF, x, x);
+    next[0] = lower_binary(l, LOOP_OP_ADDF, acc[0], v);
+    return;
+  }
+  GiltValue *zero = lower_constant(l, a->ct, 0);
+  GiltValue *none = lower_cmp(l, "oeq", a->norm, zero);
+  store(l, a,
+        lower_select(l, none, zero, lower_binary(l, LOOP_OP_DIVF, x, a->norm)),
+        idx);
+}
+
+static void lp_body(Lower *l, GiltValue *const *ivs, void *user)
+{
+  AxisOp *a = user;
+  GiltValue *init = lower_constant(l, a->ct, 0);
+  a->pass = PASS_SUM;
+  lower_reduce_loops(l, a->rank, a->dims, a->reduced, ivs, 1, &init, &a->norm,
+                     lp_step, a);
+  if (a->p == 2)
+    a->norm = lower_unary(l, LOOP_OP_SQRT, a->norm);
+  a->pass = PASS_WRITE;
+  lower_reduce_loops(l, a->rank, a->dims, a->reduced, ivs, 0, NULL, NULL,
+                     lp_step, a);
+}
+
+static GiltStatus lower_lp_normalization(Lower *l)
+{
+  GiltValue *in = lower_operand(l, 0);
+  size_t rank = gilt_value_get_type(in)->shaped.rank, axis = 0;
+  if (op_axis(l, rank, &axis))
+    return GILT_FAILURE;
+  int64_t p = graph_attr_int(l->op, "p", 2);
+  if (p != 1 && p != 2)
+    return lower_error(l, "attribute 'p' is %lld, expected 1 or 2",
+                       (long long)p);
+  AxisOp a;
+  axis_op_init(l, &a, in, axis, NULL);
+  a.out = lower_alloc_result(l, 0, a.dims);
+  a.p = p;
+  lower_parallel_kept(l, a.rank, a.dims, a.reduced, lp_body, &a);
+  return lower_replace(l, &a.out);
+}
+
+const GraphLoweringRow graph_lower_softmax[] = {
+    {GRAPH_OP_SOFTMAX, {lower_softmax}},
+    {GRAPH_OP_LOG_SOFTMAX, {lower_log_softmax}},
+    {GRAPH_OP_HARDMAX, {lower_hardmax}},
+    {GRAPH_OP_LP_NORMALIZATION, {lower_lp_normalization}},
+    {0, {NULL}},
+};
