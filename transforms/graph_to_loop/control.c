@@ -10,9 +10,12 @@
 **   If    loop.if yielding the branches' buffers.
 **   Loop  loop.while carrying (iteration, condition, loop-carried buffers,
 **         scan buffers). The trip count is known only at run time, so
-**         each scan output is stored row by row into a buffer that grows
-**         (reallocated at twice the rows, plus one, and copied), then
-**         copied into a result of the final size.
+**         each scan output is stored row by row into a buffer of M rows
+**         (capped; one without M) that grows when full (reallocated at
+**         twice the rows, plus one, and copied), then copied into a
+**         result of the final size. The iteration number and condition
+**         reach the body as buffers of one element, made anew each
+**         iteration and not freed: the body may pass them on.
 **   Scan  loop.for over the scanned axis of the first scan input; each
 **         iteration copies its slice of every scan input into a fresh
 **         buffer and stores the scan outputs' slices into the results.
@@ -410,20 +413,33 @@ static GiltStatus loop_types(Lower *l, LoopState *s, GiltType *const *types)
   return GILT_SUCCESS;
 }
 
+/* The rows a scan buffer starts with: M, which is all it needs unless
+** the condition stops the loop first, but at most ROWS_AT_FIRST (M is
+** often INT64_MAX, "no bound") and at least 0; 1 without M. */
+enum { ROWS_AT_FIRST = 4096 };
+
+static GiltValue *first_rows(Lower *l, LoopState *s)
+{
+  if (!s->max)
+    return lower_index(l, 1);
+  GiltValue *rows = lower_binary(l, LOOP_OP_MINSI, s->max,
+                                 lower_index(l, ROWS_AT_FIRST));
+  return lower_binary(l, LOOP_OP_MAXSI, rows, lower_index(l, 0));
+}
+
 /* The first values: i = 0, the condition (true when absent), the
-** initial values, and a buffer of one row per scan output. */
+** initial values, and a buffer of rows per scan output. */
 static void loop_inits(Lower *l, LoopState *s, GiltValue **inits)
 {
   GiltValue *cond = lower_operand(l, 1);
   inits[0] = lower_index(l, 0);
   inits[1] = cond ? load_scalar(l, cond)
                   : lower_int_constant(l, lower_i1_type(l), 1);
-  for (size_t k = 0; k < s->num_carried + s->num_scans; k++) {
-    GiltValue *one = lower_index(l, 1);
+  GiltValue *rows = s->num_scans ? first_rows(l, s) : NULL;
+  for (size_t k = 0; k < s->num_carried + s->num_scans; k++)
     inits[2 + k] = k < s->num_carried
                        ? coerce(l, lower_operand(l, 2 + k), s->types[2 + k])
-                       : lower_alloc(l, s->types[2 + k], &one);
-  }
+                       : lower_alloc(l, s->types[2 + k], &rows);
 }
 
 static GiltStatus lower_loop_op(Lower *l)

@@ -18,6 +18,7 @@
 */
 #include "transforms/graph_to_loop/lowering.h"
 
+#include <ctype.h>
 #include <string.h>
 
 #include "transforms/graph_to_loop/activation.h"
@@ -108,10 +109,11 @@ static GiltValue *fconst(Lower *l, double v)
 
 /* ---- attributes ------------------------------------------------------------ */
 
+/* Activation names compare without case, as ONNX Runtime's do. */
 static bool same_name(const char *a, const char *b)
 {
   for (; *a && *b; a++, b++)
-    if ((*a | 0x20) != (*b | 0x20))
+    if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
       return false;
   return *a == *b;
 }
