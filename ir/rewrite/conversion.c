@@ -33,6 +33,7 @@ typedef struct WorkItem {
 } WorkItem;
 
 typedef struct Cast {
+  GiltOp *op; /* still valid (for is_erased) once finish_casts freed it */
   GiltValue *result, *input;
 } Cast;
 
@@ -104,7 +105,7 @@ static GiltValue *materialize(Conversion *c, bool source, GiltType *type,
   /* The cast is bookkeeping, not input to convert. */
   gilt_ptr_map_put(&c->state, result->owner.op, OP_KNOWN);
   gilt_ptr_map_put(&c->cast_index, result, c->casts.len);
-  Cast cast = {result, input};
+  Cast cast = {result->owner.op, result, input};
   gilt_vec_push(c->ctx, &c->casts, cast);
   return result;
 }
@@ -175,7 +176,8 @@ const GiltTypeConverter *gilt_conversion_get_type_converter(GiltRewriter *rw)
   return conversion_of(rw)->tc;
 }
 
-static GiltValue *convert_operand(Conversion *c, GiltValue *v)
+/* The converted form of v; a cast it needs goes before `before`. */
+static GiltValue *convert_value(Conversion *c, GiltValue *v, GiltOp *before)
 {
   GiltType *want = c->tc ? gilt_type_converter_convert(c->tc, v->type) : NULL;
   if (!want || want == v->type)
@@ -184,9 +186,15 @@ static GiltValue *convert_operand(Conversion *c, GiltValue *v)
   if (gilt_ptr_map_get(&c->cast_index, v, &i) &&
       c->casts.data[i].input->type == want)
     return c->casts.data[i].input;
-  gilt_builder_set_insertion_point_before(c->cast_builder, c->current);
-  GiltValue *cast = materialize(c, false, want, v, c->current->loc);
+  gilt_builder_set_insertion_point_before(c->cast_builder, before);
+  GiltValue *cast = materialize(c, false, want, v, before->loc);
   return cast ? cast : v;
+}
+
+GiltValue *gilt_conversion_get_remapped_value(GiltRewriter *rw, GiltValue *v,
+                                              GiltOp *before)
+{
+  return convert_value(conversion_of(rw), v, before);
 }
 
 GiltValue *const *gilt_conversion_get_operands(GiltRewriter *rw)
@@ -197,7 +205,8 @@ GiltValue *const *gilt_conversion_get_operands(GiltRewriter *rw)
     c->operands.len = 0;
     for (size_t i = 0; i < c->current->num_operands; i++)
       gilt_vec_push(c->ctx, &c->operands,
-                    convert_operand(c, c->current->operands[i].value));
+                    convert_value(c, c->current->operands[i].value,
+                                  c->current));
     c->operands_ready = true;
   }
   return c->operands.data;
@@ -322,27 +331,44 @@ static void legalize(Conversion *c, WorkItem item)
 
 /* ---- the driver ------------------------------------------------------------ */
 
+/* A cast's input as it is now: the value it was built from may since
+** have been replaced (by a cast of its converted form). */
+static GiltValue *cast_input(const Cast *cast)
+{
+  return cast->result->owner.op->operands[0].value;
+}
+
+/* Erases the cast if it is unused; true when it did. Erasing one may
+** free the cast it reads, whichever is the newer. */
+static bool erase_if_unused(Conversion *c, GiltOp *op)
+{
+  if (is_erased(c, op))
+    return false;
+  for (size_t r = 0; r < op->num_results; r++)
+    if (gilt_op_result_array(op)[r].first_use)
+      return false;
+  gilt_ptr_map_put(&c->state, op, OP_ERASED);
+  gilt_op_destroy(op);
+  return true;
+}
+
 /* Looks through a cast back to the type it came from, then erases the
-** casts left unused, newest first (a newer cast may use an older one). */
+** casts left unused until none is. */
 static void finish_casts(Conversion *c)
 {
   for (size_t i = 0; i < c->casts.len; i++) {
     Cast *cast = &c->casts.data[i];
     size_t j;
     if (!is_erased(c, cast->result->owner.op) &&
-        gilt_ptr_map_get(&c->cast_index, cast->input, &j) &&
-        c->casts.data[j].input->type == cast->result->type)
-      gilt_value_replace_all_uses_with(cast->result, c->casts.data[j].input);
+        gilt_ptr_map_get(&c->cast_index, cast_input(cast), &j) &&
+        cast_input(&c->casts.data[j])->type == cast->result->type)
+      gilt_value_replace_all_uses_with(cast->result,
+                                       cast_input(&c->casts.data[j]));
   }
-  for (size_t i = c->casts.len; i-- > 0;) {
-    GiltOp *op = c->casts.data[i].result->owner.op;
-    if (is_erased(c, op))
-      continue;
-    bool used = false;
-    for (size_t r = 0; r < op->num_results; r++)
-      used = used || gilt_op_result_array(op)[r].first_use;
-    if (!used)
-      gilt_op_destroy(op);
+  for (bool again = true; again;) {
+    again = false;
+    for (size_t i = c->casts.len; i-- > 0;)
+      again |= erase_if_unused(c, c->casts.data[i].op);
   }
 }
 

@@ -149,6 +149,14 @@ GILT_INTERNAL GiltType *gilt_type_converter_convert_function_type(
 ** until the pattern returns. Only valid on a conversion rewriter. */
 GILT_INTERNAL GiltValue *const *gilt_conversion_get_operands(
     GiltRewriter *rw);
+/* The value of converted type standing for any value v the pattern
+** reaches beyond the matched op's operands (those of the terminator of a
+** region it moves into a new op, say), as gilt_conversion_get_operands
+** gives them: v itself when legal, the input of a cast the driver made,
+** or a new cast placed before `before`. When v's producer is converted
+** later, the cast folds away at the end as the driver's own do. */
+GILT_INTERNAL GiltValue *gilt_conversion_get_remapped_value(
+    GiltRewriter *rw, GiltValue *v, GiltOp *before);
 /* The conversion's type converter; NULL when it has none. */
 GILT_INTERNAL const GiltTypeConverter *gilt_conversion_get_type_converter(
     GiltRewriter *rw);

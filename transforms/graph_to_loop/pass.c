@@ -11,8 +11,9 @@
 **
 ** Tensors become memrefs of the same shape and element type (identity
 ** layout); `none` stays none. graph.none folds away once its users are
-** lowered. The lowerings themselves are the tables of the family files
-** (lowering.h lists them), attached to the graph ops as external models of
+** lowered, and graph.yield goes with the op whose body it ends. The
+** lowerings themselves are the tables of the family files (lowering.h
+** lists them), attached to the graph ops as external models of
 ** graph_to_loop_interface when the pass is registered.
 */
 #include "transforms/graph_to_loop/lowering.h"
@@ -124,6 +125,9 @@ static GiltStatus run(GiltPass *pass, GiltOp *module)
   gilt_conversion_target_init(&target, ctx);
   gilt_conversion_target_add_illegal_dialect(&target, "graph");
   gilt_conversion_target_add_legal_op(&target, "graph.none");
+  /* The lowering of If, Loop or Scan rewrites the yields of its bodies;
+  ** one that refuses leaves them, and is reported alone. */
+  gilt_conversion_target_add_legal_op(&target, "graph.yield");
   gilt_conversion_target_add_legal_dialect(&target, "loop");
   gilt_conversion_target_add_dynamic_op(&target, "func.func", signature_legal,
                                         &tc);

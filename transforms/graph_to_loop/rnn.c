@@ -18,6 +18,7 @@
 */
 #include "transforms/graph_to_loop/lowering.h"
 
+#include <ctype.h>
 #include <string.h>
 
 #include "transforms/graph_to_loop/activation.h"
@@ -108,10 +109,11 @@ static GiltValue *fconst(Lower *l, double v)
 
 /* ---- attributes ------------------------------------------------------------ */
 
+/* Activation names compare without case, as ONNX Runtime's do. */
 static bool same_name(const char *a, const char *b)
 {
   for (; *a && *b; a++, b++)
-    if ((*a | 0x20) != (*b | 0x20))
+    if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
       return false;
   return *a == *b;
 }
@@ -182,13 +184,13 @@ static GiltValue *activate(Lower *l, const Activation *a, GiltValue *x)
   case ACT_TANH: return lower_unary(l, LOOP_OP_TANH, x);
   case ACT_SIGMOID: return activation_sigmoid(l, x);
   case ACT_AFFINE:
-    return addf(l, mulf(l, fconst(l, a->alpha), x), fconst(l, a->beta));
+    x = mulf(l, fconst(l, a->alpha), x);
+    return addf(l, x, fconst(l, a->beta));
   case ACT_LEAKY_RELU: return activation_leaky_relu(l, x, a->alpha);
   case ACT_THRESHOLDED_RELU: return activation_thresholded_relu(l, x, a->alpha);
   case ACT_SCALED_TANH:
-    return mulf(l, fconst(l, a->alpha),
-                lower_unary(l, LOOP_OP_TANH,
-                            mulf(l, fconst(l, a->beta), x)));
+    x = lower_unary(l, LOOP_OP_TANH, mulf(l, fconst(l, a->beta), x));
+    return mulf(l, fconst(l, a->alpha), x);
   case ACT_HARD_SIGMOID: return activation_hard_sigmoid(l, x, a->alpha, a->beta);
   case ACT_ELU: return activation_elu(l, x, a->alpha);
   case ACT_SOFTSIGN: return activation_softsign(l, x);
@@ -259,7 +261,8 @@ static GiltValue *input_part(Lower *l, Rnn *s, int64_t g)
   d.ai[1] = s->batch_first ? s->tt : s->bi;
   d.bi[0] = s->dir;
   d.bi[1] = gate_row(l, s, g);
-  return addf(l, dot(l, &d, s->input), bias(l, s, g));
+  GiltValue *sum = dot(l, &d, s->input);
+  return addf(l, sum, bias(l, s, g));
 }
 
 /* The recurrent part of gate g: (H_t-1 .* scale) . R[g] + Rb[g]. */
@@ -270,13 +273,17 @@ static GiltValue *recurrent_part(Lower *l, Rnn *s, int64_t g,
   d.ai[0] = s->bi;
   d.bi[0] = s->dir;
   d.bi[1] = gate_row(l, s, g);
-  return addf(l, dot(l, &d, s->hidden), bias(l, s, s->gates + g));
+  GiltValue *sum = dot(l, &d, s->hidden);
+  return addf(l, sum, bias(l, s, s->gates + g));
 }
 
-/* The whole input of gate g to its activation, before clipping. */
+/* The whole input of gate g to its activation, before clipping. (The
+** parts are built one statement each: the order of the ops must not
+** depend on the compiler's order of evaluating arguments.) */
 static GiltValue *gate_sum(Lower *l, Rnn *s, int64_t g)
 {
-  return addf(l, input_part(l, s, g), recurrent_part(l, s, g, NULL));
+  GiltValue *in = input_part(l, s, g);
+  return addf(l, in, recurrent_part(l, s, g, NULL));
 }
 
 /* Peephole g (i 0, o 1, f 2) times a cell state, or 0 without P. */
@@ -330,13 +337,12 @@ static GiltValue *rnn_cell(Lower *l, Rnn *s)
 static GiltValue *gru_cell(Lower *l, Rnn *s)
 {
   GiltValue *z = gate_act(l, s, 0, gate_sum(l, s, 0));
-  GiltValue *pre;
+  GiltValue *pre = input_part(l, s, 2);
   if (s->linear_before_reset) {
     GiltValue *r = gate_act(l, s, 0, gate_sum(l, s, 1));
-    pre = addf(l, input_part(l, s, 2),
-               mulf(l, r, recurrent_part(l, s, 2, NULL)));
+    pre = addf(l, pre, mulf(l, r, recurrent_part(l, s, 2, NULL)));
   } else {
-    pre = addf(l, input_part(l, s, 2), recurrent_part(l, s, 2, s->reset));
+    pre = addf(l, pre, recurrent_part(l, s, 2, s->reset));
   }
   GiltValue *hh = gate_act(l, s, 1, pre);
   GiltValue *keep = mulf(l, z, state_at(l, s, s->h));
@@ -360,18 +366,20 @@ static void gru_reset(Lower *l, GiltValue *const *ivs, void *user)
 static GiltValue *lstm_cell(Lower *l, Rnn *s)
 {
   GiltValue *c_prev = state_at(l, s, s->c);
-  GiltValue *i = gate_act(
-      l, s, 0, addf(l, gate_sum(l, s, 0), peephole(l, s, 0, c_prev)));
+  GiltValue *i = gate_sum(l, s, 0);
+  i = gate_act(l, s, 0, addf(l, i, peephole(l, s, 0, c_prev)));
   GiltValue *f;
-  if (s->input_forget)
+  if (s->input_forget) {
     f = lower_binary(l, LOOP_OP_SUBF, fconst(l, 1), i);
-  else
-    f = gate_act(l, s, 0,
-                 addf(l, gate_sum(l, s, 2), peephole(l, s, 2, c_prev)));
+  } else {
+    f = gate_sum(l, s, 2);
+    f = gate_act(l, s, 0, addf(l, f, peephole(l, s, 2, c_prev)));
+  }
   GiltValue *g = gate_act(l, s, 1, gate_sum(l, s, 3));
-  GiltValue *c = addf(l, mulf(l, f, c_prev), mulf(l, i, g));
-  GiltValue *o =
-      gate_act(l, s, 0, addf(l, gate_sum(l, s, 1), peephole(l, s, 1, c)));
+  GiltValue *kept = mulf(l, f, c_prev);
+  GiltValue *c = addf(l, kept, mulf(l, i, g));
+  GiltValue *o = gate_sum(l, s, 1);
+  o = gate_act(l, s, 0, addf(l, o, peephole(l, s, 1, c)));
   GiltValue *at[2] = {s->bi, s->j};
   lower_store(l, c, s->c_next, at);
   return mulf(l, o, activate(l, &s->act[2], c));
