@@ -13,8 +13,8 @@
 ** inferred type describe. A type never becomes less static; a written
 ** static dim that inference contradicts is the verifier's error at the op,
 ** and the pass fails. Region-carrying ops (If, Loop, Scan) have their
-** bodies refined before themselves; block arguments (the bodies' inputs,
-** a function's parameters) keep their types. Last, a function whose
+** bodies refined before themselves; other block arguments (the bodies'
+** inputs, a function's parameters) keep their types. Last, a function whose
 ** returned values became more static gets them in its `function_type`.
 **
 ** Types change only where every user accepts a more static operand: graph
@@ -140,13 +140,70 @@ static bool may_retype(const Refiner *r, GiltOp *func)
 
 static GiltStatus refine_regions(Refiner *r, GiltOp *op);
 
+/* A Loop body's loop-carried arguments (after the iteration number and
+** the condition) take the rank of the values they start from when the
+** model left them unranked, as ONNX's shape inference gives a subgraph
+** its inputs' types: with every dim `?`, since a carried value may change
+** shape from one iteration to the next, but not its rank (the body's
+** yields are checked against that afterwards). Returns how many it
+** refined. */
+static size_t rank_loop_arguments(Refiner *r, GiltOp *op)
+{
+  GiltBlock *body = op->num_regions ? gilt_op_region_array(op)[0].first
+                                    : NULL;
+  size_t n = 0;
+  for (size_t i = 2; body && i < op->num_operands &&
+                     i < gilt_block_get_num_arguments(body);
+       i++) {
+    GiltValue *arg = gilt_block_get_argument(body, i);
+    GiltType *init = op->operands[i].value->type;
+    if (arg->type->kind != GILT_TYPE_TENSOR || arg->type->shaped.ranked ||
+        init->kind != GILT_TYPE_TENSOR || !init->shaped.ranked ||
+        init->shaped.rank > GRAPH_MAX_RANK ||
+        init->shaped.elem != arg->type->shaped.elem)
+      continue;
+    int64_t dims[GRAPH_MAX_RANK + 1];
+    for (size_t d = 0; d < init->shaped.rank; d++)
+      dims[d] = GILT_DYNAMIC;
+    gilt_value_set_type(arg, gilt_tensor_type_get(r->ctx, init->shaped.rank,
+                                                  dims, init->shaped.elem,
+                                                  NULL));
+    n++;
+  }
+  r->num_refined += n;
+  return n;
+}
+
+/* After its body was refined: a loop-carried value must keep its rank. */
+static GiltStatus check_loop_ranks(GiltOp *op)
+{
+  GiltBlock *body = gilt_op_region_array(op)[0].first;
+  GiltOp *yield = body->last;
+  for (size_t i = 2; i < op->num_operands && i < yield->num_operands + 1 &&
+                     i < gilt_block_get_num_arguments(body);
+       i++) {
+    GiltType *arg = gilt_block_get_argument(body, i)->type;
+    GiltType *next = yield->operands[i - 1].value->type;
+    if (arg->kind == GILT_TYPE_TENSOR && next->kind == GILT_TYPE_TENSOR &&
+        arg->shaped.ranked && next->shaped.ranked &&
+        arg->shaped.rank != next->shaped.rank)
+      return gilt_op_emit_error(op, "loop-carried value %zu starts with rank "
+                                    "%zu and the body yields rank %zu",
+                                i - 2, arg->shaped.rank, next->shaped.rank);
+  }
+  return GILT_SUCCESS;
+}
+
 /* Program order; an op's bodies before the op, whose inference reads
 ** what they yield. */
 static GiltStatus refine_block(Refiner *r, GiltBlock *b)
 {
-  for (GiltOp *op = b->first; op; op = op->next)
-    if (refine_regions(r, op) || (is_graph_op(op) && refine_op(r, op)))
+  for (GiltOp *op = b->first; op; op = op->next) {
+    bool loop = graph_op_is(op, GRAPH_OP_LOOP) && rank_loop_arguments(r, op);
+    if (refine_regions(r, op) || (loop && check_loop_ranks(op)) ||
+        (is_graph_op(op) && refine_op(r, op)))
       return GILT_FAILURE;
+  }
   return GILT_SUCCESS;
 }
 
