@@ -19,7 +19,9 @@
 ** and ReduceLogSumExp of integers compute the last step in f64 and
 ** truncate back. Axes that only the run knows (a non-constant operand)
 ** are handled under keepdims, where the result's rank does not depend on
-** them (reduce_runtime_axes); without keepdims they are refused.
+** them (reduce_runtime_axes), and without keepdims too: the result's type
+** gives its rank (graph-to-loop lowers ranked tensors only), and a view
+** drops the reduced dimensions, checked at run time.
 **
 ** ArgMax and ArgMin return the first index of the extreme (the last under
 ** select_last_index); NaN counts as beyond every number, as numpy's does.
@@ -486,6 +488,55 @@ static void mask_step(Lower *l, GiltValue *k, GiltValue *const *acc,
   }
 }
 
+/* The result under keepdims, every size `?`: the buffer a reduction over
+** run-time axes without keepdims computes into before dropping them. */
+static GiltType *kept_type(Lower *l, size_t rank)
+{
+  int64_t shape[GRAPH_MAX_RANK];
+  for (size_t d = 0; d < rank; d++)
+    shape[d] = GILT_DYNAMIC;
+  return gilt_memref_type_get(l->ctx, rank, shape, lower_result_elem(l, 0),
+                              NULL, NULL);
+}
+
+/* Without keepdims, the reduced dimensions (mask[d] set) leave the result,
+** which the model's type gives a rank: the kept sizes in order, the j-th
+** result dimension the j-th unmasked one. The keepdims buffer holds the
+** same elements in the same order, so a loop.reshape views it so, after
+** a run-time check that as many dimensions were kept as the type says. */
+static GiltValue *drop_reduced(Lower *l, GiltValue *kept, GiltValue *const *mask,
+                               GiltValue *const *dims, size_t rank)
+{
+  GiltType *t = lower_result_type(l, 0);
+  GiltValue *zero = lower_index(l, 0), *one = lower_index(l, 1);
+  GiltValue *sizes[GRAPH_MAX_RANK + 1], *count = zero;
+  for (size_t j = 0; j < t->shaped.rank; j++)
+    sizes[j] = zero;
+  for (size_t d = 0; d < rank; d++) {
+    GiltValue *yes = lower_int_constant(l, lower_i1_type(l), 1);
+    GiltValue *is_kept = lower_binary(l, LOOP_OP_XORI, mask[d], yes);
+    for (size_t j = 0; j < t->shaped.rank; j++) {
+      GiltValue *here = lower_cmp(l, "eq", count, lower_index(l, (int64_t)j));
+      GiltValue *take = lower_binary(l, LOOP_OP_ANDI, is_kept, here);
+      sizes[j] = lower_select(l, take, dims[d], sizes[j]);
+    }
+    GiltValue *step = lower_select(l, is_kept, one, zero);
+    count = lower_binary(l, LOOP_OP_ADDI, count, step);
+  }
+  GiltValue *rank_ok =
+      lower_cmp(l, "eq", count, lower_index(l, (int64_t)t->shaped.rank));
+  const char *msg = "the axes leave another rank than the result's type";
+  lower_emit_attr(l, LOOP_OP_ASSERT, NULL, 1, &rank_ok, "message",
+                  gilt_string_attr_get(l->ctx, msg, strlen(msg)));
+  GiltValue *ops[GRAPH_MAX_RANK + 1];
+  size_t n = 0;
+  ops[n++] = kept;
+  for (size_t j = 0; j < t->shaped.rank; j++)
+    if (t->shaped.shape[j] == GILT_DYNAMIC)
+      ops[n++] = sizes[j];
+  return lower_emit(l, LOOP_OP_RESHAPE, t, n, ops);
+}
+
 /* Reduce* whose axes operand only the run knows, under keepdims (the
 ** result's rank does not depend on them then): whether dimension d is
 ** reduced is an i1 computed from the axes. The parallel runs over the
@@ -494,7 +545,7 @@ static void mask_step(Lower *l, GiltValue *k, GiltValue *const *acc,
 ** which is always 0. */
 static GiltValue *reduce_runtime_axes(Lower *l, LowerReduceKind kind,
                                       GiltValue *in, GiltValue *axes,
-                                      bool noop)
+                                      bool noop, bool keepdims)
 {
   size_t rank = gilt_value_get_type(in)->shaped.rank;
   GiltValue *dims[rank + 1], *mask[rank + 1], *outer[rank + 1],
@@ -517,13 +568,14 @@ static GiltValue *reduce_runtime_axes(Lower *l, LowerReduceKind kind,
     inner[d] = lower_select(l, mask[d], dims[d], one);
     all[d] = true;
   }
-  GiltValue *out = lower_alloc_result(l, 0, outer);
+  GiltValue *out = keepdims ? lower_alloc_result(l, 0, outer)
+                            : lower_alloc(l, kept_type(l, rank), outer);
   Reduce r;
   reduce_init(l, &r, kind, 0, in, out, rank, inner, all, true);
   r.runtime = true;
   r.noop = noop ? empty : NULL;
   lower_parallel(l, rank, outer, reduce_body, &r);
-  return out;
+  return keepdims ? out : drop_reduced(l, out, mask, dims, rank);
 }
 
 /* How a Reduce* op's axes say to reduce. */
@@ -585,12 +637,9 @@ static GiltStatus lower_reduce_op(Lower *l, LowerReduceKind kind)
     kind = LOWER_REDUCE_SUM;
   }
   if (axes == AXES_RUNTIME) {
-    if (!keepdims)
-      return lower_error(l, "operand 'axes' is not a constant, and without "
-                            "keepdims the result's rank depends on it");
     GiltValue *out = reduce_runtime_axes(
         l, kind, in, lower_operand(l, 1),
-        graph_attr_int(l->op, "noop_with_empty_axes", 0) != 0);
+        graph_attr_int(l->op, "noop_with_empty_axes", 0) != 0, keepdims);
     return lower_replace(l, &out);
   }
   GiltValue *dims[GRAPH_MAX_RANK];
