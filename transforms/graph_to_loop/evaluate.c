@@ -102,8 +102,11 @@ GiltStatus graph_to_loop_evaluate(GiltOp *op, GiltAttr *const *consts,
                                   GiltAttr **results)
 {
   GiltContext *ctx = gilt_op_get_context(op);
+  /* An op with effects (a random generator) is no function of its
+  ** operands: its value at compile time would not be its value at run
+  ** time. */
   if (!gilt_op_get_interface(op, &graph_to_loop_interface) ||
-      op->num_regions)
+      op->num_regions || !gilt_op_has_trait(op, GILT_TRAIT_PURE))
     return GILT_FAILURE;
   for (size_t i = 0; i < op->num_results; i++)
     if (!gilt_shaped_type_has_static_shape(

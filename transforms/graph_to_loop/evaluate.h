@@ -12,7 +12,8 @@
 ** (consts[i]; NULL only for a `none` operand) into results[0..num
 ** results) as dense elements of the result types, which must be static.
 ** Reports nothing and changes no IR; fails when the op has no lowering,
-** has regions, its lowering refuses the case, or the run fails. */
+** has regions or effects (is not pure), its lowering refuses the case,
+** or the run fails. */
 GILT_INTERNAL GiltStatus graph_to_loop_evaluate(GiltOp *op,
                                                 GiltAttr *const *consts,
                                                 GiltAttr **results);
