@@ -125,6 +125,16 @@ GiltType *lower_i1_type(Lower *l)
   return gilt_integer_type_get(l->ctx, 1, GILT_SIGNLESS);
 }
 
+GiltType *lower_i64_type(Lower *l)
+{
+  return gilt_integer_type_get(l->ctx, 64, GILT_SIGNLESS);
+}
+
+GiltType *lower_f64_type(Lower *l)
+{
+  return gilt_float_type_get(l->ctx, GILT_F64);
+}
+
 GiltValue *lower_int_constant(Lower *l, GiltType *t, int64_t v)
 {
   return lower_emit_attr(l, LOOP_OP_CONSTANT, t, 0, NULL, "value",
@@ -142,6 +152,16 @@ GiltValue *lower_constant(Lower *l, GiltType *t, double v)
     return lower_emit_attr(l, LOOP_OP_CONSTANT, t, 0, NULL, "value",
                            gilt_float_attr_get(t, v));
   return lower_int_constant(l, t, (int64_t)v);
+}
+
+GiltValue *lower_constant_like(Lower *l, GiltValue *like, double v)
+{
+  return lower_constant(l, gilt_value_get_type(like), v);
+}
+
+GiltValue *lower_f64(Lower *l, double v)
+{
+  return lower_constant(l, lower_f64_type(l), v);
 }
 
 GiltValue *lower_cmp(Lower *l, const char *pred, GiltValue *a, GiltValue *b)
@@ -181,7 +201,7 @@ static GiltValue *convert_int(Lower *l, GiltValue *v, GiltType *from,
 /* index converts through i64, the integer it casts to and from. */
 static GiltValue *convert_index(Lower *l, GiltValue *v, GiltType *to)
 {
-  GiltType *i64 = gilt_integer_type_get(l->ctx, 64, GILT_SIGNLESS);
+  GiltType *i64 = lower_i64_type(l);
   if (to->kind == GILT_TYPE_INDEX) {
     v = lower_convert(l, v, i64);
     return lower_emit(l, LOOP_OP_INDEX_CAST, to, 1, &v);
@@ -244,6 +264,13 @@ GiltValue *lower_minus(Lower *l, GiltValue *a, GiltValue *b)
 GiltValue *lower_times(Lower *l, GiltValue *a, GiltValue *b)
 {
   return arith(l, LOOP_OP_MULF, LOOP_OP_MULI, a, b);
+}
+
+GiltValue *lower_divide(Lower *l, GiltValue *a, GiltValue *b)
+{
+  if (lower_is_unsigned(gilt_value_get_type(a)))
+    return lower_binary(l, LOOP_OP_DIVUI, a, b);
+  return arith(l, LOOP_OP_DIVF, LOOP_OP_DIVSI, a, b);
 }
 
 /* ---- buffers ------------------------------------------------------------------ */

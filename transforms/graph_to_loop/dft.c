@@ -33,27 +33,17 @@ typedef struct Transform {
   void *user;
 } Transform;
 
-static GiltType *f64_type(Lower *l)
-{
-  return gilt_float_type_get(l->ctx, GILT_F64);
-}
-
-static GiltValue *f64(Lower *l, double v)
-{
-  return lower_constant(l, f64_type(l), v);
-}
-
 static void transform_step(Lower *l, GiltValue *j, GiltValue *const *acc,
                            GiltValue **next, void *user)
 {
   Transform *t = user;
   Complex x = t->sample(l, j, t->user);
   GiltValue *jk = lower_binary(l, LOOP_OP_REMSI, lower_times(l, j, t->k), t->n);
-  GiltValue *theta = lower_binary(
-      l, LOOP_OP_DIVF,
-      lower_times(l, lower_convert(l, jk, f64_type(l)),
-                  f64(l, t->inverse ? 2 * pi : -2 * pi)),
-      lower_convert(l, t->n, f64_type(l)));
+  GiltValue *theta =
+      lower_binary(l, LOOP_OP_DIVF,
+                   lower_times(l, lower_convert(l, jk, lower_f64_type(l)),
+                               lower_f64(l, t->inverse ? 2 * pi : -2 * pi)),
+                   lower_convert(l, t->n, lower_f64_type(l)));
   GiltValue *c = lower_unary(l, LOOP_OP_COS, theta);
   GiltValue *s = lower_unary(l, LOOP_OP_SIN, theta);
   next[0] = lower_plus(l, acc[0], lower_minus(l, lower_times(l, x.re, c),
@@ -65,11 +55,11 @@ static void transform_step(Lower *l, GiltValue *j, GiltValue *const *acc,
 /* One frequency of the transform; the inverse is scaled by 1/n. */
 static Complex transform(Lower *l, Transform *t)
 {
-  GiltValue *inits[2] = {f64(l, 0), f64(l, 0)}, *sums[2];
+  GiltValue *inits[2] = {lower_f64(l, 0), lower_f64(l, 0)}, *sums[2];
   lower_for_upto(l, t->count, 2, inits, sums,
             transform_step, t);
   if (t->inverse) {
-    GiltValue *n = lower_convert(l, t->n, f64_type(l));
+    GiltValue *n = lower_convert(l, t->n, lower_f64_type(l));
     sums[0] = lower_binary(l, LOOP_OP_DIVF, sums[0], n);
     sums[1] = lower_binary(l, LOOP_OP_DIVF, sums[1], n);
   }
@@ -84,11 +74,11 @@ static Complex load_complex(Lower *l, GiltValue *in, GiltValue **ivs)
   GiltType *t = gilt_value_get_type(in);
   size_t last = t->shaped.rank - 1;
   ivs[last] = lower_index(l, 0);
-  Complex x = {lower_convert(l, lower_load(l, in, ivs), f64_type(l)),
-               f64(l, 0)};
+  Complex x = {lower_convert(l, lower_load(l, in, ivs), lower_f64_type(l)),
+               lower_f64(l, 0)};
   if (t->shaped.shape[last] == 2) {
     ivs[last] = lower_index(l, 1);
-    x.im = lower_convert(l, lower_load(l, in, ivs), f64_type(l));
+    x.im = lower_convert(l, lower_load(l, in, ivs), lower_f64_type(l));
   }
   return x;
 }
@@ -197,7 +187,8 @@ static Complex stft_sample(Lower *l, GiltValue *j, void *user)
   Complex x = load_complex(l, s->signal, idx);
   if (!s->window)
     return x;
-  GiltValue *w = lower_convert(l, lower_load(l, s->window, &j), f64_type(l));
+  GiltValue *w =
+      lower_convert(l, lower_load(l, s->window, &j), lower_f64_type(l));
   return (Complex){lower_times(l, x.re, w), lower_times(l, x.im, w)};
 }
 
@@ -253,10 +244,10 @@ static GiltValue *hz_to_mel(Lower *l, GiltValue *hz)
   GiltValue *x = lower_plus(
       l, lower_constant(l, t, 1),
       lower_binary(l, LOOP_OP_DIVF, hz, lower_constant(l, t, 700)));
-  GiltValue *lg = lower_binary(l, LOOP_OP_DIVF,
-                               lower_unary(l, LOOP_OP_LOG,
-                                           lower_convert(l, x, f64_type(l))),
-                               f64(l, ln10));
+  GiltValue *lg = lower_binary(
+      l, LOOP_OP_DIVF,
+      lower_unary(l, LOOP_OP_LOG, lower_convert(l, x, lower_f64_type(l))),
+      lower_f64(l, ln10));
   return lower_times(l, lower_constant(l, t, 2595), lower_convert(l, lg, t));
 }
 
@@ -265,16 +256,19 @@ static GiltValue *hz_to_mel(Lower *l, GiltValue *hz)
 static GiltValue *mel_bin(Lower *l, Mel *m, GiltValue *i)
 {
   GiltValue *mel = lower_plus(
-      l, lower_times(l, lower_convert(l, i, f64_type(l)), m->mel_step),
+      l, lower_times(l, lower_convert(l, i, lower_f64_type(l)), m->mel_step),
       m->low_mel);
-  GiltValue *p = lower_binary(l, LOOP_OP_POWF, f64(l, 10),
-                              lower_binary(l, LOOP_OP_DIVF, mel, f64(l, 2595)));
-  GiltValue *hz = lower_times(l, f64(l, 700), lower_minus(l, p, f64(l, 1)));
+  GiltValue *p =
+      lower_binary(l, LOOP_OP_POWF, lower_f64(l, 10),
+                   lower_binary(l, LOOP_OP_DIVF, mel, lower_f64(l, 2595)));
+  GiltValue *hz =
+      lower_times(l, lower_f64(l, 700), lower_minus(l, p, lower_f64(l, 1)));
   GiltValue *bin = lower_unary(
       l, LOOP_OP_FLOOR,
-      lower_binary(l, LOOP_OP_DIVF,
-                   lower_times(l, lower_plus(l, m->dft_length, f64(l, 1)), hz),
-                   m->sample_rate));
+      lower_binary(
+          l, LOOP_OP_DIVF,
+          lower_times(l, lower_plus(l, m->dft_length, lower_f64(l, 1)), hz),
+          m->sample_rate));
   return lower_convert(l, bin, lower_index_type(l));
 }
 
@@ -294,11 +288,11 @@ static void mel_body(Lower *l, GiltValue *const *ivs, void *user)
   GiltValue *left = mel_bin(l, m, i);
   GiltValue *center = mel_bin(l, m, lower_plus(l, i, lower_index(l, 1)));
   GiltValue *right = mel_bin(l, m, lower_plus(l, i, lower_index(l, 2)));
-  GiltValue *zero = f64(l, 0);
-  GiltValue *fj = lower_convert(l, j, f64_type(l));
-  GiltValue *fl = lower_convert(l, left, f64_type(l));
-  GiltValue *fc = lower_convert(l, center, f64_type(l));
-  GiltValue *fr = lower_convert(l, right, f64_type(l));
+  GiltValue *zero = lower_f64(l, 0);
+  GiltValue *fj = lower_convert(l, j, lower_f64_type(l));
+  GiltValue *fl = lower_convert(l, left, lower_f64_type(l));
+  GiltValue *fc = lower_convert(l, center, lower_f64_type(l));
+  GiltValue *fr = lower_convert(l, right, lower_f64_type(l));
   GiltValue *rise = lower_binary(l, LOOP_OP_DIVF, lower_minus(l, fj, fl),
                                  lower_minus(l, fc, fl));
   GiltValue *fall = lower_binary(l, LOOP_OP_DIVF, lower_minus(l, fr, fj),
@@ -306,7 +300,7 @@ static void mel_body(Lower *l, GiltValue *const *ivs, void *user)
   GiltValue *v = lower_select(l, in_range(l, left, "sle", j, "sle", center),
                               rise, zero);
   v = lower_select(l, in_range(l, center, "sle", j, "slt", right), fall, v);
-  v = lower_select(l, lower_cmp(l, "eq", j, center), f64(l, 1), v);
+  v = lower_select(l, lower_cmp(l, "eq", j, center), lower_f64(l, 1), v);
   lower_store(l, lower_convert(l, v, lower_result_elem(l, 0)), m->out, ivs);
 }
 
@@ -315,16 +309,16 @@ static GiltStatus lower_mel_weight_matrix(Lower *l)
   GiltType *index = lower_index_type(l), *edge = lower_operand_elem(l, 3);
   GiltValue *bins = lower_scalar_operand(l, 0, index);
   GiltValue *length = lower_scalar_operand(l, 1, index);
-  Mel m = {.dft_length = lower_convert(l, length, f64_type(l)),
-           .sample_rate = lower_scalar_operand(l, 2, f64_type(l))};
+  Mel m = {.dft_length = lower_convert(l, length, lower_f64_type(l)),
+           .sample_rate = lower_scalar_operand(l, 2, lower_f64_type(l))};
   GiltValue *low = hz_to_mel(l, lower_scalar_operand(l, 3, edge));
   GiltValue *high = hz_to_mel(l, lower_scalar_operand(l, 4, edge));
   GiltValue *points = lower_convert(
       l, lower_plus(l, bins, lower_index(l, 2)), edge);
   GiltValue *step = lower_binary(l, LOOP_OP_DIVF, lower_minus(l, high, low),
                                  points);
-  m.low_mel = lower_convert(l, low, f64_type(l));
-  m.mel_step = lower_convert(l, step, f64_type(l));
+  m.low_mel = lower_convert(l, low, lower_f64_type(l));
+  m.mel_step = lower_convert(l, step, lower_f64_type(l));
   GiltValue *dims[2] = {half_plus_one(l, length), bins};
   m.out = lower_alloc_result(l, 0, dims);
   lower_parallel(l, 2, dims, mel_body, &m);

@@ -118,7 +118,7 @@ GiltValue *lower_load_index_at(Lower *l, GiltValue *buf,
 {
   GiltValue *v = lower_load(l, buf, indices);
   GiltType *t = gilt_value_get_type(v);
-  GiltType *i64 = gilt_integer_type_get(l->ctx, 64, GILT_SIGNLESS);
+  GiltType *i64 = lower_i64_type(l);
   if (lower_is_float(t) || lower_is_unsigned(t) ||
       gilt_type_get_bit_width(t) != 64)
     v = lower_convert(l, v, i64);

@@ -137,11 +137,17 @@ GILT_INTERNAL GiltValue *lower_unary(Lower *l, LoopOpId id, GiltValue *a);
 
 GILT_INTERNAL GiltType *lower_index_type(Lower *l);
 GILT_INTERNAL GiltType *lower_i1_type(Lower *l);
+GILT_INTERNAL GiltType *lower_i64_type(Lower *l);
+GILT_INTERNAL GiltType *lower_f64_type(Lower *l);
 GILT_INTERNAL GiltValue *lower_index(Lower *l, int64_t v);
 /* A scalar constant of an integer, index or float type (v converted). */
 GILT_INTERNAL GiltValue *lower_constant(Lower *l, GiltType *t, double v);
 GILT_INTERNAL GiltValue *lower_int_constant(Lower *l, GiltType *t,
                                             int64_t v);
+/* A constant of like's type; an f64 constant. */
+GILT_INTERNAL GiltValue *lower_constant_like(Lower *l, GiltValue *like,
+                                             double v);
+GILT_INTERNAL GiltValue *lower_f64(Lower *l, double v);
 /* cmpi/cmpf with `pred` (loop.def lists them), chosen by a's type. */
 GILT_INTERNAL GiltValue *lower_cmp(Lower *l, const char *pred, GiltValue *a,
                                    GiltValue *b);
@@ -152,11 +158,12 @@ GILT_INTERNAL GiltValue *lower_select(Lower *l, GiltValue *c, GiltValue *a,
 ** signedness (ui and i1 zero-extend), floats to integers toward zero;
 ** index converts as i64 does. */
 GILT_INTERNAL GiltValue *lower_convert(Lower *l, GiltValue *v, GiltType *to);
-/* a + b, a - b, a * b: the float op for floats, else the integer one
-** (integers and index). */
+/* a + b, a - b, a * b, a / b: the float op for floats, else the integer
+** one (integers and index; division signed or unsigned by a's type). */
 GILT_INTERNAL GiltValue *lower_plus(Lower *l, GiltValue *a, GiltValue *b);
 GILT_INTERNAL GiltValue *lower_minus(Lower *l, GiltValue *a, GiltValue *b);
 GILT_INTERNAL GiltValue *lower_times(Lower *l, GiltValue *a, GiltValue *b);
+GILT_INTERNAL GiltValue *lower_divide(Lower *l, GiltValue *a, GiltValue *b);
 
 /* ---- buffers ---------------------------------------------------------------------- */
 

@@ -17,11 +17,6 @@
 
 #include <math.h>
 
-static GiltType *f64_type(Lower *l)
-{
-  return gilt_float_type_get(l->ctx, GILT_F64);
-}
-
 /* v (f64, already rounded) clamped to the range of integer type `to` and
 ** converted to it. */
 static GiltValue *saturate(Lower *l, GiltValue *v, GiltType *to)
@@ -30,7 +25,7 @@ static GiltValue *saturate(Lower *l, GiltValue *v, GiltType *to)
   bool u = lower_is_unsigned(to);
   double lo = u ? 0 : -ldexp(1, (int)w - 1);
   double hi = u ? ldexp(1, (int)w) - 1 : ldexp(1, (int)w - 1) - 1;
-  GiltType *f64 = f64_type(l);
+  GiltType *f64 = lower_f64_type(l);
   v = lower_binary(l, LOOP_OP_MAXIMUMF, v, lower_constant(l, f64, lo));
   v = lower_binary(l, LOOP_OP_MINIMUMF, v, lower_constant(l, f64, hi));
   return lower_convert(l, v, to);
@@ -41,16 +36,17 @@ static GiltValue *saturate(Lower *l, GiltValue *v, GiltType *to)
 static GiltValue *add_zero_point(Lower *l, GiltValue *rounded, GiltValue *zp,
                                  GiltType *to)
 {
-  GiltValue *v = lower_convert(l, rounded, f64_type(l));
+  GiltValue *v = lower_convert(l, rounded, lower_f64_type(l));
   if (zp)
-    v = lower_binary(l, LOOP_OP_ADDF, v, lower_convert(l, zp, f64_type(l)));
+    v = lower_binary(l, LOOP_OP_ADDF, v,
+                     lower_convert(l, zp, lower_f64_type(l)));
   return saturate(l, v, to);
 }
 
 GiltValue *lower_requantize(Lower *l, GiltValue *acc, GiltValue *scale,
                             GiltValue *zp, GiltType *to)
 {
-  GiltType *f64 = f64_type(l);
+  GiltType *f64 = lower_f64_type(l);
   GiltValue *v = lower_binary(l, LOOP_OP_MULF, lower_convert(l, acc, f64),
                               lower_convert(l, scale, f64));
   return add_zero_point(l, lower_unary(l, LOOP_OP_ROUNDEVEN, v), zp, to);

@@ -47,11 +47,6 @@ typedef struct Roi {
   GiltValue *low[2], *high[2], *wlow[2], *whigh[2], *inside[2]; /* taps */
 } Roi;
 
-static GiltValue *fc(Lower *l, GiltType *t, double v)
-{
-  return lower_constant(l, t, v);
-}
-
 static GiltValue *larger(Lower *l, GiltValue *a, GiltValue *b)
 {
   return lower_select(l, lower_cmp(l, "olt", a, b), b, a); /* std::max */
@@ -78,10 +73,11 @@ static void check_batch(Lower *l, Roi *r)
 ** pixel outside. */
 static void sample_taps(Lower *l, Roi *r, size_t a, GiltValue *v)
 {
-  GiltValue *zero = fc(l, r->t, 0), *size = lower_convert(l, r->in[a], r->t);
-  r->inside[a] = lower_binary(l, LOOP_OP_ANDI,
-                              lower_cmp(l, "uge", v, fc(l, r->t, -1)),
-                              lower_cmp(l, "ule", v, size));
+  GiltValue *zero = lower_constant(l, r->t, 0),
+            *size = lower_convert(l, r->in[a], r->t);
+  r->inside[a] = lower_binary(
+      l, LOOP_OP_ANDI, lower_cmp(l, "uge", v, lower_constant(l, r->t, -1)),
+      lower_cmp(l, "ule", v, size));
   v = lower_select(l, lower_cmp(l, "ole", v, zero), zero, v);
   GiltValue *low = lower_convert(l, v, lower_index_type(l));
   GiltValue *last = ix_sub(l, r->in[a], lower_index(l, 1));
@@ -90,14 +86,15 @@ static void sample_taps(Lower *l, Roi *r, size_t a, GiltValue *v)
   r->high[a] = lower_select(l, at_end, last, ix_add(l, low, lower_index(l, 1)));
   v = lower_select(l, at_end, lower_convert(l, last, r->t), v);
   r->wlow[a] = lower_minus(l, v, lower_convert(l, r->low[a], r->t));
-  r->whigh[a] = lower_minus(l, fc(l, r->t, 1), r->wlow[a]);
+  r->whigh[a] = lower_minus(l, lower_constant(l, r->t, 1), r->wlow[a]);
 }
 
 /* Where sample i of the bin lies along axis a:
 ** base + (i + 0.5) * bin / grid. */
 static GiltValue *sample_at(Lower *l, Roi *r, size_t a, GiltValue *i)
 {
-  GiltValue *half = lower_plus(l, lower_convert(l, i, r->t), fc(l, r->t, 0.5));
+  GiltValue *half =
+      lower_plus(l, lower_convert(l, i, r->t), lower_constant(l, r->t, 0.5));
   GiltValue *off = lower_binary(l, LOOP_OP_DIVF, lower_times(l, half, r->bin[a]),
                                 lower_convert(l, r->grid[a], r->t));
   return lower_plus(l, r->base[a], off);
@@ -110,7 +107,7 @@ static void sample_point(Lower *l, GiltValue *ix, GiltValue *const *acc,
   Roi *r = user;
   sample_taps(l, r, 1, sample_at(l, r, 1, ix));
   GiltValue *inside = lower_binary(l, LOOP_OP_ANDI, r->inside[0], r->inside[1]);
-  GiltValue *zero = lower_index(l, 0), *fzero = fc(l, r->t, 0);
+  GiltValue *zero = lower_index(l, 0), *fzero = lower_constant(l, r->t, 0);
   GiltValue *ys[2] = {r->low[0], r->high[0]}, *xs[2] = {r->low[1], r->high[1]};
   GiltValue *wy[2] = {r->whigh[0], r->wlow[0]}, *wx[2] = {r->whigh[1], r->wlow[1]};
   GiltValue *sum = NULL, *best = acc[0];
@@ -147,7 +144,7 @@ static void align_bin(Lower *l, GiltValue *const *ivs, void *user)
     r->base[a] = lower_plus(l, r->start[a],
                             lower_times(l, lower_convert(l, ivs[1 + a], r->t),
                                         r->bin[a]));
-  GiltValue *zero = fc(l, r->t, 0), *v;
+  GiltValue *zero = lower_constant(l, r->t, 0), *v;
   lower_for(l, lower_index(l, 0), r->grid[0], lower_index(l, 1), 1, &zero, &v,
             sample_row, r);
   if (!r->max)
@@ -162,8 +159,8 @@ static void align_box(Lower *l, GiltValue *const *ivs, void *user)
   GiltValue *idx = r->box = ivs[0];
   r->b = lower_load_index_at(l, r->batch, &idx);
   check_batch(l, r);
-  GiltValue *off = fc(l, r->t, r->half_pixel ? 0.5 : 0);
-  GiltValue *scale = fc(l, r->t, r->scale);
+  GiltValue *off = lower_constant(l, r->t, r->half_pixel ? 0.5 : 0);
+  GiltValue *scale = lower_constant(l, r->t, r->scale);
   GiltValue *grids = lower_index(l, 1);
   for (size_t a = 0; a < 2; a++) { /* rois list x1, y1, x2, y2 */
     r->start[a] = lower_minus(l, lower_times(l, box(l, r, idx, 1 - a), scale),
@@ -172,7 +169,7 @@ static void align_box(Lower *l, GiltValue *const *ivs, void *user)
                                                 scale), off);
     GiltValue *len = lower_minus(l, end, r->start[a]);
     if (!r->half_pixel)
-      len = larger(l, len, fc(l, r->t, 1));
+      len = larger(l, len, lower_constant(l, r->t, 1));
     GiltValue *bins = lower_convert(l, r->bins[a], r->t);
     r->bin[a] = lower_binary(l, LOOP_OP_DIVF, len, bins);
     r->grid[a] = r->ratio > 0
@@ -245,8 +242,8 @@ static void pool_bin(Lower *l, GiltValue *const *ivs, void *user)
                          lower_cmp(l, "sle", r->high[a], r->low[a]));
   }
   GiltType *elem = lower_result_elem(l, 0);
-  GiltValue *init = lower_select(l, empty, fc(l, elem, 0),
-                                 fc(l, elem, lowest(elem)));
+  GiltValue *init = lower_select(l, empty, lower_constant(l, elem, 0),
+                                 lower_constant(l, elem, lowest(elem)));
   GiltValue *v;
   lower_for(l, r->low[0], r->high[0], lower_index(l, 1), 1, &init, &v,
             pool_row, r);
@@ -261,7 +258,7 @@ static void pool_box(Lower *l, GiltValue *const *ivs, void *user)
   GiltType *f32 = gilt_float_type_get(l->ctx, GILT_F32);
   r->b = lower_convert(l, box(l, r, idx, 0), lower_index_type(l));
   check_batch(l, r);
-  GiltValue *scale = fc(l, r->t, r->scale);
+  GiltValue *scale = lower_constant(l, r->t, r->scale);
   for (size_t a = 0; a < 2; a++) { /* rois list batch, x1, y1, x2, y2 */
     GiltValue *c[2];
     for (int e = 0; e < 2; e++)

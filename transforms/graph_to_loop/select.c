@@ -51,7 +51,7 @@ static void write_coordinates(Lower *l, GiltValue *const *ivs, void *user)
   (void)ivs;
   Select *s = user;
   GiltValue *at = lower_load(l, s->counter, NULL);
-  GiltType *i64 = gilt_integer_type_get(l->ctx, 64, GILT_SIGNLESS);
+  GiltType *i64 = lower_i64_type(l);
   for (size_t d = 0; d < s->rank; d++) {
     GiltValue *idx[2] = {lower_index(l, (int64_t)d), at};
     lower_store(l, lower_emit(l, LOOP_OP_INDEX_CAST, i64, 1, &s->ivs[d]),

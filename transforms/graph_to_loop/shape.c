@@ -9,14 +9,9 @@
 */
 #include "transforms/graph_to_loop/indexing.h"
 
-static GiltType *i64_type(Lower *l)
-{
-  return gilt_integer_type_get(l->ctx, 64, GILT_SIGNLESS);
-}
-
 static GiltValue *index_to_i64(Lower *l, GiltValue *v)
 {
-  return lower_emit(l, LOOP_OP_INDEX_CAST, i64_type(l), 1, &v);
+  return lower_emit(l, LOOP_OP_INDEX_CAST, lower_i64_type(l), 1, &v);
 }
 
 
@@ -106,7 +101,7 @@ static GiltStatus lower_range(Lower *l)
     GiltValue *span = lower_binary(l, LOOP_OP_SUBF, limit, r.start);
     GiltValue *q = lower_unary(l, LOOP_OP_CEIL,
                                lower_binary(l, LOOP_OP_DIVF, span, r.delta));
-    q = lower_convert(l, q, i64_type(l));
+    q = lower_convert(l, q, lower_i64_type(l));
     n = lower_emit(l, LOOP_OP_INDEX_CAST, lower_index_type(l), 1, &q);
   } else {
     GiltValue *span = ix_sub(l, lower_load_index(l, lower_operand(l, 1), 0),

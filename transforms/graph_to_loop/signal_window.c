@@ -17,10 +17,9 @@ typedef struct Window {
 static GiltValue *window_element(Lower *l, GiltValue *const *ivs, void *user)
 {
   Window *w = user;
-  GiltType *f64 = gilt_float_type_get(l->ctx, GILT_F64);
-  GiltValue *n = lower_emit(l, LOOP_OP_INDEX_CAST,
-                            gilt_integer_type_get(l->ctx, 64, GILT_SIGNLESS),
-                            1, &ivs[0]);
+  GiltType *f64 = lower_f64_type(l);
+  GiltValue *n =
+      lower_emit(l, LOOP_OP_INDEX_CAST, lower_i64_type(l), 1, &ivs[0]);
   GiltValue *x = lower_binary(
       l, LOOP_OP_DIVF,
       lower_binary(l, LOOP_OP_MULF, lower_convert(l, n, f64),
@@ -45,10 +44,8 @@ static GiltStatus lower_window(Lower *l, double a0, double a1, double a2)
   GiltValue *n = size;
   if (!graph_attr_int(l->op, "periodic", 1))
     n = ix_sub(l, size, lower_index(l, 1));
-  GiltValue *n64 = lower_emit(l, LOOP_OP_INDEX_CAST,
-                              gilt_integer_type_get(l->ctx, 64, GILT_SIGNLESS),
-                              1, &n);
-  w.denominator = lower_convert(l, n64, gilt_float_type_get(l->ctx, GILT_F64));
+  GiltValue *n64 = lower_emit(l, LOOP_OP_INDEX_CAST, lower_i64_type(l), 1, &n);
+  w.denominator = lower_convert(l, n64, lower_f64_type(l));
   GiltValue *out = lower_generate(l, 0, &size, window_element, &w);
   return lower_replace(l, &out);
 }

@@ -82,9 +82,8 @@ static void select_round(Lower *l, GiltValue *i, GiltValue *const *iter,
   for (size_t d = 0; d < t->rank; d++)
     idx[d] = d == t->axis ? i : t->outer[d];
   lower_store(l, slice_element(l, t, chosen), t->values, idx);
-  GiltValue *pos = lower_emit(l, LOOP_OP_INDEX_CAST,
-                              gilt_integer_type_get(l->ctx, 64, GILT_SIGNLESS),
-                              1, &chosen);
+  GiltValue *pos =
+      lower_emit(l, LOOP_OP_INDEX_CAST, lower_i64_type(l), 1, &chosen);
   lower_store(l, pos, t->indices, idx);
 }
 

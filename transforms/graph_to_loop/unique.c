@@ -131,8 +131,7 @@ static void sort_round(Lower *l, GiltValue *i, GiltValue *const *iter,
 
 static GiltValue *as_i64(Lower *l, GiltValue *v)
 {
-  return lower_emit(l, LOOP_OP_INDEX_CAST,
-                    gilt_integer_type_get(l->ctx, 64, GILT_SIGNLESS), 1, &v);
+  return lower_emit(l, LOOP_OP_INDEX_CAST, lower_i64_type(l), 1, &v);
 }
 
 static void copy_unique(Lower *l, GiltValue *const *ivs, void *user)
