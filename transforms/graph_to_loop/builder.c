@@ -347,45 +347,6 @@ void lower_broadcast_indices(Lower *l, GiltValue *in, size_t out_rank,
   }
 }
 
-/* The data of the loop.global a buffer is read from, NULL if it is not. */
-static GiltAttr *global_data(Lower *l, GiltValue *buffer)
-{
-  GiltOp *def = buffer ? gilt_value_get_defining_op(buffer) : NULL;
-  if (!loop_op_is(def, LOOP_OP_GET_GLOBAL))
-    return NULL;
-  GiltAttr *name = gilt_op_get_attr(def, "name");
-  GiltOp *global =
-      gilt_symbol_table_lookup(l->module, gilt_symbol_ref_attr_get_root(name));
-  GiltAttr *value = global ? gilt_op_get_attr(global, "value") : NULL;
-  size_t nbytes;
-  if (!value || (value->kind != GILT_ATTR_DENSE_ELEMENTS &&
-                 value->kind != GILT_ATTR_DENSE_RESOURCE) ||
-      !gilt_dense_attr_get_data(value, &nbytes))
-    return NULL;
-  return value;
-}
-
-bool lower_constant_ints(Lower *l, size_t i, int64_t *out, size_t max,
-                         size_t *n)
-{
-  if (i >= gilt_op_get_num_operands(l->op))
-    return false;
-  /* The constant is lowered before its users (program order), so it is
-  ** usually a loop.global by now. */
-  GiltAttr *c = graph_value_constant(gilt_op_get_operand(l->op, i));
-  if (!c)
-    c = global_data(l, lower_operand(l, i));
-  if (!c || c->type->shaped.elem->kind != GILT_TYPE_INTEGER)
-    return false;
-  int64_t count = gilt_dense_attr_get_num_elements(c);
-  if (count < 0 || (size_t)count > max)
-    return false;
-  for (int64_t k = 0; k < count; k++)
-    out[k] = gilt_dense_attr_get_int(c, k);
-  *n = (size_t)count;
-  return true;
-}
-
 typedef struct Fill {
   GiltValue *memref, *value;
 } Fill;
@@ -563,32 +524,51 @@ GiltValue *lower_scalar_operand(Lower *l, size_t i, GiltType *to)
   return lower_convert(l, lower_load(l, in, zeros), to);
 }
 
-/* The data of a buffer that loop.get_global reads, else NULL. Constants
-** lowered before the op are globals by now (the op's own operand is a
-** cast of one). */
-static GiltAttr *global_value(Lower *l, GiltValue *buffer)
+/* ---- constant operands --------------------------------------------------------- */
+
+GiltAttr *lower_value_constant(Lower *l, GiltValue *v)
 {
-  GiltOp *def = buffer ? gilt_value_get_defining_op(buffer) : NULL;
+  GiltOp *def = v ? gilt_value_get_defining_op(v) : NULL;
+  while (def && gilt_op_get_num_operands(def) == 1 &&
+         strcmp(gilt_op_get_name(def), "builtin.unrealized_conversion_cast") == 0)
+    def = gilt_value_get_defining_op(gilt_op_get_operand(def, 0));
+  if (graph_op_is(def, GRAPH_OP_CONSTANT))
+    return graph_value_constant(gilt_op_get_result(def, 0));
   if (!loop_op_is(def, LOOP_OP_GET_GLOBAL))
     return NULL;
   GiltAttr *name = gilt_op_get_attr(def, "name");
-  GiltOp *global = gilt_symbol_table_lookup(
-      l->module, gilt_symbol_ref_attr_get_root(name));
-  return global ? gilt_op_get_attr(global, "value") : NULL;
+  GiltOp *global =
+      gilt_symbol_table_lookup(l->module, gilt_symbol_ref_attr_get_root(name));
+  GiltAttr *value = global ? gilt_op_get_attr(global, "value") : NULL;
+  size_t nbytes;
+  if (!value || (value->kind != GILT_ATTR_DENSE_ELEMENTS &&
+                 value->kind != GILT_ATTR_DENSE_RESOURCE) ||
+      !gilt_dense_attr_get_data(value, &nbytes))
+    return NULL;
+  return value;
+}
+
+bool lower_constant_ints(Lower *l, size_t i, int64_t *out, size_t max,
+                         size_t *n)
+{
+  if (i >= gilt_op_get_num_operands(l->op))
+    return false;
+  GiltAttr *c = lower_value_constant(l, l->operands[i]);
+  if (!c)
+    c = lower_value_constant(l, gilt_op_get_operand(l->op, i));
+  if (!c || lower_is_float(gilt_attr_get_type(c)->shaped.elem))
+    return false;
+  int64_t count = gilt_dense_attr_get_num_elements(c);
+  if (count < 0 || (size_t)count > max)
+    return false;
+  for (int64_t k = 0; k < count; k++)
+    out[k] = gilt_dense_attr_get_int(c, k);
+  *n = (size_t)count;
+  return true;
 }
 
 bool lower_constant_operand_int(Lower *l, size_t i, int64_t *out)
 {
-  if (i >= gilt_op_get_num_operands(l->op))
-    return false;
-  GiltAttr *c = graph_value_constant(gilt_op_get_operand(l->op, i));
-  if (!c)
-    c = global_value(l, lower_operand(l, i));
-  size_t nbytes;
-  if (!c || !gilt_dense_attr_get_data(c, &nbytes) ||
-      gilt_dense_attr_get_num_elements(c) != 1 ||
-      lower_is_float(c->type->shaped.elem))
-    return false;
-  *out = gilt_dense_attr_get_int(c, 0);
-  return true;
+  size_t n;
+  return lower_constant_ints(l, i, out, 1, &n) && n == 1;
 }

@@ -71,48 +71,6 @@ GiltValue *ix_product(Lower *l, GiltValue *const *dims, size_t first,
 
 /* ---- operands -------------------------------------------------------------------- */
 
-/* The dense value behind a buffer or tensor: a graph.constant's, or the
-** loop.global's a loop.get_global reads, casts looked through. */
-static GiltAttr *constant_behind(Lower *l, GiltValue *v)
-{
-  GiltOp *def = v ? gilt_value_get_defining_op(v) : NULL;
-  while (def && gilt_op_get_num_operands(def) == 1 &&
-         strcmp(gilt_op_get_name(def), "builtin.unrealized_conversion_cast") == 0)
-    def = gilt_value_get_defining_op(gilt_op_get_operand(def, 0));
-  if (graph_op_is(def, GRAPH_OP_CONSTANT))
-    return graph_value_constant(gilt_op_get_result(def, 0));
-  if (!loop_op_is(def, LOOP_OP_GET_GLOBAL))
-    return NULL;
-  GiltAttr *name = gilt_op_get_attr(def, "name");
-  GiltOp *global =
-      gilt_symbol_table_lookup(l->module, gilt_symbol_ref_attr_get_root(name));
-  GiltAttr *value = global ? gilt_op_get_attr(global, "value") : NULL;
-  size_t nbytes;
-  if (!value || (value->kind != GILT_ATTR_DENSE_ELEMENTS &&
-                 value->kind != GILT_ATTR_DENSE_RESOURCE) ||
-      !gilt_dense_attr_get_data(value, &nbytes))
-    return NULL;
-  return value;
-}
-
-bool lower_const_ints(Lower *l, size_t i, int64_t *out, size_t max, size_t *n)
-{
-  if (i >= gilt_op_get_num_operands(l->op))
-    return false;
-  GiltAttr *c = constant_behind(l, l->operands[i]);
-  if (!c)
-    c = constant_behind(l, gilt_op_get_operand(l->op, i));
-  if (!c || lower_is_float(gilt_attr_get_type(c)->shaped.elem))
-    return false;
-  int64_t count = gilt_dense_attr_get_num_elements(c);
-  if (count < 0 || (size_t)count > max)
-    return false;
-  for (int64_t k = 0; k < count; k++)
-    out[k] = gilt_dense_attr_get_int(c, k);
-  *n = (size_t)count;
-  return true;
-}
-
 GiltValue *lower_load_index_at(Lower *l, GiltValue *buf,
                                GiltValue *const *indices)
 {
@@ -129,7 +87,7 @@ GiltValue *lower_load_index_at(Lower *l, GiltValue *buf,
 
 GiltValue *lower_load_index(Lower *l, GiltValue *buf, int64_t k)
 {
-  GiltAttr *c = constant_behind(l, buf);
+  GiltAttr *c = lower_value_constant(l, buf);
   if (c && !lower_is_float(gilt_attr_get_type(c)->shaped.elem) &&
       k < gilt_dense_attr_get_num_elements(c)) /* folds what follows */
     return lower_index(l, gilt_dense_attr_get_int(c, k));

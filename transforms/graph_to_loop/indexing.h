@@ -36,11 +36,6 @@ GILT_INTERNAL GiltValue *ix_product(Lower *l, GiltValue *const *dims,
 
 /* ---- operands ------------------------------------------------------------------- */
 
-/* The integer elements of operand i when they are known at compile time
-** (a graph.constant, or the loop.global it became): into out[0..*n),
-** false when not constant or longer than max. */
-GILT_INTERNAL bool lower_const_ints(Lower *l, size_t i, int64_t *out,
-                                    size_t max, size_t *n);
 /* Element k of an integer or float buffer (the flat position in
 ** row-major order, for any rank) as an index: integers sign- or
 ** zero-extended, floats truncated; a constant when the buffer is a

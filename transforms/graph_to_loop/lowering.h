@@ -186,11 +186,6 @@ GILT_INTERNAL void lower_broadcast_indices(Lower *l, GiltValue *in,
                                            size_t out_rank,
                                            GiltValue *const *ivs,
                                            GiltValue **indices);
-/* The integers of a constant operand i (graph.constant, or the
-** loop.global it became) into out[0..*n); false when the operand is
-** absent, not constant, not of integers or longer than max. */
-GILT_INTERNAL bool lower_constant_ints(Lower *l, size_t i, int64_t *out,
-                                       size_t max, size_t *n);
 /* Stores `value` into every element of a buffer. */
 GILT_INTERNAL void lower_fill(Lower *l, GiltValue *memref, GiltValue *value);
 /* The sizes of the result i of the op, for allocating it: static dims as
@@ -206,8 +201,17 @@ GILT_INTERNAL GiltValue *lower_alloc_result(Lower *l, size_t i,
 ** to `to`. The operand must be present. */
 GILT_INTERNAL GiltValue *lower_scalar_operand(Lower *l, size_t i,
                                               GiltType *to);
-/* The value of operand i when a graph.constant of one integer defines it
-** (an axis the loop structure depends on); false otherwise. */
+/* The dense value behind a buffer or tensor when it is known at compile
+** time: a graph.constant's, or that of the loop.global a loop.get_global
+** reads (the constant is lowered before its users, so it is usually a
+** global by now), casts looked through; NULL otherwise. */
+GILT_INTERNAL GiltAttr *lower_value_constant(Lower *l, GiltValue *v);
+/* The integers of a constant operand i into out[0..*n); false when the
+** operand is absent, not constant, of floats or longer than max. */
+GILT_INTERNAL bool lower_constant_ints(Lower *l, size_t i, int64_t *out,
+                                       size_t max, size_t *n);
+/* The value of operand i when it is a constant of one integer (an axis
+** the loop structure depends on); false otherwise. */
 GILT_INTERNAL bool lower_constant_operand_int(Lower *l, size_t i,
                                               int64_t *out);
 /* A loop.global holding `value` (dense elements of a static shape, made

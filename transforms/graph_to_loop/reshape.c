@@ -99,7 +99,7 @@ static bool mark_axes(Lower *l, size_t rank, bool *axis)
 {
   int64_t axes[GRAPH_MAX_RANK];
   size_t n;
-  if (!lower_const_ints(l, 1, axes, GRAPH_MAX_RANK, &n)) {
+  if (!lower_constant_ints(l, 1, axes, GRAPH_MAX_RANK, &n)) {
     lower_error(l, "the axes are not constant");
     return false;
   }
@@ -121,7 +121,7 @@ static bool static_result(Lower *l)
 {
   size_t n;
   int64_t axes[GRAPH_MAX_RANK];
-  return !lower_const_ints(l, 1, axes, GRAPH_MAX_RANK, &n) &&
+  return !lower_constant_ints(l, 1, axes, GRAPH_MAX_RANK, &n) &&
          !has_dynamic(lower_result_type(l, 0));
 }
 
