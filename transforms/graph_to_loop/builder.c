@@ -339,7 +339,8 @@ void lower_broadcast_indices(Lower *l, GiltValue *in, size_t out_rank,
     if (dim == 1) {
       indices[i] = lower_index(l, 0);
     } else if (dim == GILT_DYNAMIC) {
-      GiltValue *one = lower_cmp(l, "eq", lower_dim(l, in, i), lower_index(l, 1));
+      GiltValue *size = lower_dim(l, in, i);
+      GiltValue *one = lower_cmp(l, "eq", size, lower_index(l, 1));
       indices[i] = lower_select(l, one, lower_index(l, 0), iv);
     } else {
       indices[i] = iv;

@@ -69,7 +69,7 @@ static void image_body(Lower *l, GiltValue *const *ivs, void *user)
   Col2Im *c = user;
   c->ivs = ivs;
   GiltValue *init = lower_constant(l, lower_result_elem(l, 0), 0), *sum;
-  lower_for(l, lower_index(l, 0), c->block_count, lower_index(l, 1), 1, &init,
+  lower_for_upto(l, c->block_count, 1, &init,
             &sum, gather_offset, c);
   lower_store(l, sum, c->out, ivs);
 }

@@ -123,7 +123,7 @@ static GiltValue *conv_loop(Lower *l, Conv *c, GiltValue *acc)
   GiltValue *upper =
       c->depth == 0 ? c->cg : lower_index(l, c->w.kernel[c->depth - 1]);
   GiltValue *out;
-  lower_for(l, lower_index(l, 0), upper, lower_index(l, 1), 1, &acc, &out,
+  lower_for_upto(l, upper, 1, &acc, &out,
             conv_level, c);
   return out;
 }
@@ -226,9 +226,9 @@ static void finish_body(Lower *l, GiltValue *const *ivs, void *user)
   GiltType *to = gilt_value_get_type(f->out)->shaped.elem;
   GiltValue *v = lower_load(l, f->acc, ivs);
   if (f->q) {
-    GiltValue *s = lower_binary(l, LOOP_OP_MULF,
-                                lower_per_axis(l, f->q->x_scale, 0, 0, ivs),
-                                lower_per_axis(l, f->q->w_scale, 0, 1, ivs));
+    GiltValue *x_scale = lower_per_axis(l, f->q->x_scale, 0, 0, ivs);
+    GiltValue *w_scale = lower_per_axis(l, f->q->w_scale, 0, 1, ivs);
+    GiltValue *s = lower_times(l, x_scale, w_scale);
     s = lower_binary(l, LOOP_OP_DIVF, s,
                      lower_per_axis(l, f->q->y_scale, 0, 0, ivs));
     v = lower_requantize(l, v, s, lower_per_axis(l, f->q->y_zp, 0, 0, ivs),

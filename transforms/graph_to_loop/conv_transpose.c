@@ -162,9 +162,9 @@ static void axis_sizes(Lower *l, Transpose *t, size_t a, int64_t known,
                        const char *auto_pad, bool set_by_size)
 {
   int64_t ek = (t->kernel[a] - 1) * t->dilations[a] + 1, s = t->strides[a];
-  GiltValue *full = ix_add(
-      l, ix_mul(l, ix_sub(l, t->in[a], lower_index(l, 1)), lower_index(l, s)),
-      lower_index(l, outpad[a] + ek));
+  GiltValue *last = ix_sub(l, t->in[a], lower_index(l, 1));
+  GiltValue *last_start = ix_mul(l, last, lower_index(l, s));
+  GiltValue *full = ix_add(l, last_start, lower_index(l, outpad[a] + ek));
   bool same = !strncmp(auto_pad, "SAME_", 5);
   if (!set_by_size && !same) {
     t->begin[a] = lower_index(l, pads[a]);
@@ -176,7 +176,8 @@ static void axis_sizes(Lower *l, Transpose *t, size_t a, int64_t known,
                                       : ix_mul(l, t->in[a], lower_index(l, s));
     /* An output larger than the scatter's reach pads nothing and is
     ** zero (plus bias) at the end, as ONNX Runtime does. */
-    GiltValue *total = ix_max(l, ix_sub(l, full, t->out[a]), lower_index(l, 0));
+    GiltValue *excess = ix_sub(l, full, t->out[a]);
+    GiltValue *total = ix_max(l, excess, lower_index(l, 0));
     GiltValue *half = ix_div(l, total, lower_index(l, 2));
     t->begin[a] =
         !strcmp(auto_pad, "SAME_UPPER") ? half : ix_sub(l, total, half);
@@ -253,7 +254,8 @@ static GiltStatus lower_conv_transpose(Lower *l)
   dims[0] = lower_dim(l, t.x, 0);
   t.mg = lower_dim(l, t.wt, 1);
   dims[1] = ix_mul(l, t.mg, lower_index(l, group));
-  t.cg = ix_div(l, lower_dim(l, t.x, 1), lower_index(l, group));
+  GiltValue *channels = lower_dim(l, t.x, 1);
+  t.cg = ix_div(l, channels, lower_index(l, group));
   t.yp = alloc_padded(l, &t, dims);
   lower_parallel(l, 2, dims, scatter_body, &t);
   for (size_t a = 0; a < t.n; a++)

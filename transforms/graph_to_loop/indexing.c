@@ -50,8 +50,9 @@ GiltValue *ix_max(Lower *l, GiltValue *a, GiltValue *b)
 
 GiltValue *ix_in_range(Lower *l, GiltValue *v, GiltValue *lo, GiltValue *hi)
 {
-  return lower_binary(l, LOOP_OP_ANDI, lower_cmp(l, "sge", v, lo),
-                      lower_cmp(l, "slt", v, hi));
+  GiltValue *above = lower_cmp(l, "sge", v, lo);
+  GiltValue *below = lower_cmp(l, "slt", v, hi);
+  return lower_binary(l, LOOP_OP_ANDI, above, below);
 }
 
 GiltValue *ix_wrap_negative(Lower *l, GiltValue *v, GiltValue *size)
@@ -210,10 +211,11 @@ GiltValue *lower_load_or(Lower *l, GiltValue *in, GiltValue *const *indices,
 {
   size_t rank = gilt_value_get_type(in)->shaped.rank;
   GiltValue *inside = lower_int_constant(l, lower_i1_type(l), 1);
-  for (size_t d = 0; d < rank; d++)
-    inside = lower_binary(l, LOOP_OP_ANDI, inside,
-                          ix_in_range(l, indices[d], lower_index(l, 0),
-                                      lower_dim(l, in, d)));
+  for (size_t d = 0; d < rank; d++) {
+    GiltValue *zero = lower_index(l, 0), *dim = lower_dim(l, in, d);
+    GiltValue *in_dim = ix_in_range(l, indices[d], zero, dim);
+    inside = lower_binary(l, LOOP_OP_ANDI, inside, in_dim);
+  }
   LoadOr s = {in, outside, indices};
   return lower_if_value(l, inside, gilt_value_get_type(outside), load_inside,
                         give_outside, &s);

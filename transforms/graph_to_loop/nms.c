@@ -151,7 +151,7 @@ static void select_step(Lower *l, GiltValue *iv, GiltValue *const *count,
   GiltValue *inits[2] = {lower_index(l, -1),
                          lower_constant(l, lower_operand_elem(l, 1), 0)};
   GiltValue *found[2];
-  lower_for(l, lower_index(l, 0), n->num_boxes, lower_index(l, 1), 2, inits,
+  lower_for_upto(l, n->num_boxes, 2, inits,
             found, find_best, n);
   GiltValue *valid = lower_cmp(l, "sge", found[0], lower_index(l, 0));
   n->best = lower_select(l, valid, found[0], lower_index(l, 0));
@@ -175,7 +175,7 @@ static void class_loop(Lower *l, GiltValue *c, GiltValue *const *count,
   n->c = c;
   n->start = count[0];
   lower_parallel(l, 1, &n->num_boxes, init_taken, n);
-  lower_for(l, lower_index(l, 0), n->num_boxes, lower_index(l, 1), 1, count,
+  lower_for_upto(l, n->num_boxes, 1, count,
             next, select_step, n);
 }
 
@@ -184,7 +184,7 @@ static void batch_loop(Lower *l, GiltValue *b, GiltValue *const *count,
 {
   Nms *n = user;
   n->b = b;
-  lower_for(l, lower_index(l, 0), n->num_classes, lower_index(l, 1), 1, count,
+  lower_for_upto(l, n->num_classes, 1, count,
             next, class_loop, n);
 }
 

@@ -248,8 +248,9 @@ static void batch_norm_training_body(Lower *l, GiltValue *const *ivs,
     if (!outs[i])
       continue;
     GiltValue *input = load_as(l, lower_operand(l, 3 + i), &c, n->ct);
-    GiltValue *r =
-        lower_plus(l, lower_times(l, input, m), lower_times(l, stats[i], keep));
+    GiltValue *updated = lower_times(l, input, m);
+    GiltValue *kept = lower_times(l, stats[i], keep);
+    GiltValue *r = lower_plus(l, updated, kept);
     lower_store(l, lower_convert(l, r, type_of(outs[i])->shaped.elem), outs[i],
                 &c);
   }

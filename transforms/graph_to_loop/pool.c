@@ -70,13 +70,14 @@ static void sum_step(Lower *l, Pool *p, GiltValue *x, GiltValue *const *acc,
                      GiltValue **next)
 {
   size_t n = p->w.n;
-  if (p->kind == POOL_LP)
-    x = p->p == 1 ? lower_unary(l, LOOP_OP_ABSF, x)
-        : p->p == 2
-            ? lower_binary(l, LOOP_OP_MULF, x, x)
-            : lower_binary(
-                  l, LOOP_OP_POWF, lower_unary(l, LOOP_OP_ABSF, x),
-                  lower_constant(l, gilt_value_get_type(x), (double)p->p));
+  if (p->kind == POOL_LP && p->p == 2) {
+    x = lower_binary(l, LOOP_OP_MULF, x, x);
+  } else if (p->kind == POOL_LP) {
+    x = lower_unary(l, LOOP_OP_ABSF, x);
+    if (p->p != 1)
+      x = lower_binary(l, LOOP_OP_POWF, x,
+                       lower_constant_like(l, x, (double)p->p));
+  }
   GiltValue *zero = lower_constant(l, gilt_value_get_type(x), 0);
   next[0] = lower_binary(l, LOOP_OP_ADDF, acc[0],
                          lower_select(l, p->valid[n], x, zero));
@@ -91,8 +92,8 @@ static void pool_loop(Lower *l, Pool *p, GiltValue *const *acc,
                       GiltValue **out)
 {
   if (p->depth < p->w.n) {
-    lower_for(l, lower_index(l, 0), lower_index(l, p->w.kernel[p->depth]),
-              lower_index(l, 1), 2, acc, out, pool_level, p);
+    GiltValue *kernel = lower_index(l, p->w.kernel[p->depth]);
+    lower_for_upto(l, kernel, 2, acc, out, pool_level, p);
     return;
   }
   GiltValue *x = lower_load(l, p->x, p->xi);
@@ -112,16 +113,15 @@ static void pool_level(Lower *l, GiltValue *iv, GiltValue *const *acc,
                       : ix_mul(l, iv, lower_index(l, p->w.dilations[i]));
   GiltValue *pos = ix_add(l, p->base[i], kd);
   GiltValue *in = p->w.in[i];
-  GiltValue *inside =
-      lower_binary(l, LOOP_OP_ANDI, lower_cmp(l, "sge", pos, lower_index(l, 0)),
-                   lower_cmp(l, "slt", pos, in));
+  GiltValue *inside = ix_in_range(l, pos, lower_index(l, 0), in);
   p->valid[i + 1] = lower_binary(l, LOOP_OP_ANDI, p->valid[i], inside);
   if (p->include_pad)
     p->counted[i + 1] =
         lower_binary(l, LOOP_OP_ANDI, p->counted[i],
                      lower_cmp(l, "slt", pos, ix_add(l, in, p->w.end[i])));
-  p->xi[2 + i] = ix_min(l, ix_max(l, pos, lower_index(l, 0)),
-                        ix_sub(l, in, lower_index(l, 1)));
+  GiltValue *first = ix_max(l, pos, lower_index(l, 0));
+  GiltValue *last = ix_sub(l, in, lower_index(l, 1));
+  p->xi[2 + i] = ix_min(l, first, last);
   p->depth++;
   pool_loop(l, p, acc, next);
   p->depth--;
@@ -157,9 +157,9 @@ static void pool_body(Lower *l, GiltValue *const *ivs, void *user)
     lowest = lower_is_unsigned(elem)
                  ? 0
                  : -ldexp(1, (int)gilt_type_get_bit_width(elem) - 1);
-  GiltValue *acc[2] = {
-      lower_constant(l, elem, p->kind == POOL_MAX ? lowest : 0),
-      lower_int_constant(l, lower_i64_type(l), 0)};
+  GiltValue *acc[2];
+  acc[0] = lower_constant(l, elem, p->kind == POOL_MAX ? lowest : 0);
+  acc[1] = lower_int_constant(l, lower_i64_type(l), 0);
   GiltValue *out[2];
   p->depth = 0;
   pool_loop(l, p, acc, out);

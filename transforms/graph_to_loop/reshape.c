@@ -88,8 +88,9 @@ static GiltStatus lower_flatten(Lower *l)
   if (axis < 0 || axis > (int64_t)rank)
     return lower_error(l, "axis is out of range");
   lower_dims(l, in, in_dims);
-  GiltValue *dims[2] = {ix_product(l, in_dims, 0, (size_t)axis),
-                        ix_product(l, in_dims, (size_t)axis, rank)};
+  GiltValue *dims[2];
+  dims[0] = ix_product(l, in_dims, 0, (size_t)axis);
+  dims[1] = ix_product(l, in_dims, (size_t)axis, rank);
   return view_as_result(l, in, dims);
 }
 

@@ -132,7 +132,7 @@ static void sample_row(Lower *l, GiltValue *iy, GiltValue *const *acc,
   Roi *r = user;
   sample_taps(l, r, 0, sample_at(l, r, 0, iy));
   r->first = lower_cmp(l, "eq", iy, lower_index(l, 0));
-  lower_for(l, lower_index(l, 0), r->grid[1], lower_index(l, 1), 1, acc, next,
+  lower_for_upto(l, r->grid[1], 1, acc, next,
             sample_point, r);
 }
 
@@ -145,7 +145,7 @@ static void align_bin(Lower *l, GiltValue *const *ivs, void *user)
                             lower_times(l, lower_convert(l, ivs[1 + a], r->t),
                                         r->bin[a]));
   GiltValue *zero = lower_constant(l, r->t, 0), *v;
-  lower_for(l, lower_index(l, 0), r->grid[0], lower_index(l, 1), 1, &zero, &v,
+  lower_for_upto(l, r->grid[0], 1, &zero, &v,
             sample_row, r);
   if (!r->max)
     v = lower_binary(l, LOOP_OP_DIVF, v, r->count);

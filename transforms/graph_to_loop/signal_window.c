@@ -20,20 +20,22 @@ static GiltValue *window_element(Lower *l, GiltValue *const *ivs, void *user)
   GiltType *f64 = lower_f64_type(l);
   GiltValue *n =
       lower_emit(l, LOOP_OP_INDEX_CAST, lower_i64_type(l), 1, &ivs[0]);
-  GiltValue *x = lower_binary(
-      l, LOOP_OP_DIVF,
-      lower_binary(l, LOOP_OP_MULF, lower_convert(l, n, f64),
-                   lower_constant(l, f64, 2 * PI)),
-      w->denominator);
+  GiltValue *turns = lower_convert(l, n, f64);
+  GiltValue *angle =
+      lower_binary(l, LOOP_OP_MULF, turns, lower_constant(l, f64, 2 * PI));
+  GiltValue *x = lower_binary(l, LOOP_OP_DIVF, angle, w->denominator);
   GiltValue *two_x = lower_binary(l, LOOP_OP_ADDF, x, x);
-  GiltValue *v = lower_binary(
-      l, LOOP_OP_SUBF, lower_constant(l, f64, w->a0),
-      lower_binary(l, LOOP_OP_MULF, lower_constant(l, f64, w->a1),
-                   lower_unary(l, LOOP_OP_COS, x)));
-  if (w->a2 != 0)
-    v = lower_binary(l, LOOP_OP_ADDF, v,
-                     lower_binary(l, LOOP_OP_MULF, lower_constant(l, f64, w->a2),
-                                  lower_unary(l, LOOP_OP_COS, two_x)));
+  GiltValue *a0 = lower_constant(l, f64, w->a0);
+  GiltValue *a1 = lower_constant(l, f64, w->a1);
+  GiltValue *first = lower_binary(l, LOOP_OP_MULF, a1,
+                                  lower_unary(l, LOOP_OP_COS, x));
+  GiltValue *v = lower_binary(l, LOOP_OP_SUBF, a0, first);
+  if (w->a2 != 0) {
+    GiltValue *a2 = lower_constant(l, f64, w->a2);
+    GiltValue *second = lower_binary(l, LOOP_OP_MULF, a2,
+                                     lower_unary(l, LOOP_OP_COS, two_x));
+    v = lower_binary(l, LOOP_OP_ADDF, v, second);
+  }
   return lower_convert(l, v, lower_result_elem(l, 0));
 }
 

@@ -81,7 +81,7 @@ static void count_distance(Lower *l, GiltValue *d, GiltValue *const *count,
   t->d = d;
   GiltValue *starts =
       lower_minus(l, t->length, lower_times(l, lower_index(l, t->n - 1), d));
-  lower_for(l, lower_index(l, 0), starts, lower_index(l, 1), 1, count, next,
+  lower_for_upto(l, starts, 1, count, next,
             match_at, t);
 }
 
