@@ -74,15 +74,6 @@ static void image_body(Lower *l, GiltValue *const *ivs, void *user)
   lower_store(l, sum, c->out, ivs);
 }
 
-static void read_list(Lower *l, const char *name, size_t n, int64_t def,
-                      int64_t *out)
-{
-  size_t got = 0;
-  if (!graph_attr_ints(l->op, name, out, n, &got) || got != n)
-    for (size_t i = 0; i < n; i++)
-      out[i] = def;
-}
-
 /* Entry k of a 1-D integer operand, as index. */
 static GiltValue *entry(Lower *l, size_t operand, size_t k)
 {
@@ -98,9 +89,9 @@ static GiltStatus lower_col2im(Lower *l)
   if (r == GILT_DYNAMIC || r < 1 || r > MAX_SPATIAL)
     return lower_error(l, "operand 'image_shape' must have a static length");
   c.r = (size_t)r;
-  read_list(l, "dilations", c.r, 1, c.dilations);
-  read_list(l, "strides", c.r, 1, c.strides);
-  read_list(l, "pads", 2 * c.r, 0, c.pads);
+  lower_window_attr(l, "dilations", c.r, 1, c.dilations);
+  lower_window_attr(l, "strides", c.r, 1, c.strides);
+  lower_window_attr(l, "pads", 2 * c.r, 0, c.pads);
   GiltValue *dims[GRAPH_MAX_RANK];
   c.block_count = lower_index(l, 1);
   for (size_t k = 0; k < c.r; k++) {

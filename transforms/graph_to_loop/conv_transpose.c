@@ -184,17 +184,8 @@ static void axis_sizes(Lower *l, Transpose *t, size_t a, int64_t known,
   }
   /* The scatter reaches (in - 1) * s + ek; the result begin + out. */
   GiltValue *reach = ix_sub(l, full, lower_index(l, outpad[a]));
-  t->extent[a] = ix_max(l, reach, ix_add(l, t->begin[a], t->out[a]));
-}
-
-static void read_list(Lower *l, const char *name, size_t n, int64_t def,
-                      int64_t *out)
-{
-  size_t got = 0;
-  if (!graph_attr_ints(l->op, name, out, 2 * GRAPH_MAX_RANK, &got) ||
-      got != n)
-    for (size_t i = 0; i < n; i++)
-      out[i] = def;
+  GiltValue *result_end = ix_add(l, t->begin[a], t->out[a]);
+  t->extent[a] = ix_max(l, reach, result_end);
 }
 
 /* The zeroed accumulation buffer [N, M, extent..., s, extent / s]. */
@@ -231,10 +222,10 @@ static GiltStatus lower_conv_transpose(Lower *l)
   int64_t pads[2 * GRAPH_MAX_RANK], outpad[GRAPH_MAX_RANK];
   int64_t shape[2 * GRAPH_MAX_RANK];
   size_t ns = 0;
-  read_list(l, "strides", t.n, 1, t.strides);
-  read_list(l, "dilations", t.n, 1, t.dilations);
-  read_list(l, "pads", 2 * t.n, 0, pads);
-  read_list(l, "output_padding", t.n, 0, outpad);
+  lower_window_attr(l, "strides", t.n, 1, t.strides);
+  lower_window_attr(l, "dilations", t.n, 1, t.dilations);
+  lower_window_attr(l, "pads", 2 * t.n, 0, pads);
+  lower_window_attr(l, "output_padding", t.n, 0, outpad);
   bool by_size = graph_attr_ints(l->op, "output_shape", shape,
                                  2 * GRAPH_MAX_RANK, &ns);
   const char *auto_pad = graph_attr_string(l->op, "auto_pad", "NOTSET");

@@ -314,6 +314,10 @@ typedef struct LowerWindow {
 ** from result 0's type where static. */
 GILT_INTERNAL void lower_window_read(Lower *l, GiltValue *x,
                                      const int64_t *kernel, LowerWindow *w);
+/* The ints attribute `name` of the op into out[0..n), every entry def
+** when it is absent or not n long (a window attribute's default). */
+GILT_INTERNAL void lower_window_attr(Lower *l, const char *name, size_t n,
+                                     int64_t def, int64_t *out);
 
 /* ---- quantization (quant.c) ----------------------------------------------------- */
 

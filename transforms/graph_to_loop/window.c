@@ -13,12 +13,11 @@
 
 #include <string.h>
 
-static void read_list(Lower *l, const char *name, size_t n, int64_t def,
-                      int64_t *out)
+void lower_window_attr(Lower *l, const char *name, size_t n, int64_t def,
+                       int64_t *out)
 {
   size_t got = 0;
-  if (!graph_attr_ints(l->op, name, out, 2 * GRAPH_MAX_RANK, &got) ||
-      got != n)
+  if (!graph_attr_ints(l->op, name, out, n, &got) || got != n)
     for (size_t i = 0; i < n; i++)
       out[i] = def;
 }
@@ -36,33 +35,42 @@ static GiltValue *out_size(Lower *l, LowerWindow *w, size_t i, int64_t known)
   if (!w->valid)
     span = ix_add(l, span, lower_index(l, w->pads[i] + w->pads[w->n + i]));
   LoopOpId div = w->ceil_mode ? LOOP_OP_CEILDIVSI : LOOP_OP_FLOORDIVSI;
-  GiltValue *out = ix_add(l, lower_binary(l, div, span, s), lower_index(l, 1));
+  GiltValue *windows = lower_binary(l, div, span, s);
+  GiltValue *out = ix_add(l, windows, lower_index(l, 1));
   if (!w->ceil_mode || w->valid)
     return out;
   /* A last window starting inside the end padding is dropped. */
-  GiltValue *start = ix_mul(l, ix_sub(l, out, lower_index(l, 1)), s);
+  GiltValue *last = ix_sub(l, out, lower_index(l, 1));
+  GiltValue *start = ix_mul(l, last, s);
   GiltValue *end = ix_add(l, w->in[i], lower_index(l, w->pads[i]));
-  return lower_select(l, lower_cmp(l, "sge", start, end),
-                      ix_sub(l, out, lower_index(l, 1)), out);
+  GiltValue *dropped = lower_cmp(l, "sge", start, end);
+  return lower_select(l, dropped, last, out);
 }
 
-/* The padding before axis i: SAME_* pads the total
-** max(0, (out - 1) * s + ek - in) evenly, the odd one at the end (UPPER)
-** or the beginning (LOWER). */
+/* (out - 1) * stride + ek along axis i: where the last window ends. */
+static GiltValue *reach(Lower *l, LowerWindow *w, size_t i)
+{
+  GiltValue *last = ix_sub(l, w->out[i], lower_index(l, 1));
+  GiltValue *last_start = ix_mul(l, last, lower_index(l, w->strides[i]));
+  return ix_add(l, last_start, lower_index(l, w->ek[i]));
+}
+
+/* The total padding SAME_* adds along axis i: max(0, reach - in). */
+static GiltValue *same_total(Lower *l, LowerWindow *w, size_t i)
+{
+  GiltValue *total = ix_sub(l, reach(l, w, i), w->in[i]);
+  return ix_max(l, total, lower_index(l, 0));
+}
+
+/* The padding before axis i: SAME_* pads its total evenly, the odd one at
+** the end (UPPER) or the beginning (LOWER). */
 static GiltValue *pad_begin(Lower *l, LowerWindow *w, size_t i)
 {
   if (w->valid)
     return lower_index(l, 0);
   if (!w->same)
     return lower_index(l, w->pads[i]);
-  GiltValue *total =
-      ix_sub(l,
-             ix_add(l,
-                    ix_mul(l, ix_sub(l, w->out[i], lower_index(l, 1)),
-                           lower_index(l, w->strides[i])),
-                    lower_index(l, w->ek[i])),
-             w->in[i]);
-  total = ix_max(l, total, lower_index(l, 0));
+  GiltValue *total = same_total(l, w, i);
   return lower_binary(l, w->same_lower ? LOOP_OP_CEILDIVSI : LOOP_OP_DIVSI,
                       total, lower_index(l, 2));
 }
@@ -75,12 +83,7 @@ static GiltValue *pad_end(Lower *l, LowerWindow *w, size_t i)
     return lower_index(l, 0);
   if (!w->same)
     return lower_index(l, w->pads[w->n + i]);
-  GiltValue *reach = ix_add(l,
-                            ix_mul(l, ix_sub(l, w->out[i], lower_index(l, 1)),
-                                   lower_index(l, w->strides[i])),
-                            lower_index(l, w->ek[i]));
-  GiltValue *total = ix_max(l, ix_sub(l, reach, w->in[i]), lower_index(l, 0));
-  return ix_sub(l, total, w->begin[i]);
+  return ix_sub(l, same_total(l, w, i), w->begin[i]);
 }
 
 void lower_window_read(Lower *l, GiltValue *x, const int64_t *kernel,
@@ -98,20 +101,18 @@ void lower_window_read(Lower *l, GiltValue *x, const int64_t *kernel,
   if (kernel)
     memcpy(w->kernel, kernel, w->n * sizeof *kernel);
   else
-    read_list(l, "kernel_shape", w->n, 1, w->kernel);
-  read_list(l, "strides", w->n, 1, w->strides);
-  read_list(l, "dilations", w->n, 1, w->dilations);
-  read_list(l, "pads", 2 * w->n, 0, w->pads);
+    lower_window_attr(l, "kernel_shape", w->n, 1, w->kernel);
+  lower_window_attr(l, "strides", w->n, 1, w->strides);
+  lower_window_attr(l, "dilations", w->n, 1, w->dilations);
+  lower_window_attr(l, "pads", 2 * w->n, 0, w->pads);
   for (size_t i = 0; i < w->n; i++) {
     w->ek[i] = (w->kernel[i] - 1) * w->dilations[i] + 1;
     w->in[i] = lower_dim(l, x, 2 + i);
     w->out[i] = out_size(l, w, i, yt->shaped.shape[2 + i]);
     w->begin[i] = pad_begin(l, w, i);
     w->end[i] = pad_end(l, w, i);
-    GiltValue *reach = ix_add(l,
-                              ix_mul(l, ix_sub(l, w->out[i], lower_index(l, 1)),
-                                     lower_index(l, w->strides[i])),
-                              lower_index(l, w->ek[i]));
-    w->extent[i] = ix_max(l, reach, ix_add(l, w->begin[i], w->in[i]));
+    GiltValue *last_end = reach(l, w, i);
+    GiltValue *padded_in = ix_add(l, w->begin[i], w->in[i]);
+    w->extent[i] = ix_max(l, last_end, padded_in);
   }
 }
