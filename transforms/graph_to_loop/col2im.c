@@ -43,23 +43,23 @@ static void gather_offset(Lower *l, GiltValue *bi, GiltValue *const *acc,
   for (size_t k = c->r; k-- > 0;) {
     GiltValue *b = ix_rem(l, rest, c->block[k]);
     rest = ix_div(l, rest, c->block[k]);
-    GiltValue *q =
-        lower_minus(l, lower_plus(l, c->ivs[2 + k], lower_index(l, c->pads[k])),
-                    lower_times(l, b, lower_index(l, c->dilations[k])));
+    GiltValue *padded =
+        lower_plus(l, c->ivs[2 + k], lower_index(l, c->pads[k]));
+    GiltValue *offset = lower_times(l, b, lower_index(l, c->dilations[k]));
+    GiltValue *q = lower_minus(l, padded, offset);
     GiltValue *stride = lower_index(l, c->strides[k]);
     lpos[k] = lower_binary(l, LOOP_OP_FLOORDIVSI, q, stride);
     ok = and2(l, ok, lower_cmp(l, "sge", q, lower_index(l, 0)));
-    ok = and2(l, ok,
-              lower_cmp(l, "eq", ix_rem(l, q, stride), lower_index(l, 0)));
+    GiltValue *phase = ix_rem(l, q, stride);
+    ok = and2(l, ok, lower_cmp(l, "eq", phase, lower_index(l, 0)));
     ok = and2(l, ok, lower_cmp(l, "slt", lpos[k], c->blocks[k]));
   }
   for (size_t k = 0; k < c->r; k++)
     pos = lower_plus(l, lower_times(l, pos, c->blocks[k]), lpos[k]);
   GiltValue *zero = lower_index(l, 0);
-  GiltValue *at[3] = {
-      c->ivs[0],
-      lower_plus(l, lower_times(l, c->ivs[1], c->block_count), bi),
-      lower_select(l, ok, pos, zero)};
+  GiltValue *column = lower_times(l, c->ivs[1], c->block_count);
+  GiltValue *at[3] = {c->ivs[0], lower_plus(l, column, bi)};
+  at[2] = lower_select(l, ok, pos, zero);
   GiltValue *v = lower_load(l, c->in, at);
   next[0] = lower_select(l, ok, lower_plus(l, acc[0], v), acc[0]);
 }
@@ -98,17 +98,15 @@ static GiltStatus lower_col2im(Lower *l)
     GiltValue *image = entry(l, 1, k);
     c.block[k] = entry(l, 2, k);
     c.block_count = lower_times(l, c.block_count, c.block[k]);
-    GiltValue *span =
-        lower_plus(l,
-                   lower_times(l, lower_index(l, c.dilations[k]),
-                               lower_minus(l, c.block[k], lower_index(l, 1))),
-                   lower_index(l, 1));
+    GiltValue *dilation = lower_index(l, c.dilations[k]);
+    GiltValue *last = lower_minus(l, c.block[k], lower_index(l, 1));
+    GiltValue *span_less_one = lower_times(l, dilation, last);
+    GiltValue *span = lower_plus(l, span_less_one, lower_index(l, 1));
     GiltValue *padded =
         lower_plus(l, image, lower_index(l, c.pads[k] + c.pads[c.r + k]));
-    c.blocks[k] = lower_plus(
-        l,
-        ix_div(l, lower_minus(l, padded, span), lower_index(l, c.strides[k])),
-        lower_index(l, 1));
+    GiltValue *room = lower_minus(l, padded, span);
+    GiltValue *steps = ix_div(l, room, lower_index(l, c.strides[k]));
+    c.blocks[k] = lower_plus(l, steps, lower_index(l, 1));
     dims[2 + k] = image;
   }
   dims[0] = lower_dim(l, c.in, 0);

@@ -236,7 +236,9 @@ static GiltStatus lower_if_op(Lower *l)
   GiltType *types[n + 1];
   if (result_types(l, types))
     return GILT_FAILURE;
-  GiltBlock *branches[2] = {body_of(l, 0), body_of(l, 1)};
+  GiltBlock *branches[2];
+  branches[0] = body_of(l, 0);
+  branches[1] = body_of(l, 1);
   if (!branches[0] || !branches[1])
     return lower_error(l, "a branch has arguments of no buffer type");
   GiltValue *cond = load_scalar(l, lower_operand(l, 0));

@@ -159,8 +159,9 @@ static GiltValue *s_pow(Lower *l, GiltValue *const *x)
   if (is_float(x[0]))
     return lower_binary(l, LOOP_OP_POWF, x[0], lower_convert(l, x[1], t));
   GiltType *f64 = lower_f64_type(l);
-  GiltValue *r = lower_binary(l, LOOP_OP_POWF, lower_convert(l, x[0], f64),
-                              lower_convert(l, x[1], f64));
+  GiltValue *base = lower_convert(l, x[0], f64);
+  GiltValue *exponent = lower_convert(l, x[1], f64);
+  GiltValue *r = lower_binary(l, LOOP_OP_POWF, base, exponent);
   return lower_convert(l, r, t);
 }
 
@@ -176,9 +177,10 @@ static GiltValue *s_mod(Lower *l, GiltValue *const *x)
   if (graph_attr_int(l->op, "fmod", 0))
     return r;
   GiltValue *zero = lower_constant_like(l, r, 0);
+  GiltValue *r_negative = lower_cmp(l, "slt", r, zero);
+  GiltValue *divisor_negative = lower_cmp(l, "slt", x[1], zero);
   GiltValue *differ =
-      lower_binary(l, LOOP_OP_XORI, lower_cmp(l, "slt", r, zero),
-                   lower_cmp(l, "slt", x[1], zero));
+      lower_binary(l, LOOP_OP_XORI, r_negative, divisor_negative);
   GiltValue *fix = lower_binary(l, LOOP_OP_ANDI, differ,
                                 lower_cmp(l, "ne", r, zero));
   return lower_select(l, fix, lower_binary(l, LOOP_OP_ADDI, r, x[1]), r);
@@ -394,8 +396,9 @@ GiltValue *activation_leaky_relu(Lower *l, GiltValue *x, double alpha)
 GiltValue *activation_elu(Lower *l, GiltValue *x, double alpha)
 {
   GiltValue *neg = lower_cmp(l, "olt", x, lower_constant_like(l, x, 0));
-  GiltValue *e = lower_binary(l, LOOP_OP_MULF, lower_constant_like(l, x, alpha),
-                              lower_unary(l, LOOP_OP_EXPM1, x));
+  GiltValue *scale = lower_constant_like(l, x, alpha);
+  GiltValue *e =
+      lower_binary(l, LOOP_OP_MULF, scale, lower_unary(l, LOOP_OP_EXPM1, x));
   return lower_select(l, neg, e, x);
 }
 
@@ -408,10 +411,10 @@ GiltValue *activation_thresholded_relu(Lower *l, GiltValue *x, double alpha)
 GiltValue *activation_hard_sigmoid(Lower *l, GiltValue *x, double alpha,
                                    double beta)
 {
-  GiltValue *y = lower_binary(
-      l, LOOP_OP_ADDF,
-      lower_binary(l, LOOP_OP_MULF, x, lower_constant_like(l, x, alpha)),
-      lower_constant_like(l, x, beta));
+  GiltValue *scaled =
+      lower_binary(l, LOOP_OP_MULF, x, lower_constant_like(l, x, alpha));
+  GiltValue *y =
+      lower_binary(l, LOOP_OP_ADDF, scaled, lower_constant_like(l, x, beta));
   y = keep_min(l, y, lower_constant_like(l, x, 1));
   return keep_max(l, y, lower_constant_like(l, x, 0));
 }
@@ -429,15 +432,16 @@ GiltValue *activation_softplus(Lower *l, GiltValue *x)
   GiltValue *e = lower_unary(
       l, LOOP_OP_EXP,
       lower_unary(l, LOOP_OP_NEGF, lower_unary(l, LOOP_OP_ABSF, x)));
-  return lower_binary(l, LOOP_OP_ADDF,
-                      keep_max(l, x, lower_constant_like(l, x, 0)),
+  GiltValue *positive = keep_max(l, x, lower_constant_like(l, x, 0));
+  return lower_binary(l, LOOP_OP_ADDF, positive,
                       lower_unary(l, LOOP_OP_LOG1P, e));
 }
 
 GiltValue *activation_softsign(Lower *l, GiltValue *x)
 {
-  GiltValue *d = lower_binary(l, LOOP_OP_ADDF, lower_constant_like(l, x, 1),
-                              lower_unary(l, LOOP_OP_ABSF, x));
+  GiltValue *one = lower_constant_like(l, x, 1);
+  GiltValue *d =
+      lower_binary(l, LOOP_OP_ADDF, one, lower_unary(l, LOOP_OP_ABSF, x));
   return lower_binary(l, LOOP_OP_DIVF, x, d);
 }
 
@@ -476,8 +480,9 @@ static GiltValue *s_celu(Lower *l, GiltValue *const *x)
       lower_binary(l, LOOP_OP_MULF, alpha,
                    lower_unary(l, LOOP_OP_EXPM1,
                                lower_binary(l, LOOP_OP_DIVF, x[0], alpha)));
-  return lower_binary(l, LOOP_OP_ADDF, lower_binary(l, LOOP_OP_MAXIMUMF, zero, x[0]),
-                      lower_binary(l, LOOP_OP_MINIMUMF, zero, e));
+  GiltValue *positive = lower_binary(l, LOOP_OP_MAXIMUMF, zero, x[0]);
+  GiltValue *negative = lower_binary(l, LOOP_OP_MINIMUMF, zero, e);
+  return lower_binary(l, LOOP_OP_ADDF, positive, negative);
 }
 
 static GiltValue *s_thresholded_relu(Lower *l, GiltValue *const *x)
@@ -555,9 +560,9 @@ static GiltValue *s_shrink(Lower *l, GiltValue *const *x)
   GiltValue *v = lower_convert(l, x[0], f64);
   GiltValue *below = lower_cmp(l, "olt", v, lower_constant(l, f64, -lambd));
   GiltValue *above = lower_cmp(l, "ogt", v, lower_constant(l, f64, lambd));
-  GiltValue *r = lower_select(
-      l, above, lower_binary(l, LOOP_OP_SUBF, v, lower_constant(l, f64, bias)),
-      lower_constant(l, f64, 0));
+  GiltValue *shrunk_down =
+      lower_binary(l, LOOP_OP_SUBF, v, lower_constant(l, f64, bias));
+  GiltValue *r = lower_select(l, above, shrunk_down, lower_constant(l, f64, 0));
   r = lower_select(l, below,
                    lower_binary(l, LOOP_OP_ADDF, v, lower_constant(l, f64, bias)),
                    r);

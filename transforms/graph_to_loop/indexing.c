@@ -61,6 +61,12 @@ GiltValue *ix_wrap_negative(Lower *l, GiltValue *v, GiltValue *size)
   return lower_select(l, neg, ix_add(l, v, size), v);
 }
 
+GiltValue *ix_one_if(Lower *l, GiltValue *cond)
+{
+  GiltValue *one = lower_index(l, 1);
+  return lower_select(l, cond, one, lower_index(l, 0));
+}
+
 GiltValue *ix_product(Lower *l, GiltValue *const *dims, size_t first,
                       size_t last)
 {

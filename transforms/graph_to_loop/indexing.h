@@ -30,6 +30,8 @@ GILT_INTERNAL GiltValue *ix_in_range(Lower *l, GiltValue *v, GiltValue *lo,
 /* v + size when v is negative (ONNX's negative indices and axes). */
 GILT_INTERNAL GiltValue *ix_wrap_negative(Lower *l, GiltValue *v,
                                           GiltValue *size);
+/* 1 when cond (an i1) holds, else 0: a count's step. */
+GILT_INTERNAL GiltValue *ix_one_if(Lower *l, GiltValue *cond);
 /* The product of dims[first..last). */
 GILT_INTERNAL GiltValue *ix_product(Lower *l, GiltValue *const *dims,
                                     size_t first, size_t last);

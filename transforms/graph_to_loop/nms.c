@@ -105,11 +105,12 @@ static void find_best(Lower *l, GiltValue *j, GiltValue *const *acc,
 {
   Nms *n = user;
   GiltValue *s = score(l, n, j);
-  GiltValue *free_box = lower_cmp(l, "eq", lower_load(l, n->taken, &j),
-                                  lower_int_constant(l, lower_i1_type(l), 0));
-  GiltValue *better = lower_binary(
-      l, LOOP_OP_ORI, lower_cmp(l, "slt", acc[0], lower_index(l, 0)),
-      lower_cmp(l, "ogt", s, acc[1]));
+  GiltValue *taken = lower_load(l, n->taken, &j);
+  GiltValue *free_box =
+      lower_cmp(l, "eq", taken, lower_int_constant(l, lower_i1_type(l), 0));
+  GiltValue *none_yet = lower_cmp(l, "slt", acc[0], lower_index(l, 0));
+  GiltValue *higher = lower_cmp(l, "ogt", s, acc[1]);
+  GiltValue *better = lower_binary(l, LOOP_OP_ORI, none_yet, higher);
   better = and2(l, free_box, better);
   next[0] = lower_select(l, better, j, acc[0]);
   next[1] = lower_select(l, better, s, acc[1]);
@@ -148,8 +149,8 @@ static void select_step(Lower *l, GiltValue *iv, GiltValue *const *count,
 {
   (void)iv;
   Nms *n = user;
-  GiltValue *inits[2] = {lower_index(l, -1),
-                         lower_constant(l, lower_operand_elem(l, 1), 0)};
+  GiltValue *inits[2] = {lower_index(l, -1)};
+  inits[1] = lower_constant(l, lower_operand_elem(l, 1), 0);
   GiltValue *found[2];
   lower_for_upto(l, n->num_boxes, 2, inits,
             found, find_best, n);

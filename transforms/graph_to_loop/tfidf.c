@@ -65,8 +65,8 @@ static void match_at(Lower *l, GiltValue *s, GiltValue *const *count,
   for (int64_t k = 0; k < t->n; k++) {
     GiltValue *pos = lower_plus(l, s, lower_times(l, lower_index(l, k), t->d));
     GiltValue *at[2] = {t->g, lower_index(l, k)};
-    GiltValue *same = lower_cmp(l, "eq", token(l, t, pos),
-                                lower_load(l, t->tokens, at));
+    GiltValue *seen = token(l, t, pos);
+    GiltValue *same = lower_cmp(l, "eq", seen, lower_load(l, t->tokens, at));
     all = lower_binary(l, LOOP_OP_ANDI, all, same);
   }
   next[0] = lower_select(l, all, lower_plus(l, count[0], lower_index(l, 1)),
@@ -94,16 +94,18 @@ static void count_ngram(Lower *l, GiltValue *g, GiltValue *const *iter,
   t->g = g;
   GiltValue *zero = lower_index(l, 0), *count;
   GiltValue *last_distance = lower_index(l, t->n == 1 ? 1 : t->max_skip + 1);
-  lower_for(l, lower_index(l, 1),
-            lower_plus(l, last_distance, lower_index(l, 1)), lower_index(l, 1),
-            1, &zero, &count, count_distance, t);
+  GiltValue *first = lower_index(l, 1);
+  GiltValue *past_last = lower_plus(l, last_distance, lower_index(l, 1));
+  lower_for(l, first, past_last, lower_index(l, 1), 1, &zero, &count,
+            count_distance, t);
   GiltValue *at[2] = {t->row,
                       lower_convert(l, lower_load(l, t->columns, &g),
                                     lower_index_type(l))};
   bool batched = gilt_value_get_type(t->out)->shaped.rank == 2;
   GiltValue *const *out_at = batched ? at : at + 1;
-  GiltValue *sum = lower_plus(l, lower_load(l, t->out, out_at),
-                              lower_convert(l, count, lower_result_elem(l, 0)));
+  GiltValue *before = lower_load(l, t->out, out_at);
+  GiltValue *sum =
+      lower_plus(l, before, lower_convert(l, count, lower_result_elem(l, 0)));
   lower_store(l, sum, t->out, out_at);
 }
 
@@ -128,8 +130,8 @@ static void count_level(Lower *l, TfIdf *t, int64_t n, size_t begin,
   t->columns = int_table(l, 1, shape, data, (size_t)ngrams);
   gilt_free(l->ctx, data);
   t->n = n;
-  lower_for(l, lower_index(l, 0), lower_index(l, ngrams), lower_index(l, 1), 0,
-            NULL, NULL, count_ngram, t);
+  GiltValue *upper = lower_index(l, ngrams);
+  lower_for_upto(l, upper, 0, NULL, NULL, count_ngram, t);
 }
 
 static void count_row(Lower *l, GiltValue *const *ivs, void *user)
@@ -169,9 +171,10 @@ static void weigh_body(Lower *l, GiltValue *const *ivs, void *user)
   if (w->weights)
     weight = lower_load(l, w->weights, &ivs[rank - 1]);
   GiltValue *v = lower_times(l, f, weight);
-  if (w->idf)
-    v = lower_select(l, lower_cmp(l, "ogt", f, lower_constant(l, t, 0)),
-                     weight, lower_constant(l, t, 0));
+  if (w->idf) {
+    GiltValue *present = lower_cmp(l, "ogt", f, lower_constant(l, t, 0));
+    v = lower_select(l, present, weight, lower_constant(l, t, 0));
+  }
   lower_store(l, v, w->out, ivs);
 }
 
@@ -210,8 +213,8 @@ static GiltStatus lower_tf_idf(Lower *l)
   const char *mode = graph_attr_string(l->op, "mode", "TF");
   t.max_skip = graph_attr_int(l->op, "max_skip_count", 0);
   t.length = lower_dim(l, t.x, rank - 1);
-  GiltValue *dims[2] = {rank == 2 ? lower_dim(l, t.x, 0) : NULL,
-                        lower_index(l, width)};
+  GiltValue *dims[2] = {rank == 2 ? lower_dim(l, t.x, 0) : NULL};
+  dims[1] = lower_index(l, width);
   t.out = lower_alloc_result(l, 0, rank == 2 ? dims : dims + 1);
   lower_fill(l, t.out, lower_constant(l, rt->shaped.elem, 0));
   GiltValue *rows = rank == 2 ? dims[0] : lower_index(l, 1);
