@@ -53,18 +53,18 @@ static GiltValue *reflect(Lower *l, GiltValue *v, GiltValue *lo,
   lo = lower_convert(l, lo, f64), hi = lower_convert(l, hi, f64);
   GiltValue *below = lower_cmp(l, "olt", x, lo);
   GiltValue *above = lower_cmp(l, "ogt", x, hi);
-  GiltValue *dx = lower_select(l, below, lower_minus(l, lo, x),
-                               lower_minus(l, x, hi));
+  GiltValue *under = lower_minus(l, lo, x), *over = lower_minus(l, x, hi);
+  GiltValue *dx = lower_select(l, below, under, over);
   GiltValue *range = lower_minus(l, hi, lo);
   GiltValue *n = lower_unary(l, LOOP_OP_TRUNC,
                              lower_binary(l, LOOP_OP_DIVF, dx, range));
   GiltValue *rest = lower_minus(l, dx, lower_times(l, n, range));
-  GiltValue *even = lower_cmp(
-      l, "oeq", lower_binary(l, LOOP_OP_REMF, n, lower_constant_like(l, n, 2)),
-      lower_constant_like(l, n, 0));
+  GiltValue *parity =
+      lower_binary(l, LOOP_OP_REMF, n, lower_constant_like(l, n, 2));
+  GiltValue *even = lower_cmp(l, "oeq", parity, lower_constant_like(l, n, 0));
   GiltValue *from_lo = lower_cmp(l, "eq", below, even);
-  GiltValue *r = lower_select(l, from_lo, lower_plus(l, lo, rest),
-                              lower_minus(l, hi, rest));
+  GiltValue *up = lower_plus(l, lo, rest), *down = lower_minus(l, hi, rest);
+  GiltValue *r = lower_select(l, from_lo, up, down);
   r = lower_select(l, lower_binary(l, LOOP_OP_ORI, below, above), r, x);
   return lower_convert(l, r, t);
 }
@@ -78,12 +78,12 @@ static GiltValue *pixel(Lower *l, Sampler *s, GiltValue *const *at)
   GiltValue *inside = lower_int_constant(l, lower_i1_type(l), 1);
   for (size_t i = 0; i < s->r; i++) {
     GiltValue *last = lower_minus(l, s->len[i], lower_index(l, 1)), *p = at[i];
-    if (s->pad == PAD_ZEROS)
-      inside =
-          lower_binary(l, LOOP_OP_ANDI, inside,
-                       lower_binary(l, LOOP_OP_ANDI,
-                                    lower_cmp(l, "sge", p, lower_index(l, 0)),
-                                    lower_cmp(l, "sle", p, last)));
+    if (s->pad == PAD_ZEROS) {
+      GiltValue *above = lower_cmp(l, "sge", p, lower_index(l, 0));
+      GiltValue *below = lower_cmp(l, "sle", p, last);
+      GiltValue *in_dim = lower_binary(l, LOOP_OP_ANDI, above, below);
+      inside = lower_binary(l, LOOP_OP_ANDI, inside, in_dim);
+    }
     if (s->pad == PAD_REFLECTION) {
       GiltType *t = gilt_value_get_type(s->lo[i]);
       p = lower_convert(l, reflect(l, lower_convert(l, p, t), s->lo[i],
@@ -103,24 +103,23 @@ static GiltValue *pixel(Lower *l, Sampler *s, GiltValue *const *at)
 static void cubic_weights(Lower *l, GiltValue *t, GiltValue **w)
 {
   const double a = -0.75;
-  GiltValue *d[4] = {lower_plus(l, t, lower_constant_like(l, t, 1)), t,
-                     lower_minus(l, lower_constant_like(l, t, 1), t),
-                     lower_minus(l, lower_constant_like(l, t, 2), t)};
+  GiltValue *d[4] = {lower_plus(l, t, lower_constant_like(l, t, 1)), t};
+  d[2] = lower_minus(l, lower_constant_like(l, t, 1), t);
+  d[3] = lower_minus(l, lower_constant_like(l, t, 2), t);
   for (int k = 0; k < 4; k++) {
     GiltValue *x = d[k];
     if (k == 1 || k == 2) { /* ((A + 2) x - (A + 3)) x x + 1 */
-      GiltValue *p =
-          lower_minus(l, lower_times(l, lower_constant_like(l, x, a + 2), x),
-                      lower_constant_like(l, x, a + 3));
-      w[k] = lower_plus(l, lower_times(l, lower_times(l, p, x), x),
-                        lower_constant_like(l, x, 1));
+      GiltValue *p = lower_times(l, lower_constant_like(l, x, a + 2), x);
+      p = lower_minus(l, p, lower_constant_like(l, x, a + 3));
+      p = lower_times(l, lower_times(l, p, x), x);
+      w[k] = lower_plus(l, p, lower_constant_like(l, x, 1));
     } else { /* ((A x - 5A) x + 8A) x - 4A */
-      GiltValue *p =
-          lower_minus(l, lower_times(l, lower_constant_like(l, x, a), x),
-                      lower_constant_like(l, x, 5 * a));
-      p = lower_plus(l, lower_times(l, p, x), lower_constant_like(l, x, 8 * a));
-      w[k] = lower_minus(l, lower_times(l, p, x),
-                         lower_constant_like(l, x, 4 * a));
+      GiltValue *p = lower_times(l, lower_constant_like(l, x, a), x);
+      p = lower_minus(l, p, lower_constant_like(l, x, 5 * a));
+      p = lower_times(l, p, x);
+      p = lower_plus(l, p, lower_constant_like(l, x, 8 * a));
+      p = lower_times(l, p, x);
+      w[k] = lower_minus(l, p, lower_constant_like(l, x, 4 * a));
     }
   }
 }
@@ -138,27 +137,28 @@ static GiltValue *coordinate(Lower *l, Sampler *s, size_t i)
   GiltValue *g = lower_load(l, s->grid, at);
   GiltValue *len = lower_convert(l, s->len[i], gilt_value_get_type(g));
   GiltValue *g1 = lower_plus(l, g, lower_constant_like(l, g, 1));
-  GiltValue *x =
-      s->align ? lower_times(l,
-                             lower_binary(l, LOOP_OP_DIVF, g1,
-                                          lower_constant_like(l, g, 2)),
-                             lower_minus(l, len, lower_constant_like(l, g, 1)))
-               : lower_binary(l, LOOP_OP_DIVF,
-                              lower_minus(l, lower_times(l, g1, len),
-                                          lower_constant_like(l, g, 1)),
-                              lower_constant_like(l, g, 2));
+  GiltValue *x;
+  if (s->align) { /* (g + 1) / 2 * (len - 1) */
+    GiltValue *half =
+        lower_binary(l, LOOP_OP_DIVF, g1, lower_constant_like(l, g, 2));
+    x = lower_times(l, half, lower_minus(l, len, lower_constant_like(l, g, 1)));
+  } else { /* ((g + 1) * len - 1) / 2 */
+    GiltValue *scaled = lower_times(l, g1, len);
+    GiltValue *less_one = lower_minus(l, scaled, lower_constant_like(l, g, 1));
+    x = lower_binary(l, LOOP_OP_DIVF, less_one, lower_constant_like(l, g, 2));
+  }
   if (s->taps == 1)
     x = lower_unary(l, LOOP_OP_ROUNDEVEN, x);
   if (s->taps == 4)
     return x; /* cubic pads each tap: clamping x would move them all */
-  GiltValue *out = lower_binary(l, LOOP_OP_ORI,
-                                lower_cmp(l, "olt", x, s->lo[i]),
-                                lower_cmp(l, "ogt", x, s->hi[i]));
-  if (s->pad == PAD_BORDER)
-    x = lower_select(l, out,
-                     clamp(l, x, lower_constant_like(l, x, 0),
-                           lower_minus(l, len, lower_constant_like(l, x, 1))),
-                     x);
+  GiltValue *below = lower_cmp(l, "olt", x, s->lo[i]);
+  GiltValue *above = lower_cmp(l, "ogt", x, s->hi[i]);
+  GiltValue *out = lower_binary(l, LOOP_OP_ORI, below, above);
+  if (s->pad == PAD_BORDER) {
+    GiltValue *zero = lower_constant_like(l, x, 0);
+    GiltValue *last = lower_minus(l, len, lower_constant_like(l, x, 1));
+    x = lower_select(l, out, clamp(l, x, zero, last), x);
+  }
   if (s->pad == PAD_REFLECTION)
     x = reflect(l, x, s->lo[i], s->hi[i]);
   return x;
@@ -249,8 +249,8 @@ static GiltStatus lower_grid_sample(Lower *l)
     s.lo[i] = lower_constant(l, t, s.align ? 0 : -0.5);
     s.hi[i] = lower_minus(l, len, lower_constant(l, t, s.align ? 1 : 0.5));
   }
-  GiltValue *dims[2 + MAX_SPATIAL] = {lower_dim(l, s.x, 0),
-                                      lower_dim(l, s.x, 1)};
+  GiltValue *dims[2 + MAX_SPATIAL] = {lower_dim(l, s.x, 0)};
+  dims[1] = lower_dim(l, s.x, 1);
   for (size_t i = 0; i < s.r; i++)
     dims[2 + i] = lower_dim(l, s.grid, 1 + i);
   s.out = lower_alloc_result(l, 0, dims);
@@ -275,13 +275,16 @@ static GiltValue *base_coordinate(Lower *l, Affine *a, GiltValue *i,
   GiltType *f64 = lower_f64_type(l);
   GiltValue *fi = lower_convert(l, i, f64), *fl = lower_convert(l, len, f64);
   GiltValue *one = lower_constant(l, f64, 1), *two = lower_constant(l, f64, 2);
-  if (a->align) /* -1 + i * 2 / (len - 1) */
-    return lower_plus(l, lower_constant(l, f64, -1),
-                      lower_times(l, fi, lower_binary(l, LOOP_OP_DIVF, two,
-                                                      lower_minus(l, fl, one))));
+  if (a->align) { /* -1 + i * 2 / (len - 1) */
+    GiltValue *minus_one = lower_constant(l, f64, -1);
+    GiltValue *step =
+        lower_binary(l, LOOP_OP_DIVF, two, lower_minus(l, fl, one));
+    return lower_plus(l, minus_one, lower_times(l, fi, step));
+  }
   GiltValue *step = lower_binary(l, LOOP_OP_DIVF, two, fl);
-  GiltValue *start = lower_plus(l, lower_constant(l, f64, -1),
-                                lower_binary(l, LOOP_OP_DIVF, step, two));
+  GiltValue *minus_one = lower_constant(l, f64, -1);
+  GiltValue *start =
+      lower_plus(l, minus_one, lower_binary(l, LOOP_OP_DIVF, step, two));
   return lower_plus(l, start, lower_times(l, fi, step));
 }
 

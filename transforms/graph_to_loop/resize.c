@@ -83,8 +83,9 @@ static GiltValue *source_coordinate(Lower *l, Resize *r, size_t d,
     return lower_select(l, single, zero, F(DIVF, F(MULF, x, span), steps));
   /* tf_crop_and_resize */
   GiltValue *start = r->roi_start[d], *width = F(SUBF, r->roi_end[d], start);
-  GiltValue *many = F(ADDF, F(MULF, start, span),
-                      F(DIVF, F(MULF, F(MULF, x, width), span), steps));
+  GiltValue *first = F(MULF, start, span);
+  GiltValue *offset = F(DIVF, F(MULF, F(MULF, x, width), span), steps);
+  GiltValue *many = F(ADDF, first, offset);
   GiltValue *mid = F(MULF, F(MULF, half, F(ADDF, start, r->roi_end[d])), span);
   return lower_select(l, single, mid, many);
 }
@@ -105,11 +106,12 @@ static void nearest_taps(Lower *l, Resize *r, size_t d, GiltValue *x, Taps *t)
     v = fl;
   else if (strcmp(r->nearest, "ceil") == 0)
     v = lower_unary(l, LOOP_OP_CEIL, x);
-  else if (strcmp(r->nearest, "round_prefer_ceil") == 0)
-    v = lower_select(l, is_half, lower_unary(l, LOOP_OP_CEIL, x),
-                     lower_unary(l, LOOP_OP_ROUND, x));
-  else
+  else if (strcmp(r->nearest, "round_prefer_ceil") == 0) {
+    GiltValue *up = lower_unary(l, LOOP_OP_CEIL, x);
+    v = lower_select(l, is_half, up, lower_unary(l, LOOP_OP_ROUND, x));
+  } else {
     v = lower_select(l, is_half, fl, lower_unary(l, LOOP_OP_ROUND, x));
+  }
   t->n = 1;
   t->index[0] = clamp_index(l, r, d, f64_to_index(l, v));
   t->weight[0] = lower_f64(l, 1);
@@ -130,17 +132,17 @@ static void linear_taps(Lower *l, Resize *r, size_t d, GiltValue *x, Taps *t)
 static GiltValue *cubic_weight(Lower *l, double a, GiltValue *s)
 {
   GiltValue *s2 = F(MULF, s, s), *s3 = F(MULF, s2, s);
-  GiltValue *near = F(ADDF,
-                      F(SUBF, F(MULF, lower_f64(l, a + 2), s3),
-                        F(MULF, lower_f64(l, a + 3), s2)),
-                      lower_f64(l, 1));
-  GiltValue *far = F(
-      SUBF,
-      F(ADDF,
-        F(SUBF, F(MULF, lower_f64(l, a), s3), F(MULF, lower_f64(l, 5 * a), s2)),
-        F(MULF, lower_f64(l, 8 * a), s)),
-      lower_f64(l, 4 * a));
-  return lower_select(l, lower_cmp(l, "ole", s, lower_f64(l, 1)), near, far);
+  /* near: (A + 2) s^3 - (A + 3) s^2 + 1 */
+  GiltValue *near = F(MULF, lower_f64(l, a + 2), s3);
+  near = F(SUBF, near, F(MULF, lower_f64(l, a + 3), s2));
+  near = F(ADDF, near, lower_f64(l, 1));
+  /* far: A s^3 - 5A s^2 + 8A s - 4A */
+  GiltValue *far = F(MULF, lower_f64(l, a), s3);
+  far = F(SUBF, far, F(MULF, lower_f64(l, 5 * a), s2));
+  far = F(ADDF, far, F(MULF, lower_f64(l, 8 * a), s));
+  far = F(SUBF, far, lower_f64(l, 4 * a));
+  GiltValue *is_near = lower_cmp(l, "ole", s, lower_f64(l, 1));
+  return lower_select(l, is_near, near, far);
 }
 
 static void cubic_taps(Lower *l, Resize *r, size_t d, GiltValue *x, Taps *t)
@@ -154,9 +156,11 @@ static void cubic_taps(Lower *l, Resize *r, size_t d, GiltValue *x, Taps *t)
         lower_unary(l, LOOP_OP_ABSF, F(SUBF, frac, lower_f64(l, k - 1)));
     GiltValue *i = ix_add(l, i0, lower_index(l, k - 1));
     GiltValue *w = cubic_weight(l, r->cubic_a, s);
-    if (r->exclude_outside)
-      w = lower_select(l, ix_in_range(l, i, lower_index(l, 0), r->in_dim[d]), w,
-                       lower_f64(l, 0));
+    if (r->exclude_outside) {
+      GiltValue *zero = lower_index(l, 0);
+      GiltValue *inside = ix_in_range(l, i, zero, r->in_dim[d]);
+      w = lower_select(l, inside, w, lower_f64(l, 0));
+    }
     sum = F(ADDF, sum, w);
     t->index[k] = clamp_index(l, r, d, i);
     t->weight[k] = w;
@@ -206,9 +210,9 @@ static GiltValue *resized_element(Lower *l, GiltValue *const *ivs, void *user)
     }
     GiltValue *x = source_coordinate(l, r, d, ivs[d]);
     GiltValue *last = index_to_f64(l, ix_sub(l, r->in_dim[d], lower_index(l, 1)));
-    outside = F(ORI, outside,
-                F(ORI, lower_cmp(l, "olt", x, lower_f64(l, 0)),
-                  lower_cmp(l, "ogt", x, last)));
+    GiltValue *below = lower_cmp(l, "olt", x, lower_f64(l, 0));
+    GiltValue *above = lower_cmp(l, "ogt", x, last);
+    outside = F(ORI, outside, F(ORI, below, above));
     if (r->mode[0] == 'n')
       nearest_taps(l, r, d, x, t);
     else if (r->mode[0] == 'l')

@@ -61,8 +61,8 @@ static GiltValue *box(Lower *l, Roi *r, GiltValue *row, int64_t k)
 
 static void check_batch(Lower *l, Roi *r)
 {
-  lower_assert(l, ix_in_range(l, r->b, lower_index(l, 0),
-                              lower_dim(l, r->x, 0)),
+  GiltValue *zero = lower_index(l, 0), *batch = lower_dim(l, r->x, 0);
+  lower_assert(l, ix_in_range(l, r->b, zero, batch),
                "a batch index lies outside the input");
 }
 
@@ -75,9 +75,9 @@ static void sample_taps(Lower *l, Roi *r, size_t a, GiltValue *v)
 {
   GiltValue *zero = lower_constant(l, r->t, 0),
             *size = lower_convert(l, r->in[a], r->t);
-  r->inside[a] = lower_binary(
-      l, LOOP_OP_ANDI, lower_cmp(l, "uge", v, lower_constant(l, r->t, -1)),
-      lower_cmp(l, "ule", v, size));
+  GiltValue *above = lower_cmp(l, "uge", v, lower_constant(l, r->t, -1));
+  GiltValue *below = lower_cmp(l, "ule", v, size);
+  r->inside[a] = lower_binary(l, LOOP_OP_ANDI, above, below);
   v = lower_select(l, lower_cmp(l, "ole", v, zero), zero, v);
   GiltValue *low = lower_convert(l, v, lower_index_type(l));
   GiltValue *last = ix_sub(l, r->in[a], lower_index(l, 1));
@@ -93,10 +93,11 @@ static void sample_taps(Lower *l, Roi *r, size_t a, GiltValue *v)
 ** base + (i + 0.5) * bin / grid. */
 static GiltValue *sample_at(Lower *l, Roi *r, size_t a, GiltValue *i)
 {
-  GiltValue *half =
-      lower_plus(l, lower_convert(l, i, r->t), lower_constant(l, r->t, 0.5));
-  GiltValue *off = lower_binary(l, LOOP_OP_DIVF, lower_times(l, half, r->bin[a]),
-                                lower_convert(l, r->grid[a], r->t));
+  GiltValue *fi = lower_convert(l, i, r->t);
+  GiltValue *half = lower_plus(l, fi, lower_constant(l, r->t, 0.5));
+  GiltValue *scaled = lower_times(l, half, r->bin[a]);
+  GiltValue *off =
+      lower_binary(l, LOOP_OP_DIVF, scaled, lower_convert(l, r->grid[a], r->t));
   return lower_plus(l, r->base[a], off);
 }
 
@@ -114,8 +115,9 @@ static void sample_point(Lower *l, GiltValue *ix, GiltValue *const *acc,
   GiltValue *first = lower_binary(l, LOOP_OP_ANDI, r->first,
                                   lower_cmp(l, "eq", ix, zero));
   for (int k = 0; k < 4; k++) {
-    GiltValue *at[4] = {r->b, r->ivs[0], lower_select(l, inside, ys[k / 2], zero),
-                        lower_select(l, inside, xs[k % 2], zero)};
+    GiltValue *at[4] = {r->b, r->ivs[0],
+                        lower_select(l, inside, ys[k / 2], zero)};
+    at[3] = lower_select(l, inside, xs[k % 2], zero);
     GiltValue *w = lower_select(l, inside, lower_times(l, wy[k / 2], wx[k % 2]),
                                 fzero);
     GiltValue *v = lower_times(l, w, lower_convert(l, lower_load(l, r->x, at),
@@ -242,8 +244,9 @@ static void pool_bin(Lower *l, GiltValue *const *ivs, void *user)
                          lower_cmp(l, "sle", r->high[a], r->low[a]));
   }
   GiltType *elem = lower_result_elem(l, 0);
-  GiltValue *init = lower_select(l, empty, lower_constant(l, elem, 0),
-                                 lower_constant(l, elem, lowest(elem)));
+  GiltValue *zero = lower_constant(l, elem, 0);
+  GiltValue *init =
+      lower_select(l, empty, zero, lower_constant(l, elem, lowest(elem)));
   GiltValue *v;
   lower_for(l, r->low[0], r->high[0], lower_index(l, 1), 1, &init, &v,
             pool_row, r);
@@ -269,8 +272,9 @@ static void pool_box(Lower *l, GiltValue *const *ivs, void *user)
           lower_index_type(l));
     r->start[a] = c[0];
     GiltValue *len = ix_max(l, ix_add(l, ix_sub(l, c[1], c[0]), one), one);
-    r->bin[a] = lower_binary(l, LOOP_OP_DIVF, lower_convert(l, len, f32),
-                             lower_convert(l, r->bins[a], f32));
+    GiltValue *flen = lower_convert(l, len, f32);
+    r->bin[a] =
+        lower_binary(l, LOOP_OP_DIVF, flen, lower_convert(l, r->bins[a], f32));
   }
   GiltValue *dims[3] = {lower_dim(l, r->x, 1), r->bins[0], r->bins[1]};
   lower_parallel(l, 3, dims, pool_bin, r);
@@ -288,10 +292,11 @@ static GiltStatus roi_setup(Lower *l, Roi *r, const int64_t *bins)
   if (given != GILT_DYNAMIC && given != fields)
     return lower_error(l, "each box must have %lld numbers",
                        (long long)fields);
-  if (given == GILT_DYNAMIC)
-    lower_assert(l, lower_cmp(l, "eq", lower_dim(l, r->rois, 1),
-                              lower_index(l, fields)),
+  if (given == GILT_DYNAMIC) {
+    GiltValue *numbers = lower_dim(l, r->rois, 1);
+    lower_assert(l, lower_cmp(l, "eq", numbers, lower_index(l, fields)),
                  "each box must have 4 numbers (5 for MaxRoiPool)");
+  }
   r->scale = graph_attr_float(l->op, "spatial_scale", 1.0);
   GiltType *elem = lower_operand_elem(l, 1);
   if (!lower_is_float(elem))
@@ -306,8 +311,9 @@ static GiltStatus roi_setup(Lower *l, Roi *r, const int64_t *bins)
     r->in[a] = lower_dim(l, r->x, 2 + a);
     r->bins[a] = lower_index(l, bins[a]);
   }
-  GiltValue *dims[4] = {lower_dim(l, r->rois, 0), lower_dim(l, r->x, 1),
-                        r->bins[0], r->bins[1]};
+  GiltValue *dims[4] = {lower_dim(l, r->rois, 0)};
+  dims[1] = lower_dim(l, r->x, 1);
+  dims[2] = r->bins[0], dims[3] = r->bins[1];
   r->out = lower_alloc_result(l, 0, dims);
   lower_parallel(l, 1, dims, r->batch ? align_box : pool_box, r);
   return lower_replace(l, &r->out);
