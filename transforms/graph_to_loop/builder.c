@@ -125,6 +125,16 @@ GiltType *lower_i1_type(Lower *l)
   return gilt_integer_type_get(l->ctx, 1, GILT_SIGNLESS);
 }
 
+GiltType *lower_i64_type(Lower *l)
+{
+  return gilt_integer_type_get(l->ctx, 64, GILT_SIGNLESS);
+}
+
+GiltType *lower_f64_type(Lower *l)
+{
+  return gilt_float_type_get(l->ctx, GILT_F64);
+}
+
 GiltValue *lower_int_constant(Lower *l, GiltType *t, int64_t v)
 {
   return lower_emit_attr(l, LOOP_OP_CONSTANT, t, 0, NULL, "value",
@@ -142,6 +152,16 @@ GiltValue *lower_constant(Lower *l, GiltType *t, double v)
     return lower_emit_attr(l, LOOP_OP_CONSTANT, t, 0, NULL, "value",
                            gilt_float_attr_get(t, v));
   return lower_int_constant(l, t, (int64_t)v);
+}
+
+GiltValue *lower_constant_like(Lower *l, GiltValue *like, double v)
+{
+  return lower_constant(l, gilt_value_get_type(like), v);
+}
+
+GiltValue *lower_f64(Lower *l, double v)
+{
+  return lower_constant(l, lower_f64_type(l), v);
 }
 
 GiltValue *lower_cmp(Lower *l, const char *pred, GiltValue *a, GiltValue *b)
@@ -181,7 +201,7 @@ static GiltValue *convert_int(Lower *l, GiltValue *v, GiltType *from,
 /* index converts through i64, the integer it casts to and from. */
 static GiltValue *convert_index(Lower *l, GiltValue *v, GiltType *to)
 {
-  GiltType *i64 = gilt_integer_type_get(l->ctx, 64, GILT_SIGNLESS);
+  GiltType *i64 = lower_i64_type(l);
   if (to->kind == GILT_TYPE_INDEX) {
     v = lower_convert(l, v, i64);
     return lower_emit(l, LOOP_OP_INDEX_CAST, to, 1, &v);
@@ -244,6 +264,13 @@ GiltValue *lower_minus(Lower *l, GiltValue *a, GiltValue *b)
 GiltValue *lower_times(Lower *l, GiltValue *a, GiltValue *b)
 {
   return arith(l, LOOP_OP_MULF, LOOP_OP_MULI, a, b);
+}
+
+GiltValue *lower_divide(Lower *l, GiltValue *a, GiltValue *b)
+{
+  if (lower_is_unsigned(gilt_value_get_type(a)))
+    return lower_binary(l, LOOP_OP_DIVUI, a, b);
+  return arith(l, LOOP_OP_DIVF, LOOP_OP_DIVSI, a, b);
 }
 
 /* ---- buffers ------------------------------------------------------------------ */
@@ -312,51 +339,13 @@ void lower_broadcast_indices(Lower *l, GiltValue *in, size_t out_rank,
     if (dim == 1) {
       indices[i] = lower_index(l, 0);
     } else if (dim == GILT_DYNAMIC) {
-      GiltValue *one = lower_cmp(l, "eq", lower_dim(l, in, i), lower_index(l, 1));
+      GiltValue *size = lower_dim(l, in, i);
+      GiltValue *one = lower_cmp(l, "eq", size, lower_index(l, 1));
       indices[i] = lower_select(l, one, lower_index(l, 0), iv);
     } else {
       indices[i] = iv;
     }
   }
-}
-
-/* The data of the loop.global a buffer is read from, NULL if it is not. */
-static GiltAttr *global_data(Lower *l, GiltValue *buffer)
-{
-  GiltOp *def = buffer ? gilt_value_get_defining_op(buffer) : NULL;
-  if (!loop_op_is(def, LOOP_OP_GET_GLOBAL))
-    return NULL;
-  GiltAttr *name = gilt_op_get_attr(def, "name");
-  GiltOp *global =
-      gilt_symbol_table_lookup(l->module, gilt_symbol_ref_attr_get_root(name));
-  GiltAttr *value = global ? gilt_op_get_attr(global, "value") : NULL;
-  size_t nbytes;
-  if (!value || (value->kind != GILT_ATTR_DENSE_ELEMENTS &&
-                 value->kind != GILT_ATTR_DENSE_RESOURCE) ||
-      !gilt_dense_attr_get_data(value, &nbytes))
-    return NULL;
-  return value;
-}
-
-bool lower_constant_ints(Lower *l, size_t i, int64_t *out, size_t max,
-                         size_t *n)
-{
-  if (i >= gilt_op_get_num_operands(l->op))
-    return false;
-  /* The constant is lowered before its users (program order), so it is
-  ** usually a loop.global by now. */
-  GiltAttr *c = graph_value_constant(gilt_op_get_operand(l->op, i));
-  if (!c)
-    c = global_data(l, lower_operand(l, i));
-  if (!c || c->type->shaped.elem->kind != GILT_TYPE_INTEGER)
-    return false;
-  int64_t count = gilt_dense_attr_get_num_elements(c);
-  if (count < 0 || (size_t)count > max)
-    return false;
-  for (int64_t k = 0; k < count; k++)
-    out[k] = gilt_dense_attr_get_int(c, k);
-  *n = (size_t)count;
-  return true;
 }
 
 typedef struct Fill {
@@ -536,32 +525,51 @@ GiltValue *lower_scalar_operand(Lower *l, size_t i, GiltType *to)
   return lower_convert(l, lower_load(l, in, zeros), to);
 }
 
-/* The data of a buffer that loop.get_global reads, else NULL. Constants
-** lowered before the op are globals by now (the op's own operand is a
-** cast of one). */
-static GiltAttr *global_value(Lower *l, GiltValue *buffer)
+/* ---- constant operands --------------------------------------------------------- */
+
+GiltAttr *lower_value_constant(Lower *l, GiltValue *v)
 {
-  GiltOp *def = buffer ? gilt_value_get_defining_op(buffer) : NULL;
+  GiltOp *def = v ? gilt_value_get_defining_op(v) : NULL;
+  while (def && gilt_op_get_num_operands(def) == 1 &&
+         strcmp(gilt_op_get_name(def), "builtin.unrealized_conversion_cast") == 0)
+    def = gilt_value_get_defining_op(gilt_op_get_operand(def, 0));
+  if (graph_op_is(def, GRAPH_OP_CONSTANT))
+    return graph_value_constant(gilt_op_get_result(def, 0));
   if (!loop_op_is(def, LOOP_OP_GET_GLOBAL))
     return NULL;
   GiltAttr *name = gilt_op_get_attr(def, "name");
-  GiltOp *global = gilt_symbol_table_lookup(
-      l->module, gilt_symbol_ref_attr_get_root(name));
-  return global ? gilt_op_get_attr(global, "value") : NULL;
+  GiltOp *global =
+      gilt_symbol_table_lookup(l->module, gilt_symbol_ref_attr_get_root(name));
+  GiltAttr *value = global ? gilt_op_get_attr(global, "value") : NULL;
+  size_t nbytes;
+  if (!value || (value->kind != GILT_ATTR_DENSE_ELEMENTS &&
+                 value->kind != GILT_ATTR_DENSE_RESOURCE) ||
+      !gilt_dense_attr_get_data(value, &nbytes))
+    return NULL;
+  return value;
+}
+
+bool lower_constant_ints(Lower *l, size_t i, int64_t *out, size_t max,
+                         size_t *n)
+{
+  if (i >= gilt_op_get_num_operands(l->op))
+    return false;
+  GiltAttr *c = lower_value_constant(l, l->operands[i]);
+  if (!c)
+    c = lower_value_constant(l, gilt_op_get_operand(l->op, i));
+  if (!c || lower_is_float(gilt_attr_get_type(c)->shaped.elem))
+    return false;
+  int64_t count = gilt_dense_attr_get_num_elements(c);
+  if (count < 0 || (size_t)count > max)
+    return false;
+  for (int64_t k = 0; k < count; k++)
+    out[k] = gilt_dense_attr_get_int(c, k);
+  *n = (size_t)count;
+  return true;
 }
 
 bool lower_constant_operand_int(Lower *l, size_t i, int64_t *out)
 {
-  if (i >= gilt_op_get_num_operands(l->op))
-    return false;
-  GiltAttr *c = graph_value_constant(gilt_op_get_operand(l->op, i));
-  if (!c)
-    c = global_value(l, lower_operand(l, i));
-  size_t nbytes;
-  if (!c || !gilt_dense_attr_get_data(c, &nbytes) ||
-      gilt_dense_attr_get_num_elements(c) != 1 ||
-      lower_is_float(c->type->shaped.elem))
-    return false;
-  *out = gilt_dense_attr_get_int(c, 0);
-  return true;
+  size_t n;
+  return lower_constant_ints(l, i, out, 1, &n) && n == 1;
 }

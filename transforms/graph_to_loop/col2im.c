@@ -11,7 +11,7 @@
 ** the stride, the quotient a valid position. image_shape and block_shape
 ** are read at run time; their length (the spatial rank) must be static.
 */
-#include "transforms/graph_to_loop/lowering.h"
+#include "transforms/graph_to_loop/indexing.h"
 
 enum { MAX_SPATIAL = GRAPH_MAX_RANK - 2 };
 
@@ -26,11 +26,6 @@ typedef struct Col2Im {
   GiltValue *const *ivs;           /* n, c, the image element */
 } Col2Im;
 
-static GiltValue *idx(Lower *l, int64_t v)
-{
-  return lower_index(l, v);
-}
-
 static GiltValue *and2(Lower *l, GiltValue *a, GiltValue *b)
 {
   return lower_binary(l, LOOP_OP_ANDI, a, b);
@@ -43,29 +38,28 @@ static void gather_offset(Lower *l, GiltValue *bi, GiltValue *const *acc,
 {
   Col2Im *c = user;
   GiltValue *ok = lower_int_constant(l, lower_i1_type(l), 1);
-  GiltValue *pos = idx(l, 0), *rest = bi;
+  GiltValue *pos = lower_index(l, 0), *rest = bi;
   GiltValue *lpos[MAX_SPATIAL];
   for (size_t k = c->r; k-- > 0;) {
-    GiltValue *b = lower_binary(l, LOOP_OP_REMSI, rest, c->block[k]);
-    rest = lower_binary(l, LOOP_OP_DIVSI, rest, c->block[k]);
-    GiltValue *q = lower_minus(
-        l, lower_plus(l, c->ivs[2 + k], idx(l, c->pads[k])),
-        lower_times(l, b, idx(l, c->dilations[k])));
-    GiltValue *stride = idx(l, c->strides[k]);
+    GiltValue *b = ix_rem(l, rest, c->block[k]);
+    rest = ix_div(l, rest, c->block[k]);
+    GiltValue *padded =
+        lower_plus(l, c->ivs[2 + k], lower_index(l, c->pads[k]));
+    GiltValue *offset = lower_times(l, b, lower_index(l, c->dilations[k]));
+    GiltValue *q = lower_minus(l, padded, offset);
+    GiltValue *stride = lower_index(l, c->strides[k]);
     lpos[k] = lower_binary(l, LOOP_OP_FLOORDIVSI, q, stride);
-    ok = and2(l, ok, lower_cmp(l, "sge", q, idx(l, 0)));
-    ok = and2(l, ok, lower_cmp(l, "eq", lower_binary(l, LOOP_OP_REMSI, q,
-                                                     stride),
-                               idx(l, 0)));
+    ok = and2(l, ok, lower_cmp(l, "sge", q, lower_index(l, 0)));
+    GiltValue *phase = ix_rem(l, q, stride);
+    ok = and2(l, ok, lower_cmp(l, "eq", phase, lower_index(l, 0)));
     ok = and2(l, ok, lower_cmp(l, "slt", lpos[k], c->blocks[k]));
   }
   for (size_t k = 0; k < c->r; k++)
     pos = lower_plus(l, lower_times(l, pos, c->blocks[k]), lpos[k]);
-  GiltValue *zero = idx(l, 0);
-  GiltValue *at[3] = {
-      c->ivs[0],
-      lower_plus(l, lower_times(l, c->ivs[1], c->block_count), bi),
-      lower_select(l, ok, pos, zero)};
+  GiltValue *zero = lower_index(l, 0);
+  GiltValue *column = lower_times(l, c->ivs[1], c->block_count);
+  GiltValue *at[3] = {c->ivs[0], lower_plus(l, column, bi)};
+  at[2] = lower_select(l, ok, pos, zero);
   GiltValue *v = lower_load(l, c->in, at);
   next[0] = lower_select(l, ok, lower_plus(l, acc[0], v), acc[0]);
 }
@@ -75,24 +69,15 @@ static void image_body(Lower *l, GiltValue *const *ivs, void *user)
   Col2Im *c = user;
   c->ivs = ivs;
   GiltValue *init = lower_constant(l, lower_result_elem(l, 0), 0), *sum;
-  lower_for(l, idx(l, 0), c->block_count, idx(l, 1), 1, &init, &sum,
-            gather_offset, c);
+  lower_for_upto(l, c->block_count, 1, &init,
+            &sum, gather_offset, c);
   lower_store(l, sum, c->out, ivs);
-}
-
-static void read_list(Lower *l, const char *name, size_t n, int64_t def,
-                      int64_t *out)
-{
-  size_t got = 0;
-  if (!graph_attr_ints(l->op, name, out, n, &got) || got != n)
-    for (size_t i = 0; i < n; i++)
-      out[i] = def;
 }
 
 /* Entry k of a 1-D integer operand, as index. */
 static GiltValue *entry(Lower *l, size_t operand, size_t k)
 {
-  GiltValue *at = idx(l, (int64_t)k);
+  GiltValue *at = lower_index(l, (int64_t)k);
   return lower_convert(l, lower_load(l, lower_operand(l, operand), &at),
                        lower_index_type(l));
 }
@@ -104,30 +89,28 @@ static GiltStatus lower_col2im(Lower *l)
   if (r == GILT_DYNAMIC || r < 1 || r > MAX_SPATIAL)
     return lower_error(l, "operand 'image_shape' must have a static length");
   c.r = (size_t)r;
-  read_list(l, "dilations", c.r, 1, c.dilations);
-  read_list(l, "strides", c.r, 1, c.strides);
-  read_list(l, "pads", 2 * c.r, 0, c.pads);
+  lower_window_attr(l, "dilations", c.r, 1, c.dilations);
+  lower_window_attr(l, "strides", c.r, 1, c.strides);
+  lower_window_attr(l, "pads", 2 * c.r, 0, c.pads);
   GiltValue *dims[GRAPH_MAX_RANK];
-  c.block_count = idx(l, 1);
+  c.block_count = lower_index(l, 1);
   for (size_t k = 0; k < c.r; k++) {
     GiltValue *image = entry(l, 1, k);
     c.block[k] = entry(l, 2, k);
     c.block_count = lower_times(l, c.block_count, c.block[k]);
-    GiltValue *span = lower_plus(
-        l, lower_times(l, idx(l, c.dilations[k]),
-                       lower_minus(l, c.block[k], idx(l, 1))),
-        idx(l, 1));
-    GiltValue *padded = lower_plus(
-        l, image, idx(l, c.pads[k] + c.pads[c.r + k]));
-    c.blocks[k] = lower_plus(
-        l, lower_binary(l, LOOP_OP_DIVSI, lower_minus(l, padded, span),
-                        idx(l, c.strides[k])),
-        idx(l, 1));
+    GiltValue *dilation = lower_index(l, c.dilations[k]);
+    GiltValue *last = lower_minus(l, c.block[k], lower_index(l, 1));
+    GiltValue *span_less_one = lower_times(l, dilation, last);
+    GiltValue *span = lower_plus(l, span_less_one, lower_index(l, 1));
+    GiltValue *padded =
+        lower_plus(l, image, lower_index(l, c.pads[k] + c.pads[c.r + k]));
+    GiltValue *room = lower_minus(l, padded, span);
+    GiltValue *steps = ix_div(l, room, lower_index(l, c.strides[k]));
+    c.blocks[k] = lower_plus(l, steps, lower_index(l, 1));
     dims[2 + k] = image;
   }
   dims[0] = lower_dim(l, c.in, 0);
-  dims[1] = lower_binary(l, LOOP_OP_DIVSI, lower_dim(l, c.in, 1),
-                         c.block_count);
+  dims[1] = ix_div(l, lower_dim(l, c.in, 1), c.block_count);
   c.out = lower_alloc_result(l, 0, dims);
   lower_parallel(l, c.r + 2, dims, image_body, &c);
   return lower_replace(l, &c.out);

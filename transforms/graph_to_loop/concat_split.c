@@ -33,8 +33,8 @@ static GiltStatus lower_concat(Lower *l)
   dims[axis] = lower_index(l, 0);
   for (size_t k = 0; k < n; k++)
     dims[axis] = ix_add(l, dims[axis], lower_dim(l, lower_operand(l, k), axis));
-  Slab s = {.dst = lower_alloc(l, t, dims), .offset = lower_index(l, 0),
-            .axis = axis};
+  GiltValue *dst = lower_alloc(l, t, dims);
+  Slab s = {.dst = dst, .offset = lower_index(l, 0), .axis = axis};
   for (size_t k = 0; k < n; k++) {
     s.src = lower_operand(l, k);
     lower_dims(l, s.src, in_dims);

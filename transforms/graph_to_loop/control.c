@@ -236,7 +236,9 @@ static GiltStatus lower_if_op(Lower *l)
   GiltType *types[n + 1];
   if (result_types(l, types))
     return GILT_FAILURE;
-  GiltBlock *branches[2] = {body_of(l, 0), body_of(l, 1)};
+  GiltBlock *branches[2];
+  branches[0] = body_of(l, 0);
+  branches[1] = body_of(l, 1);
   if (!branches[0] || !branches[1])
     return lower_error(l, "a branch has arguments of no buffer type");
   GiltValue *cond = load_scalar(l, lower_operand(l, 0));
@@ -508,9 +510,9 @@ static GiltValue *input_slice(Lower *l, ScanState *s, GiltValue *iv,
   for (size_t d = 0, k = 0; d < rank; d++)
     if (d != (size_t)s->in_axes[j])
       dims[k++] = lower_dim(l, in, d);
-  Slice slice = {lower_alloc(l, type_of(arg), dims), in,
-                 scan_position(l, s, iv, s->in_dirs[j]),
-                 (size_t)s->in_axes[j], false};
+  GiltValue *slab = lower_alloc(l, type_of(arg), dims);
+  GiltValue *position = scan_position(l, s, iv, s->in_dirs[j]);
+  Slice slice = {slab, in, position, (size_t)s->in_axes[j], false};
   copy_slice(l, &slice);
   return slice.slice;
 }
@@ -620,7 +622,7 @@ static GiltStatus lower_scan_op(Lower *l)
   for (size_t k = 0; k < s.num_states; k++)
     inits[k] = coerce(l, lower_operand(l, k), types[k]);
   GiltValue *final[results + 1];
-  lower_for(l, lower_index(l, 0), s.count, lower_index(l, 1), s.num_states,
+  lower_for_upto(l, s.count, s.num_states,
             inits, final, scan_step, &s);
   for (size_t j = 0; j < s.num_outputs; j++)
     final[s.num_states + j] = outputs[j];

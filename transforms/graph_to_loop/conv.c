@@ -28,21 +28,11 @@
 ** a last nest. Not here: ConvTranspose, DeformConv (refused), packing of
 ** weights for the compiled path.
 */
-#include "transforms/graph_to_loop/lowering.h"
+#include "transforms/graph_to_loop/indexing.h"
 
 static size_t rank_of(GiltValue *v)
 {
   return gilt_value_get_type(v)->shaped.rank;
-}
-
-static GiltValue *bin(Lower *l, LoopOpId id, GiltValue *a, GiltValue *b)
-{
-  return lower_binary(l, id, a, b);
-}
-
-static GiltValue *idx(Lower *l, int64_t v)
-{
-  return lower_index(l, v);
 }
 
 /* ---- the padded input ----------------------------------------------------- */
@@ -59,11 +49,11 @@ typedef struct Pad {
 static void phase(Lower *l, int64_t s, GiltValue *p, GiltValue **out)
 {
   if (s == 1) {
-    out[0] = idx(l, 0), out[1] = p;
+    out[0] = lower_index(l, 0), out[1] = p;
     return;
   }
-  out[0] = bin(l, LOOP_OP_REMSI, p, idx(l, s));
-  out[1] = bin(l, LOOP_OP_DIVSI, p, idx(l, s));
+  out[0] = ix_rem(l, p, lower_index(l, s));
+  out[1] = ix_div(l, p, lower_index(l, s));
 }
 
 static void pad_body(Lower *l, GiltValue *const *ivs, void *user)
@@ -74,7 +64,7 @@ static void pad_body(Lower *l, GiltValue *const *ivs, void *user)
   x = p->map(l, x, ivs, p->user);
   at[0] = ivs[0], at[1] = ivs[1];
   for (size_t i = 0; i < n; i++)
-    at[2 + i] = bin(l, LOOP_OP_ADDI, ivs[2 + i], p->w->begin[i]);
+    at[2 + i] = ix_add(l, ivs[2 + i], p->w->begin[i]);
   phase(l, p->w->strides[n - 1], at[1 + n], &at[1 + n]);
   lower_store(l, x, p->xp, at);
 }
@@ -90,8 +80,9 @@ static GiltValue *pad_input(Lower *l, LowerWindow *w, GiltValue *x,
   dims[0] = lower_dim(l, x, 0), dims[1] = lower_dim(l, x, 1);
   for (size_t i = 0; i < n; i++)
     dims[2 + i] = w->extent[i];
-  dims[1 + n] = idx(l, s);
-  dims[2 + n] = bin(l, LOOP_OP_CEILDIVSI, w->extent[n - 1], idx(l, s));
+  dims[1 + n] = lower_index(l, s);
+  dims[2 + n] =
+      lower_binary(l, LOOP_OP_CEILDIVSI, w->extent[n - 1], lower_index(l, s));
   for (size_t i = 0; i < rank; i++)
     shape[i] = GILT_DYNAMIC;
   shape[1 + n] = s;
@@ -129,9 +120,11 @@ static GiltValue *conv_loop(Lower *l, Conv *c, GiltValue *acc)
     GiltValue *xv = lower_lanes_load(l, &c->v, c->mask, c->xp, c->xi);
     return lower_lanes_fma(l, wv, xv, acc);
   }
-  GiltValue *upper = c->depth == 0 ? c->cg : idx(l, c->w.kernel[c->depth - 1]);
+  GiltValue *upper =
+      c->depth == 0 ? c->cg : lower_index(l, c->w.kernel[c->depth - 1]);
   GiltValue *out;
-  lower_for(l, idx(l, 0), upper, idx(l, 1), 1, &acc, &out, conv_level, c);
+  lower_for_upto(l, upper, 1, &acc, &out,
+            conv_level, c);
   return out;
 }
 
@@ -142,17 +135,17 @@ static void conv_level(Lower *l, GiltValue *iv, GiltValue *const *acc,
   size_t n = c->w.n, d = c->depth;
   c->wi[1 + d] = iv;
   if (d == 0) {
-    c->xi[1] = bin(l, LOOP_OP_ADDI, c->c0, iv);
+    c->xi[1] = ix_add(l, c->c0, iv);
   } else {
     size_t i = d - 1;
     GiltValue *kd = c->w.dilations[i] == 1
                         ? iv
-                        : bin(l, LOOP_OP_MULI, iv, idx(l, c->w.dilations[i]));
+                        : ix_mul(l, iv, lower_index(l, c->w.dilations[i]));
     if (i + 1 < n) {
-      c->xi[2 + i] = bin(l, LOOP_OP_ADDI, c->base[i], kd);
+      c->xi[2 + i] = ix_add(l, c->base[i], kd);
     } else {
       phase(l, c->w.strides[i], kd, &c->xi[1 + n]);
-      c->xi[2 + n] = bin(l, LOOP_OP_ADDI, c->ow0, c->xi[2 + n]);
+      c->xi[2 + n] = ix_add(l, c->ow0, c->xi[2 + n]);
     }
   }
   c->depth++;
@@ -165,16 +158,15 @@ static void conv_body(Lower *l, GiltValue *const *ivs, void *user)
   Conv *c = user;
   size_t n = c->w.n;
   GiltValue *m = ivs[1], *yi[GRAPH_MAX_RANK];
-  c->c0 = bin(l, LOOP_OP_MULI, bin(l, LOOP_OP_DIVSI, m, c->mg), c->cg);
+  c->c0 = ix_mul(l, ix_div(l, m, c->mg), c->cg);
   c->ow0 = ivs[1 + n];
   if (c->v.width > 1)
-    c->ow0 = bin(l, LOOP_OP_MULI, c->ow0, idx(l, c->v.width));
-  c->mask = lower_lanes_mask(l, &c->v,
-                             bin(l, LOOP_OP_SUBI, c->w.out[n - 1], c->ow0));
+    c->ow0 = ix_mul(l, c->ow0, lower_index(l, c->v.width));
+  c->mask = lower_lanes_mask(l, &c->v, ix_sub(l, c->w.out[n - 1], c->ow0));
   c->xi[0] = ivs[0];
   c->wi[0] = m;
   for (size_t i = 0; i + 1 < n; i++)
-    c->base[i] = bin(l, LOOP_OP_MULI, ivs[2 + i], idx(l, c->w.strides[i]));
+    c->base[i] = ix_mul(l, ivs[2 + i], lower_index(l, c->w.strides[i]));
   GiltValue *acc = lower_lanes_zero(&c->v);
   if (c->bias)
     acc = lower_lanes_splat(
@@ -207,9 +199,10 @@ static GiltValue *conv_kernel(Lower *l, Conv *c, GiltValue *x, GiltType *elem)
                                              NULL),
                      dims);
   c->cg = lower_dim(l, c->wt, 1);
-  c->mg = bin(l, LOOP_OP_DIVSI, dims[1], idx(l, group));
+  c->mg = ix_div(l, dims[1], lower_index(l, group));
   if (c->v.width > 1)
-    uppers[1 + n] = bin(l, LOOP_OP_CEILDIVSI, dims[1 + n], idx(l, c->v.width));
+    uppers[1 + n] = lower_binary(l, LOOP_OP_CEILDIVSI, dims[1 + n],
+                                 lower_index(l, c->v.width));
   lower_parallel(l, n + 2, uppers, conv_body, c);
   return c->y;
 }
@@ -233,9 +226,9 @@ static void finish_body(Lower *l, GiltValue *const *ivs, void *user)
   GiltType *to = gilt_value_get_type(f->out)->shaped.elem;
   GiltValue *v = lower_load(l, f->acc, ivs);
   if (f->q) {
-    GiltValue *s = lower_binary(l, LOOP_OP_MULF,
-                                lower_per_axis(l, f->q->x_scale, 0, 0, ivs),
-                                lower_per_axis(l, f->q->w_scale, 0, 1, ivs));
+    GiltValue *x_scale = lower_per_axis(l, f->q->x_scale, 0, 0, ivs);
+    GiltValue *w_scale = lower_per_axis(l, f->q->w_scale, 0, 1, ivs);
+    GiltValue *s = lower_times(l, x_scale, w_scale);
     s = lower_binary(l, LOOP_OP_DIVF, s,
                      lower_per_axis(l, f->q->y_scale, 0, 0, ivs));
     v = lower_requantize(l, v, s, lower_per_axis(l, f->q->y_zp, 0, 0, ivs),

@@ -25,7 +25,7 @@
 ** operator doc and its backend tests say (ONNX Runtime swaps the two). A
 ** negative padding attribute is refused.
 */
-#include "transforms/graph_to_loop/lowering.h"
+#include "transforms/graph_to_loop/indexing.h"
 
 #include <string.h>
 
@@ -44,29 +44,19 @@ typedef struct Transpose {
   GiltValue *w, *mask;
 } Transpose;
 
-static GiltValue *bin(Lower *l, LoopOpId id, GiltValue *a, GiltValue *b)
-{
-  return lower_binary(l, id, a, b);
-}
-
-static GiltValue *idx(Lower *l, int64_t v)
-{
-  return lower_index(l, v);
-}
-
 static void phase(Lower *l, int64_t s, GiltValue *p, GiltValue **out)
 {
   if (s == 1) {
-    out[0] = idx(l, 0), out[1] = p;
+    out[0] = lower_index(l, 0), out[1] = p;
     return;
   }
-  out[0] = bin(l, LOOP_OP_REMSI, p, idx(l, s));
-  out[1] = bin(l, LOOP_OP_DIVSI, p, idx(l, s));
+  out[0] = ix_rem(l, p, lower_index(l, s));
+  out[1] = ix_div(l, p, lower_index(l, s));
 }
 
 static GiltValue *dilate(Lower *l, GiltValue *k, int64_t d)
 {
-  return d == 1 ? k : bin(l, LOOP_OP_MULI, k, idx(l, d));
+  return d == 1 ? k : ix_mul(l, k, lower_index(l, d));
 }
 
 /* The innermost loop body: one block of L inputs along the last axis. */
@@ -76,12 +66,11 @@ static void block_body(Lower *l, GiltValue *const *ivs, void *user)
   size_t n = t->n;
   GiltValue *i0 = ivs[0];
   if (t->v.width > 1)
-    i0 = bin(l, LOOP_OP_MULI, i0, idx(l, t->v.width));
-  GiltValue *mask = lower_lanes_mask(l, &t->v,
-                                     bin(l, LOOP_OP_SUBI, t->in[n - 1], i0));
+    i0 = ix_mul(l, i0, lower_index(l, t->v.width));
+  GiltValue *mask = lower_lanes_mask(l, &t->v, ix_sub(l, t->in[n - 1], i0));
   t->xi[1 + n] = i0;
   GiltValue *q = t->yi[2 + n];
-  t->yi[2 + n] = bin(l, LOOP_OP_ADDI, q, i0);
+  t->yi[2 + n] = ix_add(l, q, i0);
   GiltValue *x = lower_lanes_load(l, &t->v, mask, t->x, t->xi);
   GiltValue *y = lower_lanes_load(l, &t->v, mask, t->yp, t->yi);
   lower_lanes_store(l, &t->v, mask, lower_lanes_fma(l, t->w, x, y), t->yp,
@@ -99,11 +88,14 @@ static void scatter_loop(Lower *l, Transpose *t)
     t->w = lower_lanes_splat(l, &t->v, lower_load(l, t->wt, t->wi));
     upper = t->in[n - 1];
     if (t->v.width > 1)
-      upper = bin(l, LOOP_OP_CEILDIVSI, upper, idx(l, t->v.width));
+      upper =
+          lower_binary(l, LOOP_OP_CEILDIVSI, upper, lower_index(l, t->v.width));
     lower_nest(l, 1, &upper, block_body, t);
     return;
   }
-  upper = d == 0 ? t->cg : d < n ? t->in[d - 1] : idx(l, t->kernel[d - n]);
+  upper = d == 0  ? t->cg
+          : d < n ? t->in[d - 1]
+                  : lower_index(l, t->kernel[d - n]);
   lower_nest(l, 1, &upper, scatter_level, t);
 }
 
@@ -113,7 +105,7 @@ static void scatter_level(Lower *l, GiltValue *const *ivs, void *user)
   size_t n = t->n, d = t->depth;
   GiltValue *iv = ivs[0];
   if (d == 0) {
-    t->xi[1] = t->wi[0] = bin(l, LOOP_OP_ADDI, t->c0, iv);
+    t->xi[1] = t->wi[0] = ix_add(l, t->c0, iv);
   } else if (d < n) {
     t->xi[1 + d] = t->ii[d - 1] = iv;
   } else {
@@ -121,9 +113,8 @@ static void scatter_level(Lower *l, GiltValue *const *ivs, void *user)
     t->wi[2 + a] = iv;
     GiltValue *kd = dilate(l, iv, t->dilations[a]);
     if (a + 1 < n)
-      t->yi[2 + a] = bin(l, LOOP_OP_ADDI,
-                         bin(l, LOOP_OP_MULI, t->ii[a], idx(l, t->strides[a])),
-                         kd);
+      t->yi[2 + a] =
+          ix_add(l, ix_mul(l, t->ii[a], lower_index(l, t->strides[a])), kd);
     else
       phase(l, t->strides[a], kd, &t->yi[1 + n]);
   }
@@ -138,8 +129,8 @@ static void scatter_body(Lower *l, GiltValue *const *ivs, void *user)
   GiltValue *m = ivs[1];
   t->xi[0] = t->yi[0] = ivs[0];
   t->yi[1] = m;
-  t->wi[1] = bin(l, LOOP_OP_REMSI, m, t->mg);
-  t->c0 = bin(l, LOOP_OP_MULI, bin(l, LOOP_OP_DIVSI, m, t->mg), t->cg);
+  t->wi[1] = ix_rem(l, m, t->mg);
+  t->c0 = ix_mul(l, ix_div(l, m, t->mg), t->cg);
   t->depth = 0;
   scatter_loop(l, t);
 }
@@ -153,7 +144,7 @@ static void gather_body(Lower *l, GiltValue *const *ivs, void *user)
   GiltValue *at[GRAPH_MAX_RANK + 1];
   at[0] = ivs[0], at[1] = ivs[1];
   for (size_t a = 0; a < n; a++)
-    at[2 + a] = bin(l, LOOP_OP_ADDI, ivs[2 + a], t->begin[a]);
+    at[2 + a] = ix_add(l, ivs[2 + a], t->begin[a]);
   phase(l, t->strides[n - 1], at[1 + n], &at[1 + n]);
   GiltValue *v = lower_load(l, t->yp, at);
   if (t->bias)
@@ -171,43 +162,30 @@ static void axis_sizes(Lower *l, Transpose *t, size_t a, int64_t known,
                        const char *auto_pad, bool set_by_size)
 {
   int64_t ek = (t->kernel[a] - 1) * t->dilations[a] + 1, s = t->strides[a];
-  GiltValue *full = bin(l, LOOP_OP_ADDI,
-                        bin(l, LOOP_OP_MULI,
-                            bin(l, LOOP_OP_SUBI, t->in[a], idx(l, 1)),
-                            idx(l, s)),
-                        idx(l, outpad[a] + ek));
+  GiltValue *last = ix_sub(l, t->in[a], lower_index(l, 1));
+  GiltValue *last_start = ix_mul(l, last, lower_index(l, s));
+  GiltValue *full = ix_add(l, last_start, lower_index(l, outpad[a] + ek));
   bool same = !strncmp(auto_pad, "SAME_", 5);
   if (!set_by_size && !same) {
-    t->begin[a] = idx(l, pads[a]);
+    t->begin[a] = lower_index(l, pads[a]);
     t->out[a] = known != GILT_DYNAMIC
-                    ? idx(l, known)
-                    : bin(l, LOOP_OP_SUBI, full, idx(l, pads[a] + pads[t->n + a]));
+                    ? lower_index(l, known)
+                    : ix_sub(l, full, lower_index(l, pads[a] + pads[t->n + a]));
   } else {
-    t->out[a] = known != GILT_DYNAMIC ? idx(l, known)
-                                      : bin(l, LOOP_OP_MULI, t->in[a], idx(l, s));
+    t->out[a] = known != GILT_DYNAMIC ? lower_index(l, known)
+                                      : ix_mul(l, t->in[a], lower_index(l, s));
     /* An output larger than the scatter's reach pads nothing and is
     ** zero (plus bias) at the end, as ONNX Runtime does. */
-    GiltValue *total = bin(l, LOOP_OP_MAXSI,
-                           bin(l, LOOP_OP_SUBI, full, t->out[a]), idx(l, 0));
-    GiltValue *half = bin(l, LOOP_OP_DIVSI, total, idx(l, 2));
-    t->begin[a] = !strcmp(auto_pad, "SAME_UPPER")
-                      ? half
-                      : bin(l, LOOP_OP_SUBI, total, half);
+    GiltValue *excess = ix_sub(l, full, t->out[a]);
+    GiltValue *total = ix_max(l, excess, lower_index(l, 0));
+    GiltValue *half = ix_div(l, total, lower_index(l, 2));
+    t->begin[a] =
+        !strcmp(auto_pad, "SAME_UPPER") ? half : ix_sub(l, total, half);
   }
   /* The scatter reaches (in - 1) * s + ek; the result begin + out. */
-  GiltValue *reach = bin(l, LOOP_OP_SUBI, full, idx(l, outpad[a]));
-  t->extent[a] = bin(l, LOOP_OP_MAXSI, reach,
-                     bin(l, LOOP_OP_ADDI, t->begin[a], t->out[a]));
-}
-
-static void read_list(Lower *l, const char *name, size_t n, int64_t def,
-                      int64_t *out)
-{
-  size_t got = 0;
-  if (!graph_attr_ints(l->op, name, out, 2 * GRAPH_MAX_RANK, &got) ||
-      got != n)
-    for (size_t i = 0; i < n; i++)
-      out[i] = def;
+  GiltValue *reach = ix_sub(l, full, lower_index(l, outpad[a]));
+  GiltValue *result_end = ix_add(l, t->begin[a], t->out[a]);
+  t->extent[a] = ix_max(l, reach, result_end);
 }
 
 /* The zeroed accumulation buffer [N, M, extent..., s, extent / s]. */
@@ -219,8 +197,9 @@ static GiltValue *alloc_padded(Lower *l, Transpose *t, GiltValue *const *nm)
   dims[0] = nm[0], dims[1] = nm[1];
   for (size_t a = 0; a < n; a++)
     dims[2 + a] = t->extent[a];
-  dims[1 + n] = idx(l, s);
-  dims[2 + n] = bin(l, LOOP_OP_CEILDIVSI, t->extent[n - 1], idx(l, s));
+  dims[1 + n] = lower_index(l, s);
+  dims[2 + n] =
+      lower_binary(l, LOOP_OP_CEILDIVSI, t->extent[n - 1], lower_index(l, s));
   for (size_t i = 0; i < rank; i++)
     shape[i] = GILT_DYNAMIC;
   shape[1 + n] = s;
@@ -243,10 +222,10 @@ static GiltStatus lower_conv_transpose(Lower *l)
   int64_t pads[2 * GRAPH_MAX_RANK], outpad[GRAPH_MAX_RANK];
   int64_t shape[2 * GRAPH_MAX_RANK];
   size_t ns = 0;
-  read_list(l, "strides", t.n, 1, t.strides);
-  read_list(l, "dilations", t.n, 1, t.dilations);
-  read_list(l, "pads", 2 * t.n, 0, pads);
-  read_list(l, "output_padding", t.n, 0, outpad);
+  lower_window_attr(l, "strides", t.n, 1, t.strides);
+  lower_window_attr(l, "dilations", t.n, 1, t.dilations);
+  lower_window_attr(l, "pads", 2 * t.n, 0, pads);
+  lower_window_attr(l, "output_padding", t.n, 0, outpad);
   bool by_size = graph_attr_ints(l->op, "output_shape", shape,
                                  2 * GRAPH_MAX_RANK, &ns);
   const char *auto_pad = graph_attr_string(l->op, "auto_pad", "NOTSET");
@@ -265,8 +244,9 @@ static GiltStatus lower_conv_transpose(Lower *l)
   GiltValue *dims[GRAPH_MAX_RANK];
   dims[0] = lower_dim(l, t.x, 0);
   t.mg = lower_dim(l, t.wt, 1);
-  dims[1] = bin(l, LOOP_OP_MULI, t.mg, idx(l, group));
-  t.cg = bin(l, LOOP_OP_DIVSI, lower_dim(l, t.x, 1), idx(l, group));
+  dims[1] = ix_mul(l, t.mg, lower_index(l, group));
+  GiltValue *channels = lower_dim(l, t.x, 1);
+  t.cg = ix_div(l, channels, lower_index(l, group));
   t.yp = alloc_padded(l, &t, dims);
   lower_parallel(l, 2, dims, scatter_body, &t);
   for (size_t a = 0; a < t.n; a++)

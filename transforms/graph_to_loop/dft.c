@@ -33,43 +33,34 @@ typedef struct Transform {
   void *user;
 } Transform;
 
-static GiltType *f64_type(Lower *l)
-{
-  return gilt_float_type_get(l->ctx, GILT_F64);
-}
-
-static GiltValue *f64(Lower *l, double v)
-{
-  return lower_constant(l, f64_type(l), v);
-}
-
 static void transform_step(Lower *l, GiltValue *j, GiltValue *const *acc,
                            GiltValue **next, void *user)
 {
   Transform *t = user;
   Complex x = t->sample(l, j, t->user);
   GiltValue *jk = lower_binary(l, LOOP_OP_REMSI, lower_times(l, j, t->k), t->n);
-  GiltValue *theta = lower_binary(
-      l, LOOP_OP_DIVF,
-      lower_times(l, lower_convert(l, jk, f64_type(l)),
-                  f64(l, t->inverse ? 2 * pi : -2 * pi)),
-      lower_convert(l, t->n, f64_type(l)));
+  GiltValue *turns = lower_convert(l, jk, lower_f64_type(l));
+  GiltValue *angle =
+      lower_times(l, turns, lower_f64(l, t->inverse ? 2 * pi : -2 * pi));
+  GiltValue *n = lower_convert(l, t->n, lower_f64_type(l));
+  GiltValue *theta = lower_binary(l, LOOP_OP_DIVF, angle, n);
   GiltValue *c = lower_unary(l, LOOP_OP_COS, theta);
   GiltValue *s = lower_unary(l, LOOP_OP_SIN, theta);
-  next[0] = lower_plus(l, acc[0], lower_minus(l, lower_times(l, x.re, c),
-                                              lower_times(l, x.im, s)));
-  next[1] = lower_plus(l, acc[1], lower_plus(l, lower_times(l, x.re, s),
-                                             lower_times(l, x.im, c)));
+  GiltValue *re_c = lower_times(l, x.re, c), *im_s = lower_times(l, x.im, s);
+  next[0] = lower_plus(l, acc[0], lower_minus(l, re_c, im_s));
+  GiltValue *re_s = lower_times(l, x.re, s), *im_c = lower_times(l, x.im, c);
+  next[1] = lower_plus(l, acc[1], lower_plus(l, re_s, im_c));
 }
 
 /* One frequency of the transform; the inverse is scaled by 1/n. */
 static Complex transform(Lower *l, Transform *t)
 {
-  GiltValue *inits[2] = {f64(l, 0), f64(l, 0)}, *sums[2];
+  GiltValue *zero = lower_f64(l, 0);
+  GiltValue *inits[2] = {zero, zero}, *sums[2];
   lower_for_upto(l, t->count, 2, inits, sums,
             transform_step, t);
   if (t->inverse) {
-    GiltValue *n = lower_convert(l, t->n, f64_type(l));
+    GiltValue *n = lower_convert(l, t->n, lower_f64_type(l));
     sums[0] = lower_binary(l, LOOP_OP_DIVF, sums[0], n);
     sums[1] = lower_binary(l, LOOP_OP_DIVF, sums[1], n);
   }
@@ -84,11 +75,11 @@ static Complex load_complex(Lower *l, GiltValue *in, GiltValue **ivs)
   GiltType *t = gilt_value_get_type(in);
   size_t last = t->shaped.rank - 1;
   ivs[last] = lower_index(l, 0);
-  Complex x = {lower_convert(l, lower_load(l, in, ivs), f64_type(l)),
-               f64(l, 0)};
+  GiltValue *re = lower_convert(l, lower_load(l, in, ivs), lower_f64_type(l));
+  Complex x = {re, lower_f64(l, 0)};
   if (t->shaped.shape[last] == 2) {
     ivs[last] = lower_index(l, 1);
-    x.im = lower_convert(l, lower_load(l, in, ivs), f64_type(l));
+    x.im = lower_convert(l, lower_load(l, in, ivs), lower_f64_type(l));
   }
   return x;
 }
@@ -106,8 +97,8 @@ static void store_complex(Lower *l, Complex v, GiltValue *out,
 
 static GiltValue *half_plus_one(Lower *l, GiltValue *n)
 {
-  return lower_plus(l, lower_binary(l, LOOP_OP_DIVSI, n, lower_index(l, 2)),
-                    lower_index(l, 1));
+  GiltValue *half = lower_binary(l, LOOP_OP_DIVSI, n, lower_index(l, 2));
+  return lower_plus(l, half, lower_index(l, 1));
 }
 
 /* The last dimension of a signal must say whether it is complex. */
@@ -197,8 +188,10 @@ static Complex stft_sample(Lower *l, GiltValue *j, void *user)
   Complex x = load_complex(l, s->signal, idx);
   if (!s->window)
     return x;
-  GiltValue *w = lower_convert(l, lower_load(l, s->window, &j), f64_type(l));
-  return (Complex){lower_times(l, x.re, w), lower_times(l, x.im, w)};
+  GiltValue *w =
+      lower_convert(l, lower_load(l, s->window, &j), lower_f64_type(l));
+  GiltValue *re = lower_times(l, x.re, w);
+  return (Complex){re, lower_times(l, x.im, w)};
 }
 
 static void stft_body(Lower *l, GiltValue *const *ivs, void *user)
@@ -224,15 +217,12 @@ static GiltStatus lower_stft(Lower *l)
   GiltValue *n = lower_operand(l, 3) ? lower_scalar_operand(l, 3, index)
                                      : lower_dim(l, s.window, 0);
   s.t = (Transform){.count = n, .n = n, .sample = stft_sample, .user = &s};
-  GiltValue *frames = lower_plus(
-      l,
-      lower_binary(l, LOOP_OP_DIVSI,
-                   lower_minus(l, lower_dim(l, s.signal, 1), n), s.step),
-      lower_index(l, 1));
-  GiltValue *dims[4] = {
-      lower_dim(l, s.signal, 0), frames,
-      graph_attr_int(l->op, "onesided", 1) ? half_plus_one(l, n) : n,
-      lower_index(l, 2)};
+  GiltValue *room = lower_minus(l, lower_dim(l, s.signal, 1), n);
+  GiltValue *steps = lower_binary(l, LOOP_OP_DIVSI, room, s.step);
+  GiltValue *frames = lower_plus(l, steps, lower_index(l, 1));
+  GiltValue *dims[4] = {lower_dim(l, s.signal, 0), frames};
+  dims[2] = graph_attr_int(l->op, "onesided", 1) ? half_plus_one(l, n) : n;
+  dims[3] = lower_index(l, 2);
   s.out = lower_alloc_result(l, 0, dims);
   lower_parallel(l, 3, dims, stft_body, &s);
   return lower_replace(l, &s.out);
@@ -250,14 +240,15 @@ typedef struct Mel {
 static GiltValue *hz_to_mel(Lower *l, GiltValue *hz)
 {
   GiltType *t = gilt_value_get_type(hz);
-  GiltValue *x = lower_plus(
-      l, lower_constant(l, t, 1),
-      lower_binary(l, LOOP_OP_DIVF, hz, lower_constant(l, t, 700)));
-  GiltValue *lg = lower_binary(l, LOOP_OP_DIVF,
-                               lower_unary(l, LOOP_OP_LOG,
-                                           lower_convert(l, x, f64_type(l))),
-                               f64(l, ln10));
-  return lower_times(l, lower_constant(l, t, 2595), lower_convert(l, lg, t));
+  GiltValue *one = lower_constant(l, t, 1);
+  GiltValue *ratio =
+      lower_binary(l, LOOP_OP_DIVF, hz, lower_constant(l, t, 700));
+  GiltValue *x = lower_plus(l, one, ratio);
+  GiltValue *ln =
+      lower_unary(l, LOOP_OP_LOG, lower_convert(l, x, lower_f64_type(l)));
+  GiltValue *lg = lower_binary(l, LOOP_OP_DIVF, ln, lower_f64(l, ln10));
+  GiltValue *scale = lower_constant(l, t, 2595);
+  return lower_times(l, scale, lower_convert(l, lg, t));
 }
 
 /* The spectrogram bin of mel point i (an index):
@@ -265,24 +256,28 @@ static GiltValue *hz_to_mel(Lower *l, GiltValue *hz)
 static GiltValue *mel_bin(Lower *l, Mel *m, GiltValue *i)
 {
   GiltValue *mel = lower_plus(
-      l, lower_times(l, lower_convert(l, i, f64_type(l)), m->mel_step),
+      l, lower_times(l, lower_convert(l, i, lower_f64_type(l)), m->mel_step),
       m->low_mel);
-  GiltValue *p = lower_binary(l, LOOP_OP_POWF, f64(l, 10),
-                              lower_binary(l, LOOP_OP_DIVF, mel, f64(l, 2595)));
-  GiltValue *hz = lower_times(l, f64(l, 700), lower_minus(l, p, f64(l, 1)));
+  GiltValue *ten = lower_f64(l, 10);
+  GiltValue *exponent = lower_binary(l, LOOP_OP_DIVF, mel, lower_f64(l, 2595));
+  GiltValue *p = lower_binary(l, LOOP_OP_POWF, ten, exponent);
+  GiltValue *scale = lower_f64(l, 700);
+  GiltValue *hz = lower_times(l, scale, lower_minus(l, p, lower_f64(l, 1)));
   GiltValue *bin = lower_unary(
       l, LOOP_OP_FLOOR,
-      lower_binary(l, LOOP_OP_DIVF,
-                   lower_times(l, lower_plus(l, m->dft_length, f64(l, 1)), hz),
-                   m->sample_rate));
+      lower_binary(
+          l, LOOP_OP_DIVF,
+          lower_times(l, lower_plus(l, m->dft_length, lower_f64(l, 1)), hz),
+          m->sample_rate));
   return lower_convert(l, bin, lower_index_type(l));
 }
 
 static GiltValue *in_range(Lower *l, GiltValue *lo, const char *lo_pred,
                            GiltValue *x, const char *hi_pred, GiltValue *hi)
 {
-  return lower_binary(l, LOOP_OP_ANDI, lower_cmp(l, lo_pred, lo, x),
-                      lower_cmp(l, hi_pred, x, hi));
+  GiltValue *above = lower_cmp(l, lo_pred, lo, x);
+  GiltValue *below = lower_cmp(l, hi_pred, x, hi);
+  return lower_binary(l, LOOP_OP_ANDI, above, below);
 }
 
 /* out[j, i]: rising from the left bin to the center (1 at the center),
@@ -294,19 +289,22 @@ static void mel_body(Lower *l, GiltValue *const *ivs, void *user)
   GiltValue *left = mel_bin(l, m, i);
   GiltValue *center = mel_bin(l, m, lower_plus(l, i, lower_index(l, 1)));
   GiltValue *right = mel_bin(l, m, lower_plus(l, i, lower_index(l, 2)));
-  GiltValue *zero = f64(l, 0);
-  GiltValue *fj = lower_convert(l, j, f64_type(l));
-  GiltValue *fl = lower_convert(l, left, f64_type(l));
-  GiltValue *fc = lower_convert(l, center, f64_type(l));
-  GiltValue *fr = lower_convert(l, right, f64_type(l));
-  GiltValue *rise = lower_binary(l, LOOP_OP_DIVF, lower_minus(l, fj, fl),
-                                 lower_minus(l, fc, fl));
-  GiltValue *fall = lower_binary(l, LOOP_OP_DIVF, lower_minus(l, fr, fj),
-                                 lower_minus(l, fr, fc));
+  GiltValue *zero = lower_f64(l, 0);
+  GiltValue *fj = lower_convert(l, j, lower_f64_type(l));
+  GiltValue *fl = lower_convert(l, left, lower_f64_type(l));
+  GiltValue *fc = lower_convert(l, center, lower_f64_type(l));
+  GiltValue *fr = lower_convert(l, right, lower_f64_type(l));
+  GiltValue *from_left = lower_minus(l, fj, fl);
+  GiltValue *rise =
+      lower_binary(l, LOOP_OP_DIVF, from_left, lower_minus(l, fc, fl));
+  GiltValue *to_right = lower_minus(l, fr, fj);
+  GiltValue *fall =
+      lower_binary(l, LOOP_OP_DIVF, to_right, lower_minus(l, fr, fc));
   GiltValue *v = lower_select(l, in_range(l, left, "sle", j, "sle", center),
                               rise, zero);
   v = lower_select(l, in_range(l, center, "sle", j, "slt", right), fall, v);
-  v = lower_select(l, lower_cmp(l, "eq", j, center), f64(l, 1), v);
+  GiltValue *at_center = lower_cmp(l, "eq", j, center);
+  v = lower_select(l, at_center, lower_f64(l, 1), v);
   lower_store(l, lower_convert(l, v, lower_result_elem(l, 0)), m->out, ivs);
 }
 
@@ -315,16 +313,16 @@ static GiltStatus lower_mel_weight_matrix(Lower *l)
   GiltType *index = lower_index_type(l), *edge = lower_operand_elem(l, 3);
   GiltValue *bins = lower_scalar_operand(l, 0, index);
   GiltValue *length = lower_scalar_operand(l, 1, index);
-  Mel m = {.dft_length = lower_convert(l, length, f64_type(l)),
-           .sample_rate = lower_scalar_operand(l, 2, f64_type(l))};
+  Mel m = {.dft_length = lower_convert(l, length, lower_f64_type(l))};
+  m.sample_rate = lower_scalar_operand(l, 2, lower_f64_type(l));
   GiltValue *low = hz_to_mel(l, lower_scalar_operand(l, 3, edge));
   GiltValue *high = hz_to_mel(l, lower_scalar_operand(l, 4, edge));
   GiltValue *points = lower_convert(
       l, lower_plus(l, bins, lower_index(l, 2)), edge);
   GiltValue *step = lower_binary(l, LOOP_OP_DIVF, lower_minus(l, high, low),
                                  points);
-  m.low_mel = lower_convert(l, low, f64_type(l));
-  m.mel_step = lower_convert(l, step, f64_type(l));
+  m.low_mel = lower_convert(l, low, lower_f64_type(l));
+  m.mel_step = lower_convert(l, step, lower_f64_type(l));
   GiltValue *dims[2] = {half_plus_one(l, length), bins};
   m.out = lower_alloc_result(l, 0, dims);
   lower_parallel(l, 2, dims, mel_body, &m);

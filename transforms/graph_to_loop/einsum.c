@@ -107,8 +107,7 @@ static void sum_step(Lower *l, GiltValue *iv, GiltValue *const *acc,
   Einsum *e = user;
   e->iv[e->summed[e->depth++]] = iv;
   if (e->depth < e->num_summed)
-    lower_for(l, lower_index(l, 0), e->size[e->summed[e->depth]],
-              lower_index(l, 1), 1, acc, next, sum_step, e);
+    lower_for_upto(l, e->size[e->summed[e->depth]], 1, acc, next, sum_step, e);
   else
     next[0] = lower_plus(l, acc[0], product(l, e));
   e->depth--;
@@ -126,8 +125,7 @@ static void einsum_body(Lower *l, GiltValue *const *ivs, void *user)
   } else {
     GiltValue *zero = lower_constant(l, e->acc, 0);
     e->depth = 0;
-    lower_for(l, lower_index(l, 0), e->size[e->summed[0]], lower_index(l, 1),
-              1, &zero, &sum, sum_step, e);
+    lower_for_upto(l, e->size[e->summed[0]], 1, &zero, &sum, sum_step, e);
   }
   lower_store(l, lower_convert(l, sum, lower_result_elem(l, 0)), e->out, ivs);
 }

@@ -96,22 +96,10 @@ static bool is_float(GiltValue *v)
   return lower_is_float(type_of(v));
 }
 
-static GiltValue *fconst(Lower *l, GiltValue *like, double c)
-{
-  return lower_constant(l, type_of(like), c);
-}
-
 static GiltValue *attr_const(Lower *l, GiltValue *like, const char *name,
                              double def)
 {
-  return fconst(l, like, graph_attr_float(l->op, name, def));
-}
-
-/* The float or integer op, picked by the operand's type. */
-static GiltValue *arith(Lower *l, LoopOpId fop, LoopOpId iop, GiltValue *a,
-                        GiltValue *b)
-{
-  return lower_binary(l, is_float(a) ? fop : iop, a, b);
+  return lower_constant_like(l, like, graph_attr_float(l->op, name, def));
 }
 
 /* Signed or unsigned integer op by a's type. */
@@ -127,11 +115,6 @@ static GiltValue *compare(Lower *l, const char *fpred, const char *spred,
   if (is_float(a))
     return lower_cmp(l, fpred, a, b);
   return lower_cmp(l, lower_is_unsigned(type_of(a)) ? upred : spred, a, b);
-}
-
-static GiltValue *unary(Lower *l, LoopOpId id, GiltValue *a)
-{
-  return lower_unary(l, id, a);
 }
 
 /* max(a, b) and min(a, b) that keep a NaN a, as ONNX Runtime's Relu and
@@ -150,25 +133,22 @@ static GiltValue *keep_min(Lower *l, GiltValue *a, GiltValue *b)
 
 static GiltValue *s_add(Lower *l, GiltValue *const *x)
 {
-  return arith(l, LOOP_OP_ADDF, LOOP_OP_ADDI, x[0], x[1]);
+  return lower_plus(l, x[0], x[1]);
 }
 
 static GiltValue *s_sub(Lower *l, GiltValue *const *x)
 {
-  return arith(l, LOOP_OP_SUBF, LOOP_OP_SUBI, x[0], x[1]);
+  return lower_minus(l, x[0], x[1]);
 }
 
 static GiltValue *s_mul(Lower *l, GiltValue *const *x)
 {
-  return arith(l, LOOP_OP_MULF, LOOP_OP_MULI, x[0], x[1]);
+  return lower_times(l, x[0], x[1]);
 }
 
 static GiltValue *s_div(Lower *l, GiltValue *const *x)
 {
-  if (is_float(x[0]))
-    return lower_binary(l, LOOP_OP_DIVF, x[0], x[1]);
-  return lower_binary(l, by_sign(x[0], LOOP_OP_DIVSI, LOOP_OP_DIVUI), x[0],
-                      x[1]);
+  return lower_divide(l, x[0], x[1]);
 }
 
 /* Pow: a float base takes the exponent converted to its type; an integer
@@ -178,9 +158,10 @@ static GiltValue *s_pow(Lower *l, GiltValue *const *x)
   GiltType *t = type_of(x[0]);
   if (is_float(x[0]))
     return lower_binary(l, LOOP_OP_POWF, x[0], lower_convert(l, x[1], t));
-  GiltType *f64 = gilt_float_type_get(l->ctx, GILT_F64);
-  GiltValue *r = lower_binary(l, LOOP_OP_POWF, lower_convert(l, x[0], f64),
-                              lower_convert(l, x[1], f64));
+  GiltType *f64 = lower_f64_type(l);
+  GiltValue *base = lower_convert(l, x[0], f64);
+  GiltValue *exponent = lower_convert(l, x[1], f64);
+  GiltValue *r = lower_binary(l, LOOP_OP_POWF, base, exponent);
   return lower_convert(l, r, t);
 }
 
@@ -195,10 +176,11 @@ static GiltValue *s_mod(Lower *l, GiltValue *const *x)
   GiltValue *r = lower_binary(l, LOOP_OP_REMSI, x[0], x[1]);
   if (graph_attr_int(l->op, "fmod", 0))
     return r;
-  GiltValue *zero = fconst(l, r, 0);
+  GiltValue *zero = lower_constant_like(l, r, 0);
+  GiltValue *r_negative = lower_cmp(l, "slt", r, zero);
+  GiltValue *divisor_negative = lower_cmp(l, "slt", x[1], zero);
   GiltValue *differ =
-      lower_binary(l, LOOP_OP_XORI, lower_cmp(l, "slt", r, zero),
-                   lower_cmp(l, "slt", x[1], zero));
+      lower_binary(l, LOOP_OP_XORI, r_negative, divisor_negative);
   GiltValue *fix = lower_binary(l, LOOP_OP_ANDI, differ,
                                 lower_cmp(l, "ne", r, zero));
   return lower_select(l, fix, lower_binary(l, LOOP_OP_ADDI, r, x[1]), r);
@@ -229,11 +211,6 @@ static GiltValue *max2(Lower *l, GiltValue *a, GiltValue *b)
   return lower_binary(l, by_sign(a, LOOP_OP_MAXSI, LOOP_OP_MAXUI), a, b);
 }
 
-static GiltValue *add2(Lower *l, GiltValue *a, GiltValue *b)
-{
-  return arith(l, LOOP_OP_ADDF, LOOP_OP_ADDI, a, b);
-}
-
 static GiltValue *s_min(Lower *l, GiltValue *const *x)
 {
   return fold_operands(l, x, min2);
@@ -246,20 +223,22 @@ static GiltValue *s_max(Lower *l, GiltValue *const *x)
 
 static GiltValue *s_sum(Lower *l, GiltValue *const *x)
 {
-  return fold_operands(l, x, add2);
+  return fold_operands(l, x, lower_plus);
 }
 
 static GiltValue *s_mean(Lower *l, GiltValue *const *x)
 {
-  GiltValue *sum = fold_operands(l, x, add2);
-  GiltValue *n = fconst(l, sum, (double)gilt_op_get_num_operands(l->op));
+  GiltValue *sum = fold_operands(l, x, lower_plus);
+  GiltValue *n =
+      lower_constant_like(l, sum, (double)gilt_op_get_num_operands(l->op));
   GiltValue *q[2] = {sum, n};
   return s_div(l, q);
 }
 
 static GiltValue *s_prelu(Lower *l, GiltValue *const *x)
 {
-  GiltValue *neg = compare(l, "olt", "slt", "ult", x[0], fconst(l, x[0], 0));
+  GiltValue *neg =
+      compare(l, "olt", "slt", "ult", x[0], lower_constant_like(l, x[0], 0));
   return lower_select(l, neg, s_mul(l, x), x[0]);
 }
 
@@ -282,7 +261,7 @@ static GiltValue *s_xor(Lower *l, GiltValue *const *x)
 
 static GiltValue *s_not(Lower *l, GiltValue *const *x)
 {
-  return lower_binary(l, LOOP_OP_XORI, x[0], fconst(l, x[0], -1));
+  return lower_binary(l, LOOP_OP_XORI, x[0], lower_constant_like(l, x[0], -1));
 }
 
 static GiltValue *s_equal(Lower *l, GiltValue *const *x)
@@ -323,10 +302,10 @@ static GiltValue *s_where(Lower *l, GiltValue *const *x)
 
 /* ---- unary math ------------------------------------------------------------------ */
 
-#define DIRECT(name, id)                                                     \
-  static GiltValue *s_##name(Lower *l, GiltValue *const *x)                  \
-  {                                                                          \
-    return unary(l, id, x[0]);                                               \
+#define DIRECT(name, id)                                                       \
+  static GiltValue *s_##name(Lower *l, GiltValue *const *x)                    \
+  {                                                                            \
+    return lower_unary(l, id, x[0]);                                           \
   }
 DIRECT(exp, LOOP_OP_EXP)
 DIRECT(log, LOOP_OP_LOG)
@@ -352,32 +331,32 @@ DIRECT(tanh, LOOP_OP_TANH)
 static GiltValue *s_abs(Lower *l, GiltValue *const *x)
 {
   if (is_float(x[0]))
-    return unary(l, LOOP_OP_ABSF, x[0]);
+    return lower_unary(l, LOOP_OP_ABSF, x[0]);
   if (lower_is_unsigned(type_of(x[0])))
     return x[0];
-  return unary(l, LOOP_OP_ABSI, x[0]);
+  return lower_unary(l, LOOP_OP_ABSI, x[0]);
 }
 
 static GiltValue *s_neg(Lower *l, GiltValue *const *x)
 {
   if (is_float(x[0]))
-    return unary(l, LOOP_OP_NEGF, x[0]);
-  return lower_binary(l, LOOP_OP_SUBI, fconst(l, x[0], 0), x[0]);
+    return lower_unary(l, LOOP_OP_NEGF, x[0]);
+  return lower_binary(l, LOOP_OP_SUBI, lower_constant_like(l, x[0], 0), x[0]);
 }
 
 /* 1, -1 or the value itself (0, -0 and NaN). */
 static GiltValue *s_sign(Lower *l, GiltValue *const *x)
 {
-  GiltValue *zero = fconst(l, x[0], 0);
+  GiltValue *zero = lower_constant_like(l, x[0], 0);
   GiltValue *pos = compare(l, "ogt", "sgt", "ugt", x[0], zero);
   GiltValue *neg = compare(l, "olt", "slt", "ult", x[0], zero);
-  GiltValue *r = lower_select(l, neg, fconst(l, x[0], -1), x[0]);
-  return lower_select(l, pos, fconst(l, x[0], 1), r);
+  GiltValue *r = lower_select(l, neg, lower_constant_like(l, x[0], -1), x[0]);
+  return lower_select(l, pos, lower_constant_like(l, x[0], 1), r);
 }
 
 static GiltValue *s_reciprocal(Lower *l, GiltValue *const *x)
 {
-  return lower_binary(l, LOOP_OP_DIVF, fconst(l, x[0], 1), x[0]);
+  return lower_binary(l, LOOP_OP_DIVF, lower_constant_like(l, x[0], 1), x[0]);
 }
 
 static GiltValue *s_is_nan(Lower *l, GiltValue *const *x)
@@ -387,8 +366,10 @@ static GiltValue *s_is_nan(Lower *l, GiltValue *const *x)
 
 static GiltValue *s_is_inf(Lower *l, GiltValue *const *x)
 {
-  GiltValue *pos = lower_cmp(l, "oeq", x[0], fconst(l, x[0], INFINITY));
-  GiltValue *neg = lower_cmp(l, "oeq", x[0], fconst(l, x[0], -INFINITY));
+  GiltValue *pos =
+      lower_cmp(l, "oeq", x[0], lower_constant_like(l, x[0], INFINITY));
+  GiltValue *neg =
+      lower_cmp(l, "oeq", x[0], lower_constant_like(l, x[0], -INFINITY));
   GiltValue *no = lower_int_constant(l, lower_i1_type(l), 0);
   if (!graph_attr_int(l->op, "detect_positive", 1))
     pos = no;
@@ -401,60 +382,66 @@ static GiltValue *s_is_inf(Lower *l, GiltValue *const *x)
 
 GiltValue *activation_relu(Lower *l, GiltValue *x)
 {
-  return keep_max(l, x, fconst(l, x, 0));
+  return keep_max(l, x, lower_constant_like(l, x, 0));
 }
 
 GiltValue *activation_leaky_relu(Lower *l, GiltValue *x, double alpha)
 {
-  GiltValue *neg = lower_cmp(l, "olt", x, fconst(l, x, 0));
-  GiltValue *scaled = lower_binary(l, LOOP_OP_MULF, x, fconst(l, x, alpha));
+  GiltValue *neg = lower_cmp(l, "olt", x, lower_constant_like(l, x, 0));
+  GiltValue *scaled =
+      lower_binary(l, LOOP_OP_MULF, x, lower_constant_like(l, x, alpha));
   return lower_select(l, neg, scaled, x);
 }
 
 GiltValue *activation_elu(Lower *l, GiltValue *x, double alpha)
 {
-  GiltValue *neg = lower_cmp(l, "olt", x, fconst(l, x, 0));
-  GiltValue *e = lower_binary(l, LOOP_OP_MULF, fconst(l, x, alpha),
-                              unary(l, LOOP_OP_EXPM1, x));
+  GiltValue *neg = lower_cmp(l, "olt", x, lower_constant_like(l, x, 0));
+  GiltValue *scale = lower_constant_like(l, x, alpha);
+  GiltValue *e =
+      lower_binary(l, LOOP_OP_MULF, scale, lower_unary(l, LOOP_OP_EXPM1, x));
   return lower_select(l, neg, e, x);
 }
 
 GiltValue *activation_thresholded_relu(Lower *l, GiltValue *x, double alpha)
 {
-  GiltValue *above = lower_cmp(l, "ogt", x, fconst(l, x, alpha));
-  return lower_select(l, above, x, fconst(l, x, 0));
+  GiltValue *above = lower_cmp(l, "ogt", x, lower_constant_like(l, x, alpha));
+  return lower_select(l, above, x, lower_constant_like(l, x, 0));
 }
 
 GiltValue *activation_hard_sigmoid(Lower *l, GiltValue *x, double alpha,
                                    double beta)
 {
-  GiltValue *y = lower_binary(
-      l, LOOP_OP_ADDF, lower_binary(l, LOOP_OP_MULF, x, fconst(l, x, alpha)),
-      fconst(l, x, beta));
-  y = keep_min(l, y, fconst(l, x, 1));
-  return keep_max(l, y, fconst(l, x, 0));
+  GiltValue *scaled =
+      lower_binary(l, LOOP_OP_MULF, x, lower_constant_like(l, x, alpha));
+  GiltValue *y =
+      lower_binary(l, LOOP_OP_ADDF, scaled, lower_constant_like(l, x, beta));
+  y = keep_min(l, y, lower_constant_like(l, x, 1));
+  return keep_max(l, y, lower_constant_like(l, x, 0));
 }
 
 GiltValue *activation_sigmoid(Lower *l, GiltValue *x)
 {
-  GiltValue *one = fconst(l, x, 1);
-  GiltValue *e = unary(l, LOOP_OP_EXP, unary(l, LOOP_OP_NEGF, x));
+  GiltValue *one = lower_constant_like(l, x, 1);
+  GiltValue *e = lower_unary(l, LOOP_OP_EXP, lower_unary(l, LOOP_OP_NEGF, x));
   return lower_binary(l, LOOP_OP_DIVF, one, lower_binary(l, LOOP_OP_ADDF, one, e));
 }
 
 /* log(1 + e^x) without overflow: max(x, 0) + log1p(e^-|x|). */
 GiltValue *activation_softplus(Lower *l, GiltValue *x)
 {
-  GiltValue *e = unary(l, LOOP_OP_EXP,
-                       unary(l, LOOP_OP_NEGF, unary(l, LOOP_OP_ABSF, x)));
-  return lower_binary(l, LOOP_OP_ADDF, keep_max(l, x, fconst(l, x, 0)),
-                      unary(l, LOOP_OP_LOG1P, e));
+  GiltValue *e = lower_unary(
+      l, LOOP_OP_EXP,
+      lower_unary(l, LOOP_OP_NEGF, lower_unary(l, LOOP_OP_ABSF, x)));
+  GiltValue *positive = keep_max(l, x, lower_constant_like(l, x, 0));
+  return lower_binary(l, LOOP_OP_ADDF, positive,
+                      lower_unary(l, LOOP_OP_LOG1P, e));
 }
 
 GiltValue *activation_softsign(Lower *l, GiltValue *x)
 {
-  GiltValue *d = lower_binary(l, LOOP_OP_ADDF, fconst(l, x, 1),
-                              unary(l, LOOP_OP_ABSF, x));
+  GiltValue *one = lower_constant_like(l, x, 1);
+  GiltValue *d =
+      lower_binary(l, LOOP_OP_ADDF, one, lower_unary(l, LOOP_OP_ABSF, x));
   return lower_binary(l, LOOP_OP_DIVF, x, d);
 }
 
@@ -477,22 +464,25 @@ static GiltValue *s_selu(Lower *l, GiltValue *const *x)
 {
   GiltValue *alpha = attr_const(l, x[0], "alpha", 1.67326319217681884765625);
   GiltValue *gamma = attr_const(l, x[0], "gamma", 1.05070102214813232421875);
-  GiltValue *neg = lower_cmp(l, "ole", x[0], fconst(l, x[0], 0));
+  GiltValue *neg = lower_cmp(l, "ole", x[0], lower_constant_like(l, x[0], 0));
   GiltValue *e = lower_binary(
       l, LOOP_OP_SUBF,
-      lower_binary(l, LOOP_OP_MULF, alpha, unary(l, LOOP_OP_EXP, x[0])), alpha);
+      lower_binary(l, LOOP_OP_MULF, alpha, lower_unary(l, LOOP_OP_EXP, x[0])),
+      alpha);
   return lower_binary(l, LOOP_OP_MULF, gamma, lower_select(l, neg, e, x[0]));
 }
 
 static GiltValue *s_celu(Lower *l, GiltValue *const *x)
 {
   GiltValue *alpha = attr_const(l, x[0], "alpha", 1);
-  GiltValue *zero = fconst(l, x[0], 0);
-  GiltValue *e = lower_binary(
-      l, LOOP_OP_MULF, alpha,
-      unary(l, LOOP_OP_EXPM1, lower_binary(l, LOOP_OP_DIVF, x[0], alpha)));
-  return lower_binary(l, LOOP_OP_ADDF, lower_binary(l, LOOP_OP_MAXIMUMF, zero, x[0]),
-                      lower_binary(l, LOOP_OP_MINIMUMF, zero, e));
+  GiltValue *zero = lower_constant_like(l, x[0], 0);
+  GiltValue *e =
+      lower_binary(l, LOOP_OP_MULF, alpha,
+                   lower_unary(l, LOOP_OP_EXPM1,
+                               lower_binary(l, LOOP_OP_DIVF, x[0], alpha)));
+  GiltValue *positive = lower_binary(l, LOOP_OP_MAXIMUMF, zero, x[0]);
+  GiltValue *negative = lower_binary(l, LOOP_OP_MINIMUMF, zero, e);
+  return lower_binary(l, LOOP_OP_ADDF, positive, negative);
 }
 
 static GiltValue *s_thresholded_relu(Lower *l, GiltValue *const *x)
@@ -529,30 +519,36 @@ static GiltValue *s_softsign(Lower *l, GiltValue *const *x)
 
 static GiltValue *s_mish(Lower *l, GiltValue *const *x)
 {
-  return lower_binary(l, LOOP_OP_MULF, x[0],
-                      unary(l, LOOP_OP_TANH, activation_softplus(l, x[0])));
+  return lower_binary(
+      l, LOOP_OP_MULF, x[0],
+      lower_unary(l, LOOP_OP_TANH, activation_softplus(l, x[0])));
 }
 
 static GiltValue *s_gelu(Lower *l, GiltValue *const *x)
 {
-  GiltValue *half_x = lower_binary(l, LOOP_OP_MULF, x[0], fconst(l, x[0], 0.5));
+  GiltValue *half_x =
+      lower_binary(l, LOOP_OP_MULF, x[0], lower_constant_like(l, x[0], 0.5));
   GiltValue *inner;
   if (strcmp(graph_attr_string(l->op, "approximate", "none"), "tanh") == 0) {
     GiltValue *cube = lower_binary(
         l, LOOP_OP_MULF, x[0], lower_binary(l, LOOP_OP_MULF, x[0], x[0]));
-    GiltValue *t = lower_binary(
-        l, LOOP_OP_ADDF, x[0],
-        lower_binary(l, LOOP_OP_MULF, cube, fconst(l, x[0], 0.044715)));
-    t = lower_binary(l, LOOP_OP_MULF, t,
-                     fconst(l, x[0], 0.79788456080286535588)); /* sqrt(2/pi) */
-    inner = unary(l, LOOP_OP_TANH, t);
+    GiltValue *t =
+        lower_binary(l, LOOP_OP_ADDF, x[0],
+                     lower_binary(l, LOOP_OP_MULF, cube,
+                                  lower_constant_like(l, x[0], 0.044715)));
+    t = lower_binary(
+        l, LOOP_OP_MULF, t,
+        lower_constant_like(l, x[0], 0.79788456080286535588)); /* sqrt(2/pi) */
+    inner = lower_unary(l, LOOP_OP_TANH, t);
   } else {
-    inner = unary(l, LOOP_OP_ERF,
-                  lower_binary(l, LOOP_OP_MULF, x[0],
-                               fconst(l, x[0], 0.70710678118654752440)));
+    inner = lower_unary(
+        l, LOOP_OP_ERF,
+        lower_binary(l, LOOP_OP_MULF, x[0],
+                     lower_constant_like(l, x[0], 0.70710678118654752440)));
   }
-  return lower_binary(l, LOOP_OP_MULF, half_x,
-                      lower_binary(l, LOOP_OP_ADDF, fconst(l, x[0], 1), inner));
+  return lower_binary(
+      l, LOOP_OP_MULF, half_x,
+      lower_binary(l, LOOP_OP_ADDF, lower_constant_like(l, x[0], 1), inner));
 }
 
 static GiltValue *s_shrink(Lower *l, GiltValue *const *x)
@@ -560,13 +556,13 @@ static GiltValue *s_shrink(Lower *l, GiltValue *const *x)
   GiltType *t = type_of(x[0]);
   double lambd = graph_attr_float(l->op, "lambd", 0.5);
   double bias = graph_attr_float(l->op, "bias", 0);
-  GiltType *f64 = gilt_float_type_get(l->ctx, GILT_F64);
+  GiltType *f64 = lower_f64_type(l);
   GiltValue *v = lower_convert(l, x[0], f64);
   GiltValue *below = lower_cmp(l, "olt", v, lower_constant(l, f64, -lambd));
   GiltValue *above = lower_cmp(l, "ogt", v, lower_constant(l, f64, lambd));
-  GiltValue *r = lower_select(
-      l, above, lower_binary(l, LOOP_OP_SUBF, v, lower_constant(l, f64, bias)),
-      lower_constant(l, f64, 0));
+  GiltValue *shrunk_down =
+      lower_binary(l, LOOP_OP_SUBF, v, lower_constant(l, f64, bias));
+  GiltValue *r = lower_select(l, above, shrunk_down, lower_constant(l, f64, 0));
   r = lower_select(l, below,
                    lower_binary(l, LOOP_OP_ADDF, v, lower_constant(l, f64, bias)),
                    r);

@@ -47,11 +47,10 @@ static GiltStatus lower_expand(Lower *l)
     GiltValue *in = d + in_rank >= r.rank
                         ? lower_dim(l, r.in, d + in_rank - r.rank)
                         : one;
-    GiltValue *agree = lower_binary(
-        l, LOOP_OP_ORI,
-        lower_binary(l, LOOP_OP_ORI, lower_cmp(l, "eq", s, one),
-                     lower_cmp(l, "eq", in, one)),
-        lower_cmp(l, "eq", s, in));
+    GiltValue *s_one = lower_cmp(l, "eq", s, one);
+    GiltValue *in_one = lower_cmp(l, "eq", in, one);
+    GiltValue *agree = lower_binary(l, LOOP_OP_ORI, s_one, in_one);
+    agree = lower_binary(l, LOOP_OP_ORI, agree, lower_cmp(l, "eq", s, in));
     lower_assert(l, agree, "the shape does not broadcast with the input");
     dims[d] = lower_select(l, lower_cmp(l, "eq", s, one), in, s);
   }
@@ -94,12 +93,13 @@ static GiltValue *depth_to_space_element(Lower *l, GiltValue *const *ivs,
   Repeat *r = user;
   GiltValue *b = lower_index(l, r->block);
   GiltValue *bb = lower_index(l, r->block * r->block);
-  GiltValue *pos = ix_add(l, ix_mul(l, ix_rem(l, ivs[2], b), b),
-                          ix_rem(l, ivs[3], b));
+  GiltValue *row = ix_mul(l, ix_rem(l, ivs[2], b), b);
+  GiltValue *pos = ix_add(l, row, ix_rem(l, ivs[3], b));
   GiltValue *channels = ix_div(l, r->in_dims[1], bb);
   GiltValue *c = r->crd ? ix_add(l, ix_mul(l, ivs[1], bb), pos)
                         : ix_add(l, ix_mul(l, pos, channels), ivs[1]);
-  GiltValue *idx[4] = {ivs[0], c, ix_div(l, ivs[2], b), ix_div(l, ivs[3], b)};
+  GiltValue *idx[4] = {ivs[0], c, ix_div(l, ivs[2], b)};
+  idx[3] = ix_div(l, ivs[3], b);
   return lower_load(l, r->in, idx);
 }
 
@@ -111,10 +111,11 @@ static GiltValue *space_to_depth_element(Lower *l, GiltValue *const *ivs,
   Repeat *r = user;
   GiltValue *b = lower_index(l, r->block);
   GiltValue *pos = ix_div(l, ivs[1], r->in_dims[1]);
-  GiltValue *idx[4] = {
-      ivs[0], ix_rem(l, ivs[1], r->in_dims[1]),
-      ix_add(l, ix_mul(l, ivs[2], b), ix_div(l, pos, b)),
-      ix_add(l, ix_mul(l, ivs[3], b), ix_rem(l, pos, b))};
+  GiltValue *idx[4] = {ivs[0], ix_rem(l, ivs[1], r->in_dims[1])};
+  GiltValue *row = ix_mul(l, ivs[2], b);
+  idx[2] = ix_add(l, row, ix_div(l, pos, b));
+  GiltValue *column = ix_mul(l, ivs[3], b);
+  idx[3] = ix_add(l, column, ix_rem(l, pos, b));
   return lower_load(l, r->in, idx);
 }
 

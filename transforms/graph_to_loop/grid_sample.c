@@ -34,16 +34,6 @@ typedef struct Sampler {
   GiltValue *const *ivs;            /* n, c, then the output point */
 } Sampler;
 
-static GiltValue *idx(Lower *l, int64_t v)
-{
-  return lower_index(l, v);
-}
-
-static GiltValue *fc(Lower *l, GiltValue *like, double v)
-{
-  return lower_constant(l, gilt_value_get_type(like), v);
-}
-
 static GiltValue *clamp(Lower *l, GiltValue *v, GiltValue *lo, GiltValue *hi)
 {
   GiltValue *below = lower_cmp(l, lower_is_float(gilt_value_get_type(v))
@@ -58,23 +48,23 @@ static GiltValue *clamp(Lower *l, GiltValue *v, GiltValue *lo, GiltValue *hi)
 static GiltValue *reflect(Lower *l, GiltValue *v, GiltValue *lo,
                           GiltValue *hi)
 {
-  GiltType *t = gilt_value_get_type(v), *f64 = gilt_float_type_get(l->ctx, GILT_F64);
+  GiltType *t = gilt_value_get_type(v), *f64 = lower_f64_type(l);
   GiltValue *x = lower_convert(l, v, f64);
   lo = lower_convert(l, lo, f64), hi = lower_convert(l, hi, f64);
   GiltValue *below = lower_cmp(l, "olt", x, lo);
   GiltValue *above = lower_cmp(l, "ogt", x, hi);
-  GiltValue *dx = lower_select(l, below, lower_minus(l, lo, x),
-                               lower_minus(l, x, hi));
+  GiltValue *under = lower_minus(l, lo, x), *over = lower_minus(l, x, hi);
+  GiltValue *dx = lower_select(l, below, under, over);
   GiltValue *range = lower_minus(l, hi, lo);
   GiltValue *n = lower_unary(l, LOOP_OP_TRUNC,
                              lower_binary(l, LOOP_OP_DIVF, dx, range));
   GiltValue *rest = lower_minus(l, dx, lower_times(l, n, range));
-  GiltValue *even = lower_cmp(l, "oeq", lower_binary(l, LOOP_OP_REMF, n,
-                                                     fc(l, n, 2)),
-                              fc(l, n, 0));
+  GiltValue *parity =
+      lower_binary(l, LOOP_OP_REMF, n, lower_constant_like(l, n, 2));
+  GiltValue *even = lower_cmp(l, "oeq", parity, lower_constant_like(l, n, 0));
   GiltValue *from_lo = lower_cmp(l, "eq", below, even);
-  GiltValue *r = lower_select(l, from_lo, lower_plus(l, lo, rest),
-                              lower_minus(l, hi, rest));
+  GiltValue *up = lower_plus(l, lo, rest), *down = lower_minus(l, hi, rest);
+  GiltValue *r = lower_select(l, from_lo, up, down);
   r = lower_select(l, lower_binary(l, LOOP_OP_ORI, below, above), r, x);
   return lower_convert(l, r, t);
 }
@@ -87,24 +77,25 @@ static GiltValue *pixel(Lower *l, Sampler *s, GiltValue *const *at)
   GiltValue *where[2 + MAX_SPATIAL] = {s->ivs[0], s->ivs[1]};
   GiltValue *inside = lower_int_constant(l, lower_i1_type(l), 1);
   for (size_t i = 0; i < s->r; i++) {
-    GiltValue *last = lower_minus(l, s->len[i], idx(l, 1)), *p = at[i];
-    if (s->pad == PAD_ZEROS)
-      inside = lower_binary(
-          l, LOOP_OP_ANDI, inside,
-          lower_binary(l, LOOP_OP_ANDI, lower_cmp(l, "sge", p, idx(l, 0)),
-                       lower_cmp(l, "sle", p, last)));
+    GiltValue *last = lower_minus(l, s->len[i], lower_index(l, 1)), *p = at[i];
+    if (s->pad == PAD_ZEROS) {
+      GiltValue *above = lower_cmp(l, "sge", p, lower_index(l, 0));
+      GiltValue *below = lower_cmp(l, "sle", p, last);
+      GiltValue *in_dim = lower_binary(l, LOOP_OP_ANDI, above, below);
+      inside = lower_binary(l, LOOP_OP_ANDI, inside, in_dim);
+    }
     if (s->pad == PAD_REFLECTION) {
       GiltType *t = gilt_value_get_type(s->lo[i]);
       p = lower_convert(l, reflect(l, lower_convert(l, p, t), s->lo[i],
                                    s->hi[i]),
                         lower_index_type(l));
     }
-    where[2 + i] = clamp(l, p, idx(l, 0), last); /* loads stay inside */
+    where[2 + i] = clamp(l, p, lower_index(l, 0), last); /* loads stay inside */
   }
   GiltValue *v = lower_load(l, s->x, where);
   if (s->pad != PAD_ZEROS)
     return v;
-  return lower_select(l, inside, v, fc(l, v, 0));
+  return lower_select(l, inside, v, lower_constant_like(l, v, 0));
 }
 
 /* The cubic convolution weights of the taps at -1, 0, 1, 2 for offset t
@@ -112,21 +103,23 @@ static GiltValue *pixel(Lower *l, Sampler *s, GiltValue *const *at)
 static void cubic_weights(Lower *l, GiltValue *t, GiltValue **w)
 {
   const double a = -0.75;
-  GiltValue *d[4] = {lower_plus(l, t, fc(l, t, 1)), t,
-                     lower_minus(l, fc(l, t, 1), t),
-                     lower_minus(l, fc(l, t, 2), t)};
+  GiltValue *d[4] = {lower_plus(l, t, lower_constant_like(l, t, 1)), t};
+  d[2] = lower_minus(l, lower_constant_like(l, t, 1), t);
+  d[3] = lower_minus(l, lower_constant_like(l, t, 2), t);
   for (int k = 0; k < 4; k++) {
     GiltValue *x = d[k];
     if (k == 1 || k == 2) { /* ((A + 2) x - (A + 3)) x x + 1 */
-      GiltValue *p = lower_minus(l, lower_times(l, fc(l, x, a + 2), x),
-                                 fc(l, x, a + 3));
-      w[k] = lower_plus(l, lower_times(l, lower_times(l, p, x), x),
-                        fc(l, x, 1));
+      GiltValue *p = lower_times(l, lower_constant_like(l, x, a + 2), x);
+      p = lower_minus(l, p, lower_constant_like(l, x, a + 3));
+      p = lower_times(l, lower_times(l, p, x), x);
+      w[k] = lower_plus(l, p, lower_constant_like(l, x, 1));
     } else { /* ((A x - 5A) x + 8A) x - 4A */
-      GiltValue *p = lower_minus(l, lower_times(l, fc(l, x, a), x),
-                                 fc(l, x, 5 * a));
-      p = lower_plus(l, lower_times(l, p, x), fc(l, x, 8 * a));
-      w[k] = lower_minus(l, lower_times(l, p, x), fc(l, x, 4 * a));
+      GiltValue *p = lower_times(l, lower_constant_like(l, x, a), x);
+      p = lower_minus(l, p, lower_constant_like(l, x, 5 * a));
+      p = lower_times(l, p, x);
+      p = lower_plus(l, p, lower_constant_like(l, x, 8 * a));
+      p = lower_times(l, p, x);
+      w[k] = lower_minus(l, p, lower_constant_like(l, x, 4 * a));
     }
   }
 }
@@ -140,28 +133,32 @@ static GiltValue *coordinate(Lower *l, Sampler *s, size_t i)
   at[0] = s->ivs[0];
   for (size_t k = 0; k < s->r; k++)
     at[1 + k] = s->ivs[2 + k];
-  at[rank - 1] = idx(l, (int64_t)(s->r - 1 - i));
+  at[rank - 1] = lower_index(l, (int64_t)(s->r - 1 - i));
   GiltValue *g = lower_load(l, s->grid, at);
   GiltValue *len = lower_convert(l, s->len[i], gilt_value_get_type(g));
-  GiltValue *g1 = lower_plus(l, g, fc(l, g, 1));
-  GiltValue *x =
-      s->align
-          ? lower_times(l, lower_binary(l, LOOP_OP_DIVF, g1, fc(l, g, 2)),
-                        lower_minus(l, len, fc(l, g, 1)))
-          : lower_binary(l, LOOP_OP_DIVF,
-                         lower_minus(l, lower_times(l, g1, len), fc(l, g, 1)),
-                         fc(l, g, 2));
+  GiltValue *g1 = lower_plus(l, g, lower_constant_like(l, g, 1));
+  GiltValue *x;
+  if (s->align) { /* (g + 1) / 2 * (len - 1) */
+    GiltValue *half =
+        lower_binary(l, LOOP_OP_DIVF, g1, lower_constant_like(l, g, 2));
+    x = lower_times(l, half, lower_minus(l, len, lower_constant_like(l, g, 1)));
+  } else { /* ((g + 1) * len - 1) / 2 */
+    GiltValue *scaled = lower_times(l, g1, len);
+    GiltValue *less_one = lower_minus(l, scaled, lower_constant_like(l, g, 1));
+    x = lower_binary(l, LOOP_OP_DIVF, less_one, lower_constant_like(l, g, 2));
+  }
   if (s->taps == 1)
     x = lower_unary(l, LOOP_OP_ROUNDEVEN, x);
   if (s->taps == 4)
     return x; /* cubic pads each tap: clamping x would move them all */
-  GiltValue *out = lower_binary(l, LOOP_OP_ORI,
-                                lower_cmp(l, "olt", x, s->lo[i]),
-                                lower_cmp(l, "ogt", x, s->hi[i]));
-  if (s->pad == PAD_BORDER)
-    x = lower_select(l, out,
-                     clamp(l, x, fc(l, x, 0), lower_minus(l, len, fc(l, x, 1))),
-                     x);
+  GiltValue *below = lower_cmp(l, "olt", x, s->lo[i]);
+  GiltValue *above = lower_cmp(l, "ogt", x, s->hi[i]);
+  GiltValue *out = lower_binary(l, LOOP_OP_ORI, below, above);
+  if (s->pad == PAD_BORDER) {
+    GiltValue *zero = lower_constant_like(l, x, 0);
+    GiltValue *last = lower_minus(l, len, lower_constant_like(l, x, 1));
+    x = lower_select(l, out, clamp(l, x, zero, last), x);
+  }
   if (s->pad == PAD_REFLECTION)
     x = reflect(l, x, s->lo[i], s->hi[i]);
   return x;
@@ -183,12 +180,12 @@ static void taps_of(Lower *l, Sampler *s, size_t i, GiltValue **at,
   GiltValue *i0 = lower_convert(l, x0, lower_index_type(l));
   int first = s->taps == 2 ? 0 : -1;
   for (int k = 0; k < s->taps; k++)
-    at[k] = lower_plus(l, i0, idx(l, first + k));
+    at[k] = lower_plus(l, i0, lower_index(l, first + k));
   if (s->taps == 4) {
     cubic_weights(l, t, w);
     return;
   }
-  w[0] = lower_minus(l, fc(l, t, 1), t);
+  w[0] = lower_minus(l, lower_constant_like(l, t, 1), t);
   w[1] = t;
 }
 
@@ -252,8 +249,8 @@ static GiltStatus lower_grid_sample(Lower *l)
     s.lo[i] = lower_constant(l, t, s.align ? 0 : -0.5);
     s.hi[i] = lower_minus(l, len, lower_constant(l, t, s.align ? 1 : 0.5));
   }
-  GiltValue *dims[2 + MAX_SPATIAL] = {lower_dim(l, s.x, 0),
-                                      lower_dim(l, s.x, 1)};
+  GiltValue *dims[2 + MAX_SPATIAL] = {lower_dim(l, s.x, 0)};
+  dims[1] = lower_dim(l, s.x, 1);
   for (size_t i = 0; i < s.r; i++)
     dims[2 + i] = lower_dim(l, s.grid, 1 + i);
   s.out = lower_alloc_result(l, 0, dims);
@@ -275,16 +272,19 @@ typedef struct Affine {
 static GiltValue *base_coordinate(Lower *l, Affine *a, GiltValue *i,
                                   GiltValue *len)
 {
-  GiltType *f64 = gilt_float_type_get(l->ctx, GILT_F64);
+  GiltType *f64 = lower_f64_type(l);
   GiltValue *fi = lower_convert(l, i, f64), *fl = lower_convert(l, len, f64);
   GiltValue *one = lower_constant(l, f64, 1), *two = lower_constant(l, f64, 2);
-  if (a->align) /* -1 + i * 2 / (len - 1) */
-    return lower_plus(l, lower_constant(l, f64, -1),
-                      lower_times(l, fi, lower_binary(l, LOOP_OP_DIVF, two,
-                                                      lower_minus(l, fl, one))));
+  if (a->align) { /* -1 + i * 2 / (len - 1) */
+    GiltValue *minus_one = lower_constant(l, f64, -1);
+    GiltValue *step =
+        lower_binary(l, LOOP_OP_DIVF, two, lower_minus(l, fl, one));
+    return lower_plus(l, minus_one, lower_times(l, fi, step));
+  }
   GiltValue *step = lower_binary(l, LOOP_OP_DIVF, two, fl);
-  GiltValue *start = lower_plus(l, lower_constant(l, f64, -1),
-                                lower_binary(l, LOOP_OP_DIVF, step, two));
+  GiltValue *minus_one = lower_constant(l, f64, -1);
+  GiltValue *start =
+      lower_plus(l, minus_one, lower_binary(l, LOOP_OP_DIVF, step, two));
   return lower_plus(l, start, lower_times(l, fi, step));
 }
 
@@ -292,14 +292,14 @@ static GiltValue *base_coordinate(Lower *l, Affine *a, GiltValue *i,
 static void affine_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   Affine *a = user;
-  GiltType *f64 = gilt_float_type_get(l->ctx, GILT_F64);
+  GiltType *f64 = lower_f64_type(l);
   GiltValue *j = ivs[a->r + 1];
   GiltValue *sum = NULL;
   for (size_t k = 0; k <= a->r; k++) {
     GiltValue *base = lower_constant(l, f64, 1);
     if (k < a->r) /* x is the last spatial dimension */
       base = base_coordinate(l, a, ivs[a->r - k], a->len[a->r - 1 - k]);
-    GiltValue *at[3] = {ivs[0], j, idx(l, (int64_t)k)};
+    GiltValue *at[3] = {ivs[0], j, lower_index(l, (int64_t)k)};
     GiltValue *th = lower_convert(l, lower_load(l, a->theta, at), f64);
     GiltValue *term = lower_times(l, th, base);
     sum = sum ? lower_plus(l, sum, term) : term;
@@ -319,7 +319,7 @@ static GiltStatus lower_affine_grid(Lower *l)
   a.align = graph_attr_int(l->op, "align_corners", 0) != 0;
   GiltValue *dims[2 + MAX_SPATIAL];
   for (int64_t i = 0; i < entries; i++) {
-    GiltValue *at = idx(l, i);
+    GiltValue *at = lower_index(l, i);
     GiltValue *v = lower_convert(l, lower_load(l, size, &at),
                                  lower_index_type(l));
     if (i >= 2)
@@ -327,7 +327,7 @@ static GiltStatus lower_affine_grid(Lower *l)
     if (i != 1)
       dims[i == 0 ? 0 : i - 1] = v;
   }
-  dims[a.r + 1] = idx(l, (int64_t)a.r);
+  dims[a.r + 1] = lower_index(l, (int64_t)a.r);
   a.out = lower_alloc_result(l, 0, dims);
   lower_parallel(l, a.r + 2, dims, affine_body, &a);
   return lower_replace(l, &a.out);

@@ -50,14 +50,21 @@ GiltValue *ix_max(Lower *l, GiltValue *a, GiltValue *b)
 
 GiltValue *ix_in_range(Lower *l, GiltValue *v, GiltValue *lo, GiltValue *hi)
 {
-  return lower_binary(l, LOOP_OP_ANDI, lower_cmp(l, "sge", v, lo),
-                      lower_cmp(l, "slt", v, hi));
+  GiltValue *above = lower_cmp(l, "sge", v, lo);
+  GiltValue *below = lower_cmp(l, "slt", v, hi);
+  return lower_binary(l, LOOP_OP_ANDI, above, below);
 }
 
 GiltValue *ix_wrap_negative(Lower *l, GiltValue *v, GiltValue *size)
 {
   GiltValue *neg = lower_cmp(l, "slt", v, lower_index(l, 0));
   return lower_select(l, neg, ix_add(l, v, size), v);
+}
+
+GiltValue *ix_one_if(Lower *l, GiltValue *cond)
+{
+  GiltValue *one = lower_index(l, 1);
+  return lower_select(l, cond, one, lower_index(l, 0));
 }
 
 GiltValue *ix_product(Lower *l, GiltValue *const *dims, size_t first,
@@ -71,54 +78,12 @@ GiltValue *ix_product(Lower *l, GiltValue *const *dims, size_t first,
 
 /* ---- operands -------------------------------------------------------------------- */
 
-/* The dense value behind a buffer or tensor: a graph.constant's, or the
-** loop.global's a loop.get_global reads, casts looked through. */
-static GiltAttr *constant_behind(Lower *l, GiltValue *v)
-{
-  GiltOp *def = v ? gilt_value_get_defining_op(v) : NULL;
-  while (def && gilt_op_get_num_operands(def) == 1 &&
-         strcmp(gilt_op_get_name(def), "builtin.unrealized_conversion_cast") == 0)
-    def = gilt_value_get_defining_op(gilt_op_get_operand(def, 0));
-  if (graph_op_is(def, GRAPH_OP_CONSTANT))
-    return graph_value_constant(gilt_op_get_result(def, 0));
-  if (!loop_op_is(def, LOOP_OP_GET_GLOBAL))
-    return NULL;
-  GiltAttr *name = gilt_op_get_attr(def, "name");
-  GiltOp *global =
-      gilt_symbol_table_lookup(l->module, gilt_symbol_ref_attr_get_root(name));
-  GiltAttr *value = global ? gilt_op_get_attr(global, "value") : NULL;
-  size_t nbytes;
-  if (!value || (value->kind != GILT_ATTR_DENSE_ELEMENTS &&
-                 value->kind != GILT_ATTR_DENSE_RESOURCE) ||
-      !gilt_dense_attr_get_data(value, &nbytes))
-    return NULL;
-  return value;
-}
-
-bool lower_const_ints(Lower *l, size_t i, int64_t *out, size_t max, size_t *n)
-{
-  if (i >= gilt_op_get_num_operands(l->op))
-    return false;
-  GiltAttr *c = constant_behind(l, l->operands[i]);
-  if (!c)
-    c = constant_behind(l, gilt_op_get_operand(l->op, i));
-  if (!c || lower_is_float(gilt_attr_get_type(c)->shaped.elem))
-    return false;
-  int64_t count = gilt_dense_attr_get_num_elements(c);
-  if (count < 0 || (size_t)count > max)
-    return false;
-  for (int64_t k = 0; k < count; k++)
-    out[k] = gilt_dense_attr_get_int(c, k);
-  *n = (size_t)count;
-  return true;
-}
-
 GiltValue *lower_load_index_at(Lower *l, GiltValue *buf,
                                GiltValue *const *indices)
 {
   GiltValue *v = lower_load(l, buf, indices);
   GiltType *t = gilt_value_get_type(v);
-  GiltType *i64 = gilt_integer_type_get(l->ctx, 64, GILT_SIGNLESS);
+  GiltType *i64 = lower_i64_type(l);
   if (lower_is_float(t) || lower_is_unsigned(t) ||
       gilt_type_get_bit_width(t) != 64)
     v = lower_convert(l, v, i64);
@@ -129,7 +94,7 @@ GiltValue *lower_load_index_at(Lower *l, GiltValue *buf,
 
 GiltValue *lower_load_index(Lower *l, GiltValue *buf, int64_t k)
 {
-  GiltAttr *c = constant_behind(l, buf);
+  GiltAttr *c = lower_value_constant(l, buf);
   if (c && !lower_is_float(gilt_attr_get_type(c)->shaped.elem) &&
       k < gilt_dense_attr_get_num_elements(c)) /* folds what follows */
     return lower_index(l, gilt_dense_attr_get_int(c, k));
@@ -252,10 +217,11 @@ GiltValue *lower_load_or(Lower *l, GiltValue *in, GiltValue *const *indices,
 {
   size_t rank = gilt_value_get_type(in)->shaped.rank;
   GiltValue *inside = lower_int_constant(l, lower_i1_type(l), 1);
-  for (size_t d = 0; d < rank; d++)
-    inside = lower_binary(l, LOOP_OP_ANDI, inside,
-                          ix_in_range(l, indices[d], lower_index(l, 0),
-                                      lower_dim(l, in, d)));
+  for (size_t d = 0; d < rank; d++) {
+    GiltValue *zero = lower_index(l, 0), *dim = lower_dim(l, in, d);
+    GiltValue *in_dim = ix_in_range(l, indices[d], zero, dim);
+    inside = lower_binary(l, LOOP_OP_ANDI, inside, in_dim);
+  }
   LoadOr s = {in, outside, indices};
   return lower_if_value(l, inside, gilt_value_get_type(outside), load_inside,
                         give_outside, &s);

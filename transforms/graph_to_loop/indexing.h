@@ -30,17 +30,14 @@ GILT_INTERNAL GiltValue *ix_in_range(Lower *l, GiltValue *v, GiltValue *lo,
 /* v + size when v is negative (ONNX's negative indices and axes). */
 GILT_INTERNAL GiltValue *ix_wrap_negative(Lower *l, GiltValue *v,
                                           GiltValue *size);
+/* 1 when cond (an i1) holds, else 0: a count's step. */
+GILT_INTERNAL GiltValue *ix_one_if(Lower *l, GiltValue *cond);
 /* The product of dims[first..last). */
 GILT_INTERNAL GiltValue *ix_product(Lower *l, GiltValue *const *dims,
                                     size_t first, size_t last);
 
 /* ---- operands ------------------------------------------------------------------- */
 
-/* The integer elements of operand i when they are known at compile time
-** (a graph.constant, or the loop.global it became): into out[0..*n),
-** false when not constant or longer than max. */
-GILT_INTERNAL bool lower_const_ints(Lower *l, size_t i, int64_t *out,
-                                    size_t max, size_t *n);
 /* Element k of an integer or float buffer (the flat position in
 ** row-major order, for any rank) as an index: integers sign- or
 ** zero-extended, floats truncated; a constant when the buffer is a

@@ -137,11 +137,17 @@ GILT_INTERNAL GiltValue *lower_unary(Lower *l, LoopOpId id, GiltValue *a);
 
 GILT_INTERNAL GiltType *lower_index_type(Lower *l);
 GILT_INTERNAL GiltType *lower_i1_type(Lower *l);
+GILT_INTERNAL GiltType *lower_i64_type(Lower *l);
+GILT_INTERNAL GiltType *lower_f64_type(Lower *l);
 GILT_INTERNAL GiltValue *lower_index(Lower *l, int64_t v);
 /* A scalar constant of an integer, index or float type (v converted). */
 GILT_INTERNAL GiltValue *lower_constant(Lower *l, GiltType *t, double v);
 GILT_INTERNAL GiltValue *lower_int_constant(Lower *l, GiltType *t,
                                             int64_t v);
+/* A constant of like's type; an f64 constant. */
+GILT_INTERNAL GiltValue *lower_constant_like(Lower *l, GiltValue *like,
+                                             double v);
+GILT_INTERNAL GiltValue *lower_f64(Lower *l, double v);
 /* cmpi/cmpf with `pred` (loop.def lists them), chosen by a's type. */
 GILT_INTERNAL GiltValue *lower_cmp(Lower *l, const char *pred, GiltValue *a,
                                    GiltValue *b);
@@ -152,11 +158,12 @@ GILT_INTERNAL GiltValue *lower_select(Lower *l, GiltValue *c, GiltValue *a,
 ** signedness (ui and i1 zero-extend), floats to integers toward zero;
 ** index converts as i64 does. */
 GILT_INTERNAL GiltValue *lower_convert(Lower *l, GiltValue *v, GiltType *to);
-/* a + b, a - b, a * b: the float op for floats, else the integer one
-** (integers and index). */
+/* a + b, a - b, a * b, a / b: the float op for floats, else the integer
+** one (integers and index; division signed or unsigned by a's type). */
 GILT_INTERNAL GiltValue *lower_plus(Lower *l, GiltValue *a, GiltValue *b);
 GILT_INTERNAL GiltValue *lower_minus(Lower *l, GiltValue *a, GiltValue *b);
 GILT_INTERNAL GiltValue *lower_times(Lower *l, GiltValue *a, GiltValue *b);
+GILT_INTERNAL GiltValue *lower_divide(Lower *l, GiltValue *a, GiltValue *b);
 
 /* ---- buffers ---------------------------------------------------------------------- */
 
@@ -179,11 +186,6 @@ GILT_INTERNAL void lower_broadcast_indices(Lower *l, GiltValue *in,
                                            size_t out_rank,
                                            GiltValue *const *ivs,
                                            GiltValue **indices);
-/* The integers of a constant operand i (graph.constant, or the
-** loop.global it became) into out[0..*n); false when the operand is
-** absent, not constant, not of integers or longer than max. */
-GILT_INTERNAL bool lower_constant_ints(Lower *l, size_t i, int64_t *out,
-                                       size_t max, size_t *n);
 /* Stores `value` into every element of a buffer. */
 GILT_INTERNAL void lower_fill(Lower *l, GiltValue *memref, GiltValue *value);
 /* The sizes of the result i of the op, for allocating it: static dims as
@@ -199,8 +201,17 @@ GILT_INTERNAL GiltValue *lower_alloc_result(Lower *l, size_t i,
 ** to `to`. The operand must be present. */
 GILT_INTERNAL GiltValue *lower_scalar_operand(Lower *l, size_t i,
                                               GiltType *to);
-/* The value of operand i when a graph.constant of one integer defines it
-** (an axis the loop structure depends on); false otherwise. */
+/* The dense value behind a buffer or tensor when it is known at compile
+** time: a graph.constant's, or that of the loop.global a loop.get_global
+** reads (the constant is lowered before its users, so it is usually a
+** global by now), casts looked through; NULL otherwise. */
+GILT_INTERNAL GiltAttr *lower_value_constant(Lower *l, GiltValue *v);
+/* The integers of a constant operand i into out[0..*n); false when the
+** operand is absent, not constant, of floats or longer than max. */
+GILT_INTERNAL bool lower_constant_ints(Lower *l, size_t i, int64_t *out,
+                                       size_t max, size_t *n);
+/* The value of operand i when it is a constant of one integer (an axis
+** the loop structure depends on); false otherwise. */
 GILT_INTERNAL bool lower_constant_operand_int(Lower *l, size_t i,
                                               int64_t *out);
 /* A loop.global holding `value` (dense elements of a static shape, made
@@ -303,6 +314,10 @@ typedef struct LowerWindow {
 ** from result 0's type where static. */
 GILT_INTERNAL void lower_window_read(Lower *l, GiltValue *x,
                                      const int64_t *kernel, LowerWindow *w);
+/* The ints attribute `name` of the op into out[0..n), every entry def
+** when it is absent or not n long (a window attribute's default). */
+GILT_INTERNAL void lower_window_attr(Lower *l, const char *name, size_t n,
+                                     int64_t def, int64_t *out);
 
 /* ---- quantization (quant.c) ----------------------------------------------------- */
 

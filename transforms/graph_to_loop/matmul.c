@@ -69,10 +69,13 @@ static void batch_indices(Lower *l, GiltValue *in, GiltValue *const *one,
 static void ones_of(Lower *l, GiltValue *in, GiltValue **one)
 {
   GiltType *t = gilt_value_get_type(in);
-  for (size_t d = 0; d + 2 < t->shaped.rank; d++)
-    one[d] = t->shaped.shape[d] == GILT_DYNAMIC
-                 ? lower_cmp(l, "eq", lower_dim(l, in, d), lower_index(l, 1))
-                 : NULL;
+  for (size_t d = 0; d + 2 < t->shaped.rank; d++) {
+    one[d] = NULL;
+    if (t->shaped.shape[d] == GILT_DYNAMIC) {
+      GiltValue *dim = lower_dim(l, in, d);
+      one[d] = lower_cmp(l, "eq", dim, lower_index(l, 1));
+    }
+  }
 }
 
 static void k_step(Lower *l, GiltValue *k, GiltValue *const *acc,
@@ -254,7 +257,9 @@ static GiltStatus lower_gemm(Lower *l)
     a = lower_copy_map(l, a, elem, true, NULL, NULL);
   if (graph_attr_int(l->op, "transB", 0))
     b = lower_copy_map(l, b, elem, true, NULL, NULL);
-  GiltValue *dims[2] = {lower_dim(l, a, 0), lower_dim(l, b, 1)};
+  GiltValue *dims[2];
+  dims[0] = lower_dim(l, a, 0);
+  dims[1] = lower_dim(l, b, 1);
   GiltValue *y = lower_alloc_result(l, 0, dims);
   if (c) {
     GemmC g = {c, y, beta != 1 ? lower_constant(l, elem, beta) : NULL};
@@ -308,9 +313,9 @@ static void qlinear_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   QLinear *q = user;
   size_t r = rank_of(q->acc);
-  GiltValue *scale = lower_binary(
-      l, LOOP_OP_MULF, lower_per_axis(l, q->a_scale, r, r - 2, ivs),
-      lower_per_axis(l, q->b_scale, r, r - 1, ivs));
+  GiltValue *a_scale = lower_per_axis(l, q->a_scale, r, r - 2, ivs);
+  GiltValue *b_scale = lower_per_axis(l, q->b_scale, r, r - 1, ivs);
+  GiltValue *scale = lower_binary(l, LOOP_OP_MULF, a_scale, b_scale);
   scale = lower_binary(l, LOOP_OP_DIVF, scale,
                        lower_per_axis(l, q->y_scale, 0, 0, ivs));
   GiltValue *zp = lower_per_axis(l, q->y_zp, 0, 0, ivs);

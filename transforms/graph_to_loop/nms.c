@@ -25,11 +25,6 @@ typedef struct Nms {
   GiltValue *row;     /* the scratch row it goes to when selected */
 } Nms;
 
-static GiltValue *idx(Lower *l, int64_t v)
-{
-  return lower_index(l, v);
-}
-
 static GiltValue *and2(Lower *l, GiltValue *a, GiltValue *b)
 {
   return lower_binary(l, LOOP_OP_ANDI, a, b);
@@ -41,9 +36,9 @@ static GiltValue *and2(Lower *l, GiltValue *a, GiltValue *b)
 static void box_extent(Lower *l, Nms *n, GiltValue *box, size_t d,
                        GiltValue **lo, GiltValue **hi)
 {
-  GiltValue *at[3] = {n->b, box, idx(l, (int64_t)d)};
+  GiltValue *at[3] = {n->b, box, lower_index(l, (int64_t)d)};
   GiltValue *p = lower_load(l, n->boxes, at);
-  at[2] = idx(l, (int64_t)d + 2);
+  at[2] = lower_index(l, (int64_t)d + 2);
   GiltValue *q = lower_load(l, n->boxes, at);
   if (n->center) {
     GiltValue *half = lower_binary(l, LOOP_OP_DIVF, q,
@@ -110,11 +105,12 @@ static void find_best(Lower *l, GiltValue *j, GiltValue *const *acc,
 {
   Nms *n = user;
   GiltValue *s = score(l, n, j);
-  GiltValue *free_box = lower_cmp(l, "eq", lower_load(l, n->taken, &j),
-                                  lower_int_constant(l, lower_i1_type(l), 0));
-  GiltValue *better = lower_binary(l, LOOP_OP_ORI,
-                                   lower_cmp(l, "slt", acc[0], idx(l, 0)),
-                                   lower_cmp(l, "ogt", s, acc[1]));
+  GiltValue *taken = lower_load(l, n->taken, &j);
+  GiltValue *free_box =
+      lower_cmp(l, "eq", taken, lower_int_constant(l, lower_i1_type(l), 0));
+  GiltValue *none_yet = lower_cmp(l, "slt", acc[0], lower_index(l, 0));
+  GiltValue *higher = lower_cmp(l, "ogt", s, acc[1]);
+  GiltValue *better = lower_binary(l, LOOP_OP_ORI, none_yet, higher);
   better = and2(l, free_box, better);
   next[0] = lower_select(l, better, j, acc[0]);
   next[1] = lower_select(l, better, s, acc[1]);
@@ -125,7 +121,7 @@ static void check_selected(Lower *l, GiltValue *r, GiltValue *const *keep,
                            GiltValue **next, void *user)
 {
   Nms *n = user;
-  GiltValue *at[2] = {r, idx(l, 2)};
+  GiltValue *at[2] = {r, lower_index(l, 2)};
   GiltValue *box = lower_convert(l, lower_load(l, n->scratch, at),
                                  lower_index_type(l));
   GiltValue *one = lower_int_constant(l, lower_i1_type(l), 1);
@@ -139,9 +135,9 @@ static void append_row(Lower *l, GiltValue *const *ivs, void *user)
   (void)ivs;
   Nms *n = user;
   GiltValue *vals[3] = {n->b, n->c, n->best};
-  GiltType *i64 = gilt_integer_type_get(l->ctx, 64, GILT_SIGNLESS);
+  GiltType *i64 = lower_i64_type(l);
   for (int64_t k = 0; k < 3; k++) {
-    GiltValue *at[2] = {n->row, idx(l, k)};
+    GiltValue *at[2] = {n->row, lower_index(l, k)};
     lower_store(l, lower_convert(l, vals[k], i64), n->scratch, at);
   }
 }
@@ -153,23 +149,23 @@ static void select_step(Lower *l, GiltValue *iv, GiltValue *const *count,
 {
   (void)iv;
   Nms *n = user;
-  GiltValue *inits[2] = {idx(l, -1),
-                         lower_constant(l, lower_operand_elem(l, 1), 0)};
+  GiltValue *inits[2] = {lower_index(l, -1)};
+  inits[1] = lower_constant(l, lower_operand_elem(l, 1), 0);
   GiltValue *found[2];
-  lower_for(l, idx(l, 0), n->num_boxes, idx(l, 1), 2, inits, found, find_best,
-            n);
-  GiltValue *valid = lower_cmp(l, "sge", found[0], idx(l, 0));
-  n->best = lower_select(l, valid, found[0], idx(l, 0));
+  lower_for_upto(l, n->num_boxes, 2, inits,
+            found, find_best, n);
+  GiltValue *valid = lower_cmp(l, "sge", found[0], lower_index(l, 0));
+  n->best = lower_select(l, valid, found[0], lower_index(l, 0));
   lower_store(l, lower_int_constant(l, lower_i1_type(l), 1), n->taken,
               &n->best); /* all are taken when none is valid */
   GiltValue *under = lower_cmp(l, "slt", lower_minus(l, count[0], n->start),
                                n->max_out);
   GiltValue *keep = and2(l, valid, under);
-  lower_for(l, n->start, count[0], idx(l, 1), 1, &keep, &keep, check_selected,
-            n);
+  lower_for(l, n->start, count[0], lower_index(l, 1), 1, &keep, &keep,
+            check_selected, n);
   n->row = count[0];
   lower_if(l, keep, append_row, NULL, n);
-  next[0] = lower_select(l, keep, lower_plus(l, count[0], idx(l, 1)),
+  next[0] = lower_select(l, keep, lower_plus(l, count[0], lower_index(l, 1)),
                          count[0]);
 }
 
@@ -180,8 +176,8 @@ static void class_loop(Lower *l, GiltValue *c, GiltValue *const *count,
   n->c = c;
   n->start = count[0];
   lower_parallel(l, 1, &n->num_boxes, init_taken, n);
-  lower_for(l, idx(l, 0), n->num_boxes, idx(l, 1), 1, count, next,
-            select_step, n);
+  lower_for_upto(l, n->num_boxes, 1, count,
+            next, select_step, n);
 }
 
 static void batch_loop(Lower *l, GiltValue *b, GiltValue *const *count,
@@ -189,8 +185,8 @@ static void batch_loop(Lower *l, GiltValue *b, GiltValue *const *count,
 {
   Nms *n = user;
   n->b = b;
-  lower_for(l, idx(l, 0), n->num_classes, idx(l, 1), 1, count, next,
-            class_loop, n);
+  lower_for_upto(l, n->num_classes, 1, count,
+            next, class_loop, n);
 }
 
 /* ---- the op ------------------------------------------------------------------ */
@@ -212,7 +208,7 @@ static void read_limits(Lower *l, Nms *n)
   GiltType *t = lower_operand_elem(l, 0);
   n->max_out = lower_operand(l, 2)
                    ? lower_scalar_operand(l, 2, lower_index_type(l))
-                   : idx(l, 0);
+                   : lower_index(l, 0);
   n->iou = lower_operand(l, 3) ? lower_scalar_operand(l, 3, t)
                                : lower_constant(l, t, 0);
   n->score_threshold =
@@ -227,7 +223,7 @@ static void check_static_count(Lower *l, GiltValue *count)
   int64_t fixed = lower_result_type(l, 0)->shaped.shape[0];
   if (fixed == GILT_DYNAMIC)
     return;
-  GiltValue *same = lower_cmp(l, "eq", count, idx(l, fixed));
+  GiltValue *same = lower_cmp(l, "eq", count, lower_index(l, fixed));
   lower_emit_attr(l, LOOP_OP_ASSERT, NULL, 1, &same, "message",
                   gilt_string_attr_get(l->ctx, msg, sizeof msg - 1));
 }
@@ -242,7 +238,7 @@ static GiltStatus lower_nms(Lower *l)
   GiltValue *batches = lower_dim(l, n.boxes, 0);
   GiltValue *rows = lower_times(
       l, lower_times(l, batches, n.num_classes), n.num_boxes);
-  GiltType *i64 = gilt_integer_type_get(l->ctx, 64, GILT_SIGNLESS);
+  GiltType *i64 = lower_i64_type(l);
   int64_t scratch_shape[2] = {GILT_DYNAMIC, 3}, taken_shape = GILT_DYNAMIC;
   GiltValue *scratch_sizes[2] = {rows, NULL};
   n.scratch = lower_alloc(
@@ -251,11 +247,12 @@ static GiltStatus lower_nms(Lower *l)
   n.taken = lower_alloc(l, gilt_memref_type_get(l->ctx, 1, &taken_shape,
                                                 lower_i1_type(l), NULL, NULL),
                         &n.num_boxes);
-  GiltValue *zero = idx(l, 0), *count;
-  lower_for(l, zero, batches, idx(l, 1), 1, &zero, &count, batch_loop, &n);
+  GiltValue *zero = lower_index(l, 0), *count;
+  lower_for(l, zero, batches, lower_index(l, 1), 1, &zero, &count, batch_loop,
+            &n);
 
   check_static_count(l, count);
-  GiltValue *dims[2] = {count, idx(l, 3)};
+  GiltValue *dims[2] = {count, lower_index(l, 3)};
   Copy copy = {n.scratch, lower_alloc_result(l, 0, dims)};
   lower_parallel(l, 2, dims, copy_body, &copy);
   lower_emit(l, LOOP_OP_DEALLOC, NULL, 1, &n.scratch);

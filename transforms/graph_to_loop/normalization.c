@@ -43,36 +43,16 @@ static GiltValue *load_as(Lower *l, GiltValue *buffer,
   return lower_convert(l, lower_load(l, buffer, idx), t);
 }
 
-static GiltValue *fadd(Lower *l, GiltValue *a, GiltValue *b)
-{
-  return lower_binary(l, LOOP_OP_ADDF, a, b);
-}
-
-static GiltValue *fsub(Lower *l, GiltValue *a, GiltValue *b)
-{
-  return lower_binary(l, LOOP_OP_SUBF, a, b);
-}
-
-static GiltValue *fmul(Lower *l, GiltValue *a, GiltValue *b)
-{
-  return lower_binary(l, LOOP_OP_MULF, a, b);
-}
-
-static GiltValue *fdiv(Lower *l, GiltValue *a, GiltValue *b)
-{
-  return lower_binary(l, LOOP_OP_DIVF, a, b);
-}
-
 /* 1 / x */
 static GiltValue *reciprocal(Lower *l, GiltValue *x)
 {
-  return fdiv(l, lower_constant(l, type_of(x), 1), x);
+  return lower_divide(l, lower_constant(l, type_of(x), 1), x);
 }
 
 /* 1 / sqrt(var + epsilon) */
 static GiltValue *inv_std(Lower *l, GiltValue *var, double epsilon)
 {
-  GiltValue *v = fadd(l, var, lower_constant(l, type_of(var), epsilon));
+  GiltValue *v = lower_plus(l, var, lower_constant(l, type_of(var), epsilon));
   return reciprocal(l, lower_unary(l, LOOP_OP_SQRT, v));
 }
 
@@ -94,8 +74,8 @@ static void batch_norm_body(Lower *l, GiltValue *const *ivs, void *user)
   GiltValue *scale = load_as(l, b->scale, &c, b->ct);
   GiltValue *bias = load_as(l, b->bias, &c, b->ct);
   GiltValue *inv = inv_std(l, var, b->epsilon);
-  GiltValue *y = fmul(l, fsub(l, x, mean), inv);
-  y = fadd(l, fmul(l, y, scale), bias);
+  GiltValue *y = lower_times(l, lower_minus(l, x, mean), inv);
+  y = lower_plus(l, lower_times(l, y, scale), bias);
   lower_store(l, lower_convert(l, y, lower_result_elem(l, 0)), b->out, ivs);
 }
 
@@ -174,10 +154,10 @@ static void norm_step(Lower *l, GiltValue *const *space,
   x_index(l, n, space, idx);
   GiltValue *x = load_as(l, n->x, idx, n->ct);
   if (n->pass == PASS_MEAN) {
-    next[0] = fadd(l, acc[0], x);
+    next[0] = lower_plus(l, acc[0], x);
   } else if (n->pass == PASS_VAR) {
-    GiltValue *d = fsub(l, x, n->mean);
-    next[0] = fadd(l, acc[0], fmul(l, d, d));
+    GiltValue *d = lower_minus(l, x, n->mean);
+    next[0] = lower_plus(l, acc[0], lower_times(l, d, d));
   } else {
     n->write(l, n, x, idx);
   }
@@ -192,14 +172,14 @@ static void norm_body(Lower *l, GiltValue *const *ivs, void *user)
   n->pass = PASS_MEAN;
   lower_reduce_loops(l, n->rank, n->dims, n->reduced, ivs, 1, &zero, &sum,
                      norm_step, n);
-  n->mean = fdiv(l, sum, n->count);
+  n->mean = lower_divide(l, sum, n->count);
   n->pass = PASS_VAR;
   lower_reduce_loops(l, n->rank, n->dims, n->reduced, ivs, 1, &zero, &sum,
                      norm_step, n);
-  n->var = fdiv(l, sum, n->count);
+  n->var = lower_divide(l, sum, n->count);
   if (n->mvn) {
     GiltValue *std = lower_unary(l, LOOP_OP_SQRT, n->var);
-    n->inv = reciprocal(l, fadd(l, std, lower_constant(l, n->ct, 1e-9)));
+    n->inv = reciprocal(l, lower_plus(l, std, lower_constant(l, n->ct, 1e-9)));
   } else {
     n->inv = inv_std(l, n->var, n->epsilon);
   }
@@ -244,8 +224,8 @@ static void write_per_channel(Lower *l, Norm *n, GiltValue *x,
   GiltValue *c = idx[1];
   GiltValue *scale = load_as(l, n->scale, &c, n->ct);
   GiltValue *bias = load_as(l, n->bias, &c, n->ct);
-  GiltValue *y = fmul(l, fsub(l, x, n->mean), n->inv);
-  y = fadd(l, fmul(l, y, scale), bias);
+  GiltValue *y = lower_times(l, lower_minus(l, x, n->mean), n->inv);
+  y = lower_plus(l, lower_times(l, y, scale), bias);
   store_y(l, n, y, idx);
 }
 
@@ -261,14 +241,16 @@ static void batch_norm_training_body(Lower *l, GiltValue *const *ivs,
   GiltValue *c = ivs[1];
   GiltValue *m = lower_constant(l, n->ct, graph_attr_float(l->op, "momentum",
                                                             0.9));
-  GiltValue *keep = fsub(l, lower_constant(l, n->ct, 1), m);
+  GiltValue *keep = lower_minus(l, lower_constant(l, n->ct, 1), m);
   GiltValue *stats[2] = {n->mean, n->var};
   GiltValue *outs[2] = {n->mean_out, n->inv_std_out};
   for (size_t i = 0; i < 2; i++) {
     if (!outs[i])
       continue;
     GiltValue *input = load_as(l, lower_operand(l, 3 + i), &c, n->ct);
-    GiltValue *r = fadd(l, fmul(l, input, m), fmul(l, stats[i], keep));
+    GiltValue *updated = lower_times(l, input, m);
+    GiltValue *kept = lower_times(l, stats[i], keep);
+    GiltValue *r = lower_plus(l, updated, kept);
     lower_store(l, lower_convert(l, r, type_of(outs[i])->shaped.elem), outs[i],
                 &c);
   }
@@ -317,12 +299,12 @@ static void write_layer_norm(Lower *l, Norm *n, GiltValue *x,
                              GiltValue *const *idx)
 {
   GiltValue *sidx[GRAPH_MAX_RANK];
-  GiltValue *y = fmul(l, fsub(l, x, n->mean), n->inv);
+  GiltValue *y = lower_times(l, lower_minus(l, x, n->mean), n->inv);
   lower_broadcast_indices(l, n->scale, n->rank, idx, sidx);
-  y = fmul(l, y, load_as(l, n->scale, sidx, n->ct));
+  y = lower_times(l, y, load_as(l, n->scale, sidx, n->ct));
   if (n->bias) {
     lower_broadcast_indices(l, n->bias, n->rank, idx, sidx);
-    y = fadd(l, y, load_as(l, n->bias, sidx, n->ct));
+    y = lower_plus(l, y, load_as(l, n->bias, sidx, n->ct));
   }
   store_y(l, n, y, idx);
 }
@@ -436,7 +418,7 @@ static GiltStatus lower_group_normalization(Lower *l)
 
 static void write_mvn(Lower *l, Norm *n, GiltValue *x, GiltValue *const *idx)
 {
-  store_y(l, n, fmul(l, fsub(l, x, n->mean), n->inv), idx);
+  store_y(l, n, lower_times(l, lower_minus(l, x, n->mean), n->inv), idx);
 }
 
 static GiltStatus lower_mean_variance_normalization(Lower *l)
@@ -486,7 +468,7 @@ static void lrn_step(Lower *l, GiltValue *iv, GiltValue *const *acc,
   memcpy(idx, ivs, rank * sizeof *idx);
   idx[1] = iv;
   GiltValue *v = load_as(l, r->x, idx, r->ct);
-  next[0] = fadd(l, acc[0], fmul(l, v, v));
+  next[0] = lower_plus(l, acc[0], lower_times(l, v, v));
 }
 
 static void lrn_body(Lower *l, GiltValue *const *ivs, void *user)
@@ -501,12 +483,13 @@ static void lrn_body(Lower *l, GiltValue *const *ivs, void *user)
   hi = lower_binary(l, LOOP_OP_MINSI, hi, r->channels);
   GiltValue *zero = lower_constant(l, r->ct, 0), *sum;
   lower_for(l, lo, hi, lower_index(l, 1), 1, &zero, &sum, lrn_step, r);
-  GiltValue *scaled = fmul(
-      l, lower_constant(l, r->ct, r->alpha / r->size), sum);
-  GiltValue *base = fadd(l, lower_constant(l, r->ct, r->bias), scaled);
+  GiltValue *scaled =
+      lower_times(l, lower_constant(l, r->ct, r->alpha / r->size), sum);
+  GiltValue *base = lower_plus(l, lower_constant(l, r->ct, r->bias), scaled);
   GiltValue *x = load_as(l, r->x, ivs, r->ct);
-  GiltValue *y = fdiv(l, x, lower_binary(l, LOOP_OP_POWF, base,
-                                         lower_constant(l, r->ct, r->beta)));
+  GiltValue *y = lower_divide(
+      l, x,
+      lower_binary(l, LOOP_OP_POWF, base, lower_constant(l, r->ct, r->beta)));
   lower_store(l, lower_convert(l, y, type_of(r->out)->shaped.elem), r->out,
               ivs);
 }

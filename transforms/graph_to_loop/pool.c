@@ -15,7 +15,7 @@
 ** window element. Pools are a small part of a network's work, so no
 ** vector path. Not here: GlobalMaxPool and GlobalAveragePool (reductions).
 */
-#include "transforms/graph_to_loop/lowering.h"
+#include "transforms/graph_to_loop/indexing.h"
 
 #include <math.h>
 
@@ -34,24 +34,9 @@ typedef struct Pool {
   GiltValue *valid[GRAPH_MAX_RANK + 1], *counted[GRAPH_MAX_RANK + 1];
 } Pool;
 
-static GiltValue *bin(Lower *l, LoopOpId id, GiltValue *a, GiltValue *b)
-{
-  return lower_binary(l, id, a, b);
-}
-
-static GiltValue *idx(Lower *l, int64_t v)
-{
-  return lower_index(l, v);
-}
-
-static GiltType *i64_type(Lower *l)
-{
-  return gilt_integer_type_get(l->ctx, 64, GILT_SIGNLESS);
-}
-
 static GiltValue *to_i64(Lower *l, GiltValue *index)
 {
-  return lower_emit(l, LOOP_OP_INDEX_CAST, i64_type(l), 1, &index);
+  return lower_emit(l, LOOP_OP_INDEX_CAST, lower_i64_type(l), 1, &index);
 }
 
 /* The flat index of the clamped position within one channel's plane, in
@@ -59,11 +44,10 @@ static GiltValue *to_i64(Lower *l, GiltValue *index)
 static GiltValue *plane_index(Lower *l, Pool *p)
 {
   size_t n = p->w.n;
-  GiltValue *flat = idx(l, 0);
+  GiltValue *flat = lower_index(l, 0);
   for (size_t j = 0; j < n; j++) {
     size_t i = p->col_major ? n - 1 - j : j;
-    flat = bin(l, LOOP_OP_ADDI, bin(l, LOOP_OP_MULI, flat, p->w.in[i]),
-               p->xi[2 + i]);
+    flat = ix_add(l, ix_mul(l, flat, p->w.in[i]), p->xi[2 + i]);
   }
   return to_i64(l, flat);
 }
@@ -75,8 +59,8 @@ static void max_step(Lower *l, Pool *p, GiltValue *x, GiltValue *const *acc,
   const char *gt = lower_is_float(gilt_value_get_type(x)) ? "ogt"
                    : lower_is_unsigned(gilt_value_get_type(x)) ? "ugt"
                                                                  : "sgt";
-  GiltValue *take = bin(l, LOOP_OP_ANDI, p->valid[p->w.n],
-                        lower_cmp(l, gt, x, acc[0]));
+  GiltValue *take = lower_binary(l, LOOP_OP_ANDI, p->valid[p->w.n],
+                                 lower_cmp(l, gt, x, acc[0]));
   next[0] = lower_select(l, take, x, acc[0]);
   next[1] = p->indices ? lower_select(l, take, plane_index(l, p), acc[1])
                        : acc[1];
@@ -86,16 +70,19 @@ static void sum_step(Lower *l, Pool *p, GiltValue *x, GiltValue *const *acc,
                      GiltValue **next)
 {
   size_t n = p->w.n;
-  if (p->kind == POOL_LP)
-    x = p->p == 1   ? lower_unary(l, LOOP_OP_ABSF, x)
-        : p->p == 2 ? bin(l, LOOP_OP_MULF, x, x)
-                    : bin(l, LOOP_OP_POWF, lower_unary(l, LOOP_OP_ABSF, x),
-                          lower_constant(l, gilt_value_get_type(x),
-                                         (double)p->p));
+  if (p->kind == POOL_LP && p->p == 2) {
+    x = lower_binary(l, LOOP_OP_MULF, x, x);
+  } else if (p->kind == POOL_LP) {
+    x = lower_unary(l, LOOP_OP_ABSF, x);
+    if (p->p != 1)
+      x = lower_binary(l, LOOP_OP_POWF, x,
+                       lower_constant_like(l, x, (double)p->p));
+  }
   GiltValue *zero = lower_constant(l, gilt_value_get_type(x), 0);
-  next[0] = bin(l, LOOP_OP_ADDF, acc[0], lower_select(l, p->valid[n], x, zero));
+  next[0] = lower_binary(l, LOOP_OP_ADDF, acc[0],
+                         lower_select(l, p->valid[n], x, zero));
   GiltValue *one = p->include_pad ? p->counted[n] : p->valid[n];
-  next[1] = bin(l, LOOP_OP_ADDI, acc[1], lower_convert(l, one, i64_type(l)));
+  next[1] = ix_add(l, acc[1], lower_convert(l, one, lower_i64_type(l)));
 }
 
 static void pool_level(Lower *l, GiltValue *iv, GiltValue *const *acc,
@@ -105,8 +92,8 @@ static void pool_loop(Lower *l, Pool *p, GiltValue *const *acc,
                       GiltValue **out)
 {
   if (p->depth < p->w.n) {
-    lower_for(l, idx(l, 0), idx(l, p->w.kernel[p->depth]), idx(l, 1), 2, acc,
-              out, pool_level, p);
+    GiltValue *kernel = lower_index(l, p->w.kernel[p->depth]);
+    lower_for_upto(l, kernel, 2, acc, out, pool_level, p);
     return;
   }
   GiltValue *x = lower_load(l, p->x, p->xi);
@@ -123,18 +110,18 @@ static void pool_level(Lower *l, GiltValue *iv, GiltValue *const *acc,
   size_t i = p->depth;
   GiltValue *kd = p->w.dilations[i] == 1
                       ? iv
-                      : bin(l, LOOP_OP_MULI, iv, idx(l, p->w.dilations[i]));
-  GiltValue *pos = bin(l, LOOP_OP_ADDI, p->base[i], kd);
+                      : ix_mul(l, iv, lower_index(l, p->w.dilations[i]));
+  GiltValue *pos = ix_add(l, p->base[i], kd);
   GiltValue *in = p->w.in[i];
-  GiltValue *inside = bin(l, LOOP_OP_ANDI, lower_cmp(l, "sge", pos, idx(l, 0)),
-                          lower_cmp(l, "slt", pos, in));
-  p->valid[i + 1] = bin(l, LOOP_OP_ANDI, p->valid[i], inside);
+  GiltValue *inside = ix_in_range(l, pos, lower_index(l, 0), in);
+  p->valid[i + 1] = lower_binary(l, LOOP_OP_ANDI, p->valid[i], inside);
   if (p->include_pad)
-    p->counted[i + 1] = bin(
-        l, LOOP_OP_ANDI, p->counted[i],
-        lower_cmp(l, "slt", pos, bin(l, LOOP_OP_ADDI, in, p->w.end[i])));
-  p->xi[2 + i] = bin(l, LOOP_OP_MINSI, bin(l, LOOP_OP_MAXSI, pos, idx(l, 0)),
-                     bin(l, LOOP_OP_SUBI, in, idx(l, 1)));
+    p->counted[i + 1] =
+        lower_binary(l, LOOP_OP_ANDI, p->counted[i],
+                     lower_cmp(l, "slt", pos, ix_add(l, in, p->w.end[i])));
+  GiltValue *first = ix_max(l, pos, lower_index(l, 0));
+  GiltValue *last = ix_sub(l, in, lower_index(l, 1));
+  p->xi[2 + i] = ix_min(l, first, last);
   p->depth++;
   pool_loop(l, p, acc, next);
   p->depth--;
@@ -145,11 +132,12 @@ static GiltValue *pool_result(Lower *l, Pool *p, GiltValue *const *acc)
 {
   GiltType *t = gilt_value_get_type(acc[0]);
   if (p->kind == POOL_AVERAGE)
-    return bin(l, LOOP_OP_DIVF, acc[0], lower_convert(l, acc[1], t));
+    return lower_binary(l, LOOP_OP_DIVF, acc[0], lower_convert(l, acc[1], t));
   if (p->kind == POOL_LP && p->p == 2)
     return lower_unary(l, LOOP_OP_SQRT, acc[0]);
   if (p->kind == POOL_LP && p->p != 1)
-    return bin(l, LOOP_OP_POWF, acc[0], lower_constant(l, t, 1.0 / p->p));
+    return lower_binary(l, LOOP_OP_POWF, acc[0],
+                        lower_constant(l, t, 1.0 / p->p));
   return acc[0];
 }
 
@@ -160,18 +148,18 @@ static void pool_body(Lower *l, GiltValue *const *ivs, void *user)
   GiltType *elem = gilt_value_get_type(p->y)->shaped.elem;
   p->xi[0] = ivs[0], p->xi[1] = ivs[1];
   for (size_t i = 0; i < n; i++)
-    p->base[i] = bin(l, LOOP_OP_SUBI,
-                     bin(l, LOOP_OP_MULI, ivs[2 + i], idx(l, p->w.strides[i])),
-                     p->w.begin[i]);
+    p->base[i] =
+        ix_sub(l, ix_mul(l, ivs[2 + i], lower_index(l, p->w.strides[i])),
+               p->w.begin[i]);
   p->valid[0] = p->counted[0] = lower_int_constant(l, lower_i1_type(l), 1);
   double lowest = -INFINITY;
   if (!lower_is_float(elem))
     lowest = lower_is_unsigned(elem)
                  ? 0
                  : -ldexp(1, (int)gilt_type_get_bit_width(elem) - 1);
-  GiltValue *acc[2] = {
-      lower_constant(l, elem, p->kind == POOL_MAX ? lowest : 0),
-      lower_int_constant(l, i64_type(l), 0)};
+  GiltValue *acc[2];
+  acc[0] = lower_constant(l, elem, p->kind == POOL_MAX ? lowest : 0);
+  acc[1] = lower_int_constant(l, lower_i64_type(l), 0);
   GiltValue *out[2];
   p->depth = 0;
   pool_loop(l, p, acc, out);
@@ -179,14 +167,12 @@ static void pool_body(Lower *l, GiltValue *const *ivs, void *user)
   if (!p->indices)
     return;
   /* The channel's offset: (n * C + c) * the plane's size. */
-  GiltValue *plane = idx(l, 1);
+  GiltValue *plane = lower_index(l, 1);
   for (size_t i = 0; i < n; i++)
-    plane = bin(l, LOOP_OP_MULI, plane, p->w.in[i]);
-  GiltValue *ch = bin(l, LOOP_OP_ADDI,
-                      bin(l, LOOP_OP_MULI, ivs[0], lower_dim(l, p->x, 1)),
-                      ivs[1]);
-  GiltValue *off = to_i64(l, bin(l, LOOP_OP_MULI, ch, plane));
-  lower_store(l, bin(l, LOOP_OP_ADDI, out[1], off), p->indices, ivs);
+    plane = ix_mul(l, plane, p->w.in[i]);
+  GiltValue *ch = ix_add(l, ix_mul(l, ivs[0], lower_dim(l, p->x, 1)), ivs[1]);
+  GiltValue *off = to_i64(l, ix_mul(l, ch, plane));
+  lower_store(l, ix_add(l, out[1], off), p->indices, ivs);
 }
 
 static GiltStatus lower_pool(Lower *l, PoolKind kind)

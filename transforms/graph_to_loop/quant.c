@@ -17,11 +17,6 @@
 
 #include <math.h>
 
-static GiltType *f64_type(Lower *l)
-{
-  return gilt_float_type_get(l->ctx, GILT_F64);
-}
-
 /* v (f64, already rounded) clamped to the range of integer type `to` and
 ** converted to it. */
 static GiltValue *saturate(Lower *l, GiltValue *v, GiltType *to)
@@ -30,7 +25,7 @@ static GiltValue *saturate(Lower *l, GiltValue *v, GiltType *to)
   bool u = lower_is_unsigned(to);
   double lo = u ? 0 : -ldexp(1, (int)w - 1);
   double hi = u ? ldexp(1, (int)w) - 1 : ldexp(1, (int)w - 1) - 1;
-  GiltType *f64 = f64_type(l);
+  GiltType *f64 = lower_f64_type(l);
   v = lower_binary(l, LOOP_OP_MAXIMUMF, v, lower_constant(l, f64, lo));
   v = lower_binary(l, LOOP_OP_MINIMUMF, v, lower_constant(l, f64, hi));
   return lower_convert(l, v, to);
@@ -41,18 +36,20 @@ static GiltValue *saturate(Lower *l, GiltValue *v, GiltType *to)
 static GiltValue *add_zero_point(Lower *l, GiltValue *rounded, GiltValue *zp,
                                  GiltType *to)
 {
-  GiltValue *v = lower_convert(l, rounded, f64_type(l));
+  GiltValue *v = lower_convert(l, rounded, lower_f64_type(l));
   if (zp)
-    v = lower_binary(l, LOOP_OP_ADDF, v, lower_convert(l, zp, f64_type(l)));
+    v = lower_binary(l, LOOP_OP_ADDF, v,
+                     lower_convert(l, zp, lower_f64_type(l)));
   return saturate(l, v, to);
 }
 
 GiltValue *lower_requantize(Lower *l, GiltValue *acc, GiltValue *scale,
                             GiltValue *zp, GiltType *to)
 {
-  GiltType *f64 = f64_type(l);
-  GiltValue *v = lower_binary(l, LOOP_OP_MULF, lower_convert(l, acc, f64),
-                              lower_convert(l, scale, f64));
+  GiltType *f64 = lower_f64_type(l);
+  GiltValue *acc64 = lower_convert(l, acc, f64);
+  GiltValue *scale64 = lower_convert(l, scale, f64);
+  GiltValue *v = lower_binary(l, LOOP_OP_MULF, acc64, scale64);
   return add_zero_point(l, lower_unary(l, LOOP_OP_ROUNDEVEN, v), zp, to);
 }
 
@@ -92,9 +89,10 @@ static GiltValue *param(Lower *l, const Quant *q, GiltValue *p,
 static void quant_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   Quant *q = user;
-  GiltValue *y = q->fn(l, lower_load(l, q->x, ivs), param(l, q, q->scale, ivs),
-                       param(l, q, q->zp, ivs),
-                       gilt_value_get_type(q->out)->shaped.elem);
+  GiltValue *x = lower_load(l, q->x, ivs);
+  GiltValue *scale = param(l, q, q->scale, ivs);
+  GiltValue *zp = param(l, q, q->zp, ivs);
+  GiltValue *y = q->fn(l, x, scale, zp, gilt_value_get_type(q->out)->shaped.elem);
   lower_store(l, y, q->out, ivs);
 }
 
@@ -210,15 +208,16 @@ static GiltStatus lower_dynamic_quantize_linear(Lower *l)
   GiltValue *zero = lower_constant(l, f32, 0), *inits[2] = {zero, zero}, *mm[2];
   lower_for_upto(l, n, 2, inits, mm,
             range_step, &r);
-  GiltValue *scale = lower_binary(l, LOOP_OP_DIVF,
-                                  lower_binary(l, LOOP_OP_SUBF, mm[1], mm[0]),
-                                  lower_constant(l, f32, 255));
+  GiltValue *range = lower_binary(l, LOOP_OP_SUBF, mm[1], mm[0]);
+  GiltValue *scale =
+      lower_binary(l, LOOP_OP_DIVF, range, lower_constant(l, f32, 255));
   GiltValue *zp = quantize(l, lower_unary(l, LOOP_OP_NEGF, mm[0]), scale, NULL,
                            u8);
   Dynamic dq = {x, lower_alloc_result(l, 0, dims), scale, zp};
   lower_parallel(l, t->shaped.rank, dims, dynamic_body, &dq);
-  GiltValue *results[3] = {dq.y, lower_alloc_result(l, 1, NULL),
-                           lower_alloc_result(l, 2, NULL)};
+  GiltValue *results[3] = {dq.y};
+  results[1] = lower_alloc_result(l, 1, NULL);
+  results[2] = lower_alloc_result(l, 2, NULL);
   lower_store(l, scale, results[1], NULL);
   lower_store(l, zp, results[2], NULL);
   return lower_replace(l, results);

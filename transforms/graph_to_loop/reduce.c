@@ -44,7 +44,7 @@ GiltType *lower_acc_type(Lower *l, GiltType *t)
 
 GiltValue *lower_index_to(Lower *l, GiltValue *index, GiltType *t)
 {
-  GiltType *i64 = gilt_integer_type_get(l->ctx, 64, GILT_SIGNLESS);
+  GiltType *i64 = lower_i64_type(l);
   return lower_convert(l, lower_emit(l, LOOP_OP_INDEX_CAST, i64, 1, &index),
                        t);
 }
@@ -334,7 +334,7 @@ static GiltValue *float_unary(Lower *l, LoopOpId fn, GiltValue *v)
   if (is_float(v))
     return lower_unary(l, fn, v);
   GiltType *t = gilt_value_get_type(v);
-  GiltType *f64 = gilt_float_type_get(l->ctx, GILT_F64);
+  GiltType *f64 = lower_f64_type(l);
   return lower_convert(l, lower_unary(l, fn, lower_convert(l, v, f64)), t);
 }
 
@@ -430,7 +430,7 @@ static void reduce_init(Lower *l, Reduce *r, LowerReduceKind kind, double p,
   r->acc = lower_acc_type(l, elem);
   if (!lower_is_float(elem) &&
       (kind == LOWER_REDUCE_LOG_SUM_EXP || kind == LOWER_REDUCE_LP))
-    r->acc = gilt_float_type_get(l->ctx, GILT_F64);
+    r->acc = lower_f64_type(l);
   if (kind == LOWER_REDUCE_MEAN) {
     GiltValue *count = lower_reduced_count(l, rank, dims, reduced);
     if (!lower_is_float(r->acc)) /* an integer mean of nothing is 0 */

@@ -88,8 +88,9 @@ static GiltStatus lower_flatten(Lower *l)
   if (axis < 0 || axis > (int64_t)rank)
     return lower_error(l, "axis is out of range");
   lower_dims(l, in, in_dims);
-  GiltValue *dims[2] = {ix_product(l, in_dims, 0, (size_t)axis),
-                        ix_product(l, in_dims, (size_t)axis, rank)};
+  GiltValue *dims[2];
+  dims[0] = ix_product(l, in_dims, 0, (size_t)axis);
+  dims[1] = ix_product(l, in_dims, (size_t)axis, rank);
   return view_as_result(l, in, dims);
 }
 
@@ -99,7 +100,7 @@ static bool mark_axes(Lower *l, size_t rank, bool *axis)
 {
   int64_t axes[GRAPH_MAX_RANK];
   size_t n;
-  if (!lower_const_ints(l, 1, axes, GRAPH_MAX_RANK, &n)) {
+  if (!lower_constant_ints(l, 1, axes, GRAPH_MAX_RANK, &n)) {
     lower_error(l, "the axes are not constant");
     return false;
   }
@@ -121,7 +122,7 @@ static bool static_result(Lower *l)
 {
   size_t n;
   int64_t axes[GRAPH_MAX_RANK];
-  return !lower_const_ints(l, 1, axes, GRAPH_MAX_RANK, &n) &&
+  return !lower_constant_ints(l, 1, axes, GRAPH_MAX_RANK, &n) &&
          !has_dynamic(lower_result_type(l, 0));
 }
 

@@ -39,22 +39,10 @@ typedef struct Taps {
   GiltValue *index[MAX_TAPS], *weight[MAX_TAPS];
 } Taps;
 
-static GiltType *f64_type(Lower *l)
-{
-  return gilt_float_type_get(l->ctx, GILT_F64);
-}
-
-static GiltValue *f64(Lower *l, double v)
-{
-  return lower_constant(l, f64_type(l), v);
-}
-
 static GiltValue *index_to_f64(Lower *l, GiltValue *v)
 {
-  GiltValue *i = lower_emit(l, LOOP_OP_INDEX_CAST,
-                            gilt_integer_type_get(l->ctx, 64, GILT_SIGNLESS),
-                            1, &v);
-  return lower_convert(l, i, f64_type(l));
+  GiltValue *i = lower_emit(l, LOOP_OP_INDEX_CAST, lower_i64_type(l), 1, &v);
+  return lower_convert(l, i, lower_f64_type(l));
 }
 
 static GiltValue *f64_to_index(Lower *l, GiltValue *v)
@@ -78,7 +66,8 @@ static GiltValue *source_coordinate(Lower *l, Resize *r, size_t d,
   GiltValue *x = index_to_f64(l, iv), *s = r->scale[d];
   GiltValue *in = index_to_f64(l, r->in_dim[d]);
   GiltValue *out = F(MULF, in, s);
-  GiltValue *half = f64(l, 0.5), *one = f64(l, 1), *zero = f64(l, 0);
+  GiltValue *half = lower_f64(l, 0.5), *one = lower_f64(l, 1),
+            *zero = lower_f64(l, 0);
   GiltValue *centered = F(SUBF, F(DIVF, F(ADDF, x, half), s), half);
   if (strcmp(r->coord, "half_pixel") == 0)
     return centered;
@@ -94,8 +83,9 @@ static GiltValue *source_coordinate(Lower *l, Resize *r, size_t d,
     return lower_select(l, single, zero, F(DIVF, F(MULF, x, span), steps));
   /* tf_crop_and_resize */
   GiltValue *start = r->roi_start[d], *width = F(SUBF, r->roi_end[d], start);
-  GiltValue *many = F(ADDF, F(MULF, start, span),
-                      F(DIVF, F(MULF, F(MULF, x, width), span), steps));
+  GiltValue *first = F(MULF, start, span);
+  GiltValue *offset = F(DIVF, F(MULF, F(MULF, x, width), span), steps);
+  GiltValue *many = F(ADDF, first, offset);
   GiltValue *mid = F(MULF, F(MULF, half, F(ADDF, start, r->roi_end[d])), span);
   return lower_select(l, single, mid, many);
 }
@@ -111,19 +101,20 @@ static GiltValue *clamp_index(Lower *l, Resize *r, size_t d, GiltValue *i)
 static void nearest_taps(Lower *l, Resize *r, size_t d, GiltValue *x, Taps *t)
 {
   GiltValue *fl = lower_unary(l, LOOP_OP_FLOOR, x), *v;
-  GiltValue *is_half = lower_cmp(l, "oeq", x, F(ADDF, fl, f64(l, 0.5)));
+  GiltValue *is_half = lower_cmp(l, "oeq", x, F(ADDF, fl, lower_f64(l, 0.5)));
   if (strcmp(r->nearest, "floor") == 0)
     v = fl;
   else if (strcmp(r->nearest, "ceil") == 0)
     v = lower_unary(l, LOOP_OP_CEIL, x);
-  else if (strcmp(r->nearest, "round_prefer_ceil") == 0)
-    v = lower_select(l, is_half, lower_unary(l, LOOP_OP_CEIL, x),
-                     lower_unary(l, LOOP_OP_ROUND, x));
-  else
+  else if (strcmp(r->nearest, "round_prefer_ceil") == 0) {
+    GiltValue *up = lower_unary(l, LOOP_OP_CEIL, x);
+    v = lower_select(l, is_half, up, lower_unary(l, LOOP_OP_ROUND, x));
+  } else {
     v = lower_select(l, is_half, fl, lower_unary(l, LOOP_OP_ROUND, x));
+  }
   t->n = 1;
   t->index[0] = clamp_index(l, r, d, f64_to_index(l, v));
-  t->weight[0] = f64(l, 1);
+  t->weight[0] = lower_f64(l, 1);
 }
 
 static void linear_taps(Lower *l, Resize *r, size_t d, GiltValue *x, Taps *t)
@@ -133,7 +124,7 @@ static void linear_taps(Lower *l, Resize *r, size_t d, GiltValue *x, Taps *t)
   t->n = 2;
   t->index[0] = clamp_index(l, r, d, i0);
   t->index[1] = clamp_index(l, r, d, ix_add(l, i0, lower_index(l, 1)));
-  t->weight[0] = F(SUBF, f64(l, 1), w);
+  t->weight[0] = F(SUBF, lower_f64(l, 1), w);
   t->weight[1] = w;
 }
 
@@ -141,29 +132,35 @@ static void linear_taps(Lower *l, Resize *r, size_t d, GiltValue *x, Taps *t)
 static GiltValue *cubic_weight(Lower *l, double a, GiltValue *s)
 {
   GiltValue *s2 = F(MULF, s, s), *s3 = F(MULF, s2, s);
-  GiltValue *near = F(ADDF, F(SUBF, F(MULF, f64(l, a + 2), s3),
-                              F(MULF, f64(l, a + 3), s2)),
-                      f64(l, 1));
-  GiltValue *far = F(SUBF, F(ADDF, F(SUBF, F(MULF, f64(l, a), s3),
-                                     F(MULF, f64(l, 5 * a), s2)),
-                             F(MULF, f64(l, 8 * a), s)),
-                     f64(l, 4 * a));
-  return lower_select(l, lower_cmp(l, "ole", s, f64(l, 1)), near, far);
+  /* near: (A + 2) s^3 - (A + 3) s^2 + 1 */
+  GiltValue *near = F(MULF, lower_f64(l, a + 2), s3);
+  near = F(SUBF, near, F(MULF, lower_f64(l, a + 3), s2));
+  near = F(ADDF, near, lower_f64(l, 1));
+  /* far: A s^3 - 5A s^2 + 8A s - 4A */
+  GiltValue *far = F(MULF, lower_f64(l, a), s3);
+  far = F(SUBF, far, F(MULF, lower_f64(l, 5 * a), s2));
+  far = F(ADDF, far, F(MULF, lower_f64(l, 8 * a), s));
+  far = F(SUBF, far, lower_f64(l, 4 * a));
+  GiltValue *is_near = lower_cmp(l, "ole", s, lower_f64(l, 1));
+  return lower_select(l, is_near, near, far);
 }
 
 static void cubic_taps(Lower *l, Resize *r, size_t d, GiltValue *x, Taps *t)
 {
   GiltValue *fl = lower_unary(l, LOOP_OP_FLOOR, x);
   GiltValue *frac = F(SUBF, x, fl), *i0 = f64_to_index(l, fl);
-  GiltValue *sum = f64(l, 0);
+  GiltValue *sum = lower_f64(l, 0);
   t->n = 4;
   for (int k = 0; k < 4; k++) {
-    GiltValue *s = lower_unary(l, LOOP_OP_ABSF, F(SUBF, frac, f64(l, k - 1)));
+    GiltValue *s =
+        lower_unary(l, LOOP_OP_ABSF, F(SUBF, frac, lower_f64(l, k - 1)));
     GiltValue *i = ix_add(l, i0, lower_index(l, k - 1));
     GiltValue *w = cubic_weight(l, r->cubic_a, s);
-    if (r->exclude_outside)
-      w = lower_select(l, ix_in_range(l, i, lower_index(l, 0), r->in_dim[d]),
-                       w, f64(l, 0));
+    if (r->exclude_outside) {
+      GiltValue *zero = lower_index(l, 0);
+      GiltValue *inside = ix_in_range(l, i, zero, r->in_dim[d]);
+      w = lower_select(l, inside, w, lower_f64(l, 0));
+    }
     sum = F(ADDF, sum, w);
     t->index[k] = clamp_index(l, r, d, i);
     t->weight[k] = w;
@@ -186,7 +183,8 @@ static GiltValue *combine_taps(Lower *l, Element *e, size_t d,
                                GiltValue **idx, GiltValue *weight)
 {
   if (d == e->r->rank) {
-    GiltValue *v = lower_convert(l, lower_load(l, e->r->in, idx), f64_type(l));
+    GiltValue *v =
+        lower_convert(l, lower_load(l, e->r->in, idx), lower_f64_type(l));
     return F(MULF, v, weight);
   }
   GiltValue *sum = NULL;
@@ -207,13 +205,14 @@ static GiltValue *resized_element(Lower *l, GiltValue *const *ivs, void *user)
   for (size_t d = 0; d < r->rank; d++) {
     Taps *t = &e.taps[d];
     if (r->identity[d]) {
-      *t = (Taps){1, {ivs[d]}, {f64(l, 1)}};
+      *t = (Taps){1, {ivs[d]}, {lower_f64(l, 1)}};
       continue;
     }
     GiltValue *x = source_coordinate(l, r, d, ivs[d]);
     GiltValue *last = index_to_f64(l, ix_sub(l, r->in_dim[d], lower_index(l, 1)));
-    outside = F(ORI, outside, F(ORI, lower_cmp(l, "olt", x, f64(l, 0)),
-                                lower_cmp(l, "ogt", x, last)));
+    GiltValue *below = lower_cmp(l, "olt", x, lower_f64(l, 0));
+    GiltValue *above = lower_cmp(l, "ogt", x, last);
+    outside = F(ORI, outside, F(ORI, below, above));
     if (r->mode[0] == 'n')
       nearest_taps(l, r, d, x, t);
     else if (r->mode[0] == 'l')
@@ -222,7 +221,7 @@ static GiltValue *resized_element(Lower *l, GiltValue *const *ivs, void *user)
       cubic_taps(l, r, d, x, t);
   }
   GiltValue *idx[GRAPH_MAX_RANK];
-  GiltValue *v = combine_taps(l, &e, 0, idx, f64(l, 1));
+  GiltValue *v = combine_taps(l, &e, 0, idx, lower_f64(l, 1));
   v = lower_convert(l, v, lower_result_elem(l, 0));
   return r->crop ? lower_select(l, outside, r->extrapolation, v) : v;
 }
@@ -232,7 +231,7 @@ static GiltValue *resized_element(Lower *l, GiltValue *const *ivs, void *user)
 static GiltValue *load_f64(Lower *l, GiltValue *buf, int64_t k)
 {
   GiltValue *at = lower_index(l, k);
-  return lower_convert(l, lower_load(l, buf, &at), f64_type(l));
+  return lower_convert(l, lower_load(l, buf, &at), lower_f64_type(l));
 }
 
 /* Scales and output sizes per axis, from whichever operand is given. */

@@ -16,7 +16,7 @@
 ** ONNX Runtime does. The activations are those of elementwise.c
 ** (activation.h) plus Affine and ScaledTanh, which only RNNs name.
 */
-#include "transforms/graph_to_loop/lowering.h"
+#include "transforms/graph_to_loop/indexing.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -80,26 +80,6 @@ typedef struct Rnn {
   /* the cell being built */
   GiltValue *t, *bi, *j, *tt;
 } Rnn;
-
-static GiltValue *addi(Lower *l, GiltValue *a, GiltValue *b)
-{
-  return lower_binary(l, LOOP_OP_ADDI, a, b);
-}
-
-static GiltValue *muli(Lower *l, GiltValue *a, GiltValue *b)
-{
-  return lower_binary(l, LOOP_OP_MULI, a, b);
-}
-
-static GiltValue *addf(Lower *l, GiltValue *a, GiltValue *b)
-{
-  return lower_binary(l, LOOP_OP_ADDF, a, b);
-}
-
-static GiltValue *mulf(Lower *l, GiltValue *a, GiltValue *b)
-{
-  return lower_binary(l, LOOP_OP_MULF, a, b);
-}
 
 /* A constant of the op's element type. */
 static GiltValue *fconst(Lower *l, double v)
@@ -184,13 +164,13 @@ static GiltValue *activate(Lower *l, const Activation *a, GiltValue *x)
   case ACT_TANH: return lower_unary(l, LOOP_OP_TANH, x);
   case ACT_SIGMOID: return activation_sigmoid(l, x);
   case ACT_AFFINE:
-    x = mulf(l, fconst(l, a->alpha), x);
-    return addf(l, x, fconst(l, a->beta));
+    x = lower_times(l, fconst(l, a->alpha), x);
+    return lower_plus(l, x, fconst(l, a->beta));
   case ACT_LEAKY_RELU: return activation_leaky_relu(l, x, a->alpha);
   case ACT_THRESHOLDED_RELU: return activation_thresholded_relu(l, x, a->alpha);
   case ACT_SCALED_TANH:
-    x = lower_unary(l, LOOP_OP_TANH, mulf(l, fconst(l, a->beta), x));
-    return mulf(l, fconst(l, a->alpha), x);
+    x = lower_unary(l, LOOP_OP_TANH, lower_times(l, fconst(l, a->beta), x));
+    return lower_times(l, fconst(l, a->alpha), x);
   case ACT_HARD_SIGMOID: return activation_hard_sigmoid(l, x, a->alpha, a->beta);
   case ACT_ELU: return activation_elu(l, x, a->alpha);
   case ACT_SOFTSIGN: return activation_softsign(l, x);
@@ -227,8 +207,9 @@ static void dot_step(Lower *l, GiltValue *k, GiltValue *const *acc,
   d->ai[d->ar - 1] = d->bi[2] = k;
   GiltValue *x = lower_load(l, d->a, d->ai);
   if (d->scale)
-    x = mulf(l, x, lower_load(l, d->scale, d->ai));
-  next[0] = addf(l, acc[0], mulf(l, x, lower_load(l, d->b, d->bi)));
+    x = lower_times(l, x, lower_load(l, d->scale, d->ai));
+  next[0] =
+      lower_plus(l, acc[0], lower_times(l, x, lower_load(l, d->b, d->bi)));
 }
 
 static GiltValue *dot(Lower *l, Dot *d, GiltValue *n)
@@ -242,7 +223,7 @@ static GiltValue *dot(Lower *l, Dot *d, GiltValue *n)
 /* Row g * hidden + j of W, R, B or P. */
 static GiltValue *gate_row(Lower *l, Rnn *s, int64_t g)
 {
-  return addi(l, muli(l, lower_index(l, g), s->hidden), s->j);
+  return ix_add(l, ix_mul(l, lower_index(l, g), s->hidden), s->j);
 }
 
 static GiltValue *bias(Lower *l, Rnn *s, int64_t g)
@@ -262,7 +243,7 @@ static GiltValue *input_part(Lower *l, Rnn *s, int64_t g)
   d.bi[0] = s->dir;
   d.bi[1] = gate_row(l, s, g);
   GiltValue *sum = dot(l, &d, s->input);
-  return addf(l, sum, bias(l, s, g));
+  return lower_plus(l, sum, bias(l, s, g));
 }
 
 /* The recurrent part of gate g: (H_t-1 .* scale) . R[g] + Rb[g]. */
@@ -274,7 +255,7 @@ static GiltValue *recurrent_part(Lower *l, Rnn *s, int64_t g,
   d.bi[0] = s->dir;
   d.bi[1] = gate_row(l, s, g);
   GiltValue *sum = dot(l, &d, s->hidden);
-  return addf(l, sum, bias(l, s, s->gates + g));
+  return lower_plus(l, sum, bias(l, s, s->gates + g));
 }
 
 /* The whole input of gate g to its activation, before clipping. (The
@@ -283,7 +264,7 @@ static GiltValue *recurrent_part(Lower *l, Rnn *s, int64_t g,
 static GiltValue *gate_sum(Lower *l, Rnn *s, int64_t g)
 {
   GiltValue *in = input_part(l, s, g);
-  return addf(l, in, recurrent_part(l, s, g, NULL));
+  return lower_plus(l, in, recurrent_part(l, s, g, NULL));
 }
 
 /* Peephole g (i 0, o 1, f 2) times a cell state, or 0 without P. */
@@ -292,7 +273,7 @@ static GiltValue *peephole(Lower *l, Rnn *s, int64_t g, GiltValue *c)
   if (!s->p)
     return fconst(l, 0);
   GiltValue *at[2] = {s->dir, gate_row(l, s, g)};
-  return mulf(l, lower_load(l, s->p, at), c);
+  return lower_times(l, lower_load(l, s->p, at), c);
 }
 
 /* ---- time ------------------------------------------------------------------ */
@@ -340,14 +321,14 @@ static GiltValue *gru_cell(Lower *l, Rnn *s)
   GiltValue *pre = input_part(l, s, 2);
   if (s->linear_before_reset) {
     GiltValue *r = gate_act(l, s, 0, gate_sum(l, s, 1));
-    pre = addf(l, pre, mulf(l, r, recurrent_part(l, s, 2, NULL)));
+    pre = lower_plus(l, pre, lower_times(l, r, recurrent_part(l, s, 2, NULL)));
   } else {
-    pre = addf(l, pre, recurrent_part(l, s, 2, s->reset));
+    pre = lower_plus(l, pre, recurrent_part(l, s, 2, s->reset));
   }
   GiltValue *hh = gate_act(l, s, 1, pre);
-  GiltValue *keep = mulf(l, z, state_at(l, s, s->h));
+  GiltValue *keep = lower_times(l, z, state_at(l, s, s->h));
   GiltValue *one_z = lower_binary(l, LOOP_OP_SUBF, fconst(l, 1), z);
-  return addf(l, mulf(l, one_z, hh), keep);
+  return lower_plus(l, lower_times(l, one_z, hh), keep);
 }
 
 /* The GRU's reset gate r[b, j], which every h gate of row b reads. */
@@ -367,22 +348,22 @@ static GiltValue *lstm_cell(Lower *l, Rnn *s)
 {
   GiltValue *c_prev = state_at(l, s, s->c);
   GiltValue *i = gate_sum(l, s, 0);
-  i = gate_act(l, s, 0, addf(l, i, peephole(l, s, 0, c_prev)));
+  i = gate_act(l, s, 0, lower_plus(l, i, peephole(l, s, 0, c_prev)));
   GiltValue *f;
   if (s->input_forget) {
     f = lower_binary(l, LOOP_OP_SUBF, fconst(l, 1), i);
   } else {
     f = gate_sum(l, s, 2);
-    f = gate_act(l, s, 0, addf(l, f, peephole(l, s, 2, c_prev)));
+    f = gate_act(l, s, 0, lower_plus(l, f, peephole(l, s, 2, c_prev)));
   }
   GiltValue *g = gate_act(l, s, 1, gate_sum(l, s, 3));
-  GiltValue *kept = mulf(l, f, c_prev);
-  GiltValue *c = addf(l, kept, mulf(l, i, g));
+  GiltValue *kept = lower_times(l, f, c_prev);
+  GiltValue *c = lower_plus(l, kept, lower_times(l, i, g));
   GiltValue *o = gate_sum(l, s, 1);
-  o = gate_act(l, s, 0, addf(l, o, peephole(l, s, 1, c)));
+  o = gate_act(l, s, 0, lower_plus(l, o, peephole(l, s, 1, c)));
   GiltValue *at[2] = {s->bi, s->j};
   lower_store(l, c, s->c_next, at);
-  return mulf(l, o, activate(l, &s->act[2], c));
+  return lower_times(l, o, activate(l, &s->act[2], c));
 }
 
 /* Computes cell (s->bi, s->j) of the step into the next state and Y. */

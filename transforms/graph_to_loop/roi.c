@@ -47,11 +47,6 @@ typedef struct Roi {
   GiltValue *low[2], *high[2], *wlow[2], *whigh[2], *inside[2]; /* taps */
 } Roi;
 
-static GiltValue *fc(Lower *l, GiltType *t, double v)
-{
-  return lower_constant(l, t, v);
-}
-
 static GiltValue *larger(Lower *l, GiltValue *a, GiltValue *b)
 {
   return lower_select(l, lower_cmp(l, "olt", a, b), b, a); /* std::max */
@@ -66,8 +61,8 @@ static GiltValue *box(Lower *l, Roi *r, GiltValue *row, int64_t k)
 
 static void check_batch(Lower *l, Roi *r)
 {
-  lower_assert(l, ix_in_range(l, r->b, lower_index(l, 0),
-                              lower_dim(l, r->x, 0)),
+  GiltValue *zero = lower_index(l, 0), *batch = lower_dim(l, r->x, 0);
+  lower_assert(l, ix_in_range(l, r->b, zero, batch),
                "a batch index lies outside the input");
 }
 
@@ -78,10 +73,11 @@ static void check_batch(Lower *l, Roi *r)
 ** pixel outside. */
 static void sample_taps(Lower *l, Roi *r, size_t a, GiltValue *v)
 {
-  GiltValue *zero = fc(l, r->t, 0), *size = lower_convert(l, r->in[a], r->t);
-  r->inside[a] = lower_binary(l, LOOP_OP_ANDI,
-                              lower_cmp(l, "uge", v, fc(l, r->t, -1)),
-                              lower_cmp(l, "ule", v, size));
+  GiltValue *zero = lower_constant(l, r->t, 0),
+            *size = lower_convert(l, r->in[a], r->t);
+  GiltValue *above = lower_cmp(l, "uge", v, lower_constant(l, r->t, -1));
+  GiltValue *below = lower_cmp(l, "ule", v, size);
+  r->inside[a] = lower_binary(l, LOOP_OP_ANDI, above, below);
   v = lower_select(l, lower_cmp(l, "ole", v, zero), zero, v);
   GiltValue *low = lower_convert(l, v, lower_index_type(l));
   GiltValue *last = ix_sub(l, r->in[a], lower_index(l, 1));
@@ -90,16 +86,18 @@ static void sample_taps(Lower *l, Roi *r, size_t a, GiltValue *v)
   r->high[a] = lower_select(l, at_end, last, ix_add(l, low, lower_index(l, 1)));
   v = lower_select(l, at_end, lower_convert(l, last, r->t), v);
   r->wlow[a] = lower_minus(l, v, lower_convert(l, r->low[a], r->t));
-  r->whigh[a] = lower_minus(l, fc(l, r->t, 1), r->wlow[a]);
+  r->whigh[a] = lower_minus(l, lower_constant(l, r->t, 1), r->wlow[a]);
 }
 
 /* Where sample i of the bin lies along axis a:
 ** base + (i + 0.5) * bin / grid. */
 static GiltValue *sample_at(Lower *l, Roi *r, size_t a, GiltValue *i)
 {
-  GiltValue *half = lower_plus(l, lower_convert(l, i, r->t), fc(l, r->t, 0.5));
-  GiltValue *off = lower_binary(l, LOOP_OP_DIVF, lower_times(l, half, r->bin[a]),
-                                lower_convert(l, r->grid[a], r->t));
+  GiltValue *fi = lower_convert(l, i, r->t);
+  GiltValue *half = lower_plus(l, fi, lower_constant(l, r->t, 0.5));
+  GiltValue *scaled = lower_times(l, half, r->bin[a]);
+  GiltValue *off =
+      lower_binary(l, LOOP_OP_DIVF, scaled, lower_convert(l, r->grid[a], r->t));
   return lower_plus(l, r->base[a], off);
 }
 
@@ -110,15 +108,16 @@ static void sample_point(Lower *l, GiltValue *ix, GiltValue *const *acc,
   Roi *r = user;
   sample_taps(l, r, 1, sample_at(l, r, 1, ix));
   GiltValue *inside = lower_binary(l, LOOP_OP_ANDI, r->inside[0], r->inside[1]);
-  GiltValue *zero = lower_index(l, 0), *fzero = fc(l, r->t, 0);
+  GiltValue *zero = lower_index(l, 0), *fzero = lower_constant(l, r->t, 0);
   GiltValue *ys[2] = {r->low[0], r->high[0]}, *xs[2] = {r->low[1], r->high[1]};
   GiltValue *wy[2] = {r->whigh[0], r->wlow[0]}, *wx[2] = {r->whigh[1], r->wlow[1]};
   GiltValue *sum = NULL, *best = acc[0];
   GiltValue *first = lower_binary(l, LOOP_OP_ANDI, r->first,
                                   lower_cmp(l, "eq", ix, zero));
   for (int k = 0; k < 4; k++) {
-    GiltValue *at[4] = {r->b, r->ivs[0], lower_select(l, inside, ys[k / 2], zero),
-                        lower_select(l, inside, xs[k % 2], zero)};
+    GiltValue *at[4] = {r->b, r->ivs[0],
+                        lower_select(l, inside, ys[k / 2], zero)};
+    at[3] = lower_select(l, inside, xs[k % 2], zero);
     GiltValue *w = lower_select(l, inside, lower_times(l, wy[k / 2], wx[k % 2]),
                                 fzero);
     GiltValue *v = lower_times(l, w, lower_convert(l, lower_load(l, r->x, at),
@@ -135,7 +134,7 @@ static void sample_row(Lower *l, GiltValue *iy, GiltValue *const *acc,
   Roi *r = user;
   sample_taps(l, r, 0, sample_at(l, r, 0, iy));
   r->first = lower_cmp(l, "eq", iy, lower_index(l, 0));
-  lower_for(l, lower_index(l, 0), r->grid[1], lower_index(l, 1), 1, acc, next,
+  lower_for_upto(l, r->grid[1], 1, acc, next,
             sample_point, r);
 }
 
@@ -147,8 +146,8 @@ static void align_bin(Lower *l, GiltValue *const *ivs, void *user)
     r->base[a] = lower_plus(l, r->start[a],
                             lower_times(l, lower_convert(l, ivs[1 + a], r->t),
                                         r->bin[a]));
-  GiltValue *zero = fc(l, r->t, 0), *v;
-  lower_for(l, lower_index(l, 0), r->grid[0], lower_index(l, 1), 1, &zero, &v,
+  GiltValue *zero = lower_constant(l, r->t, 0), *v;
+  lower_for_upto(l, r->grid[0], 1, &zero, &v,
             sample_row, r);
   if (!r->max)
     v = lower_binary(l, LOOP_OP_DIVF, v, r->count);
@@ -162,8 +161,8 @@ static void align_box(Lower *l, GiltValue *const *ivs, void *user)
   GiltValue *idx = r->box = ivs[0];
   r->b = lower_load_index_at(l, r->batch, &idx);
   check_batch(l, r);
-  GiltValue *off = fc(l, r->t, r->half_pixel ? 0.5 : 0);
-  GiltValue *scale = fc(l, r->t, r->scale);
+  GiltValue *off = lower_constant(l, r->t, r->half_pixel ? 0.5 : 0);
+  GiltValue *scale = lower_constant(l, r->t, r->scale);
   GiltValue *grids = lower_index(l, 1);
   for (size_t a = 0; a < 2; a++) { /* rois list x1, y1, x2, y2 */
     r->start[a] = lower_minus(l, lower_times(l, box(l, r, idx, 1 - a), scale),
@@ -172,7 +171,7 @@ static void align_box(Lower *l, GiltValue *const *ivs, void *user)
                                                 scale), off);
     GiltValue *len = lower_minus(l, end, r->start[a]);
     if (!r->half_pixel)
-      len = larger(l, len, fc(l, r->t, 1));
+      len = larger(l, len, lower_constant(l, r->t, 1));
     GiltValue *bins = lower_convert(l, r->bins[a], r->t);
     r->bin[a] = lower_binary(l, LOOP_OP_DIVF, len, bins);
     r->grid[a] = r->ratio > 0
@@ -245,8 +244,9 @@ static void pool_bin(Lower *l, GiltValue *const *ivs, void *user)
                          lower_cmp(l, "sle", r->high[a], r->low[a]));
   }
   GiltType *elem = lower_result_elem(l, 0);
-  GiltValue *init = lower_select(l, empty, fc(l, elem, 0),
-                                 fc(l, elem, lowest(elem)));
+  GiltValue *zero = lower_constant(l, elem, 0);
+  GiltValue *init =
+      lower_select(l, empty, zero, lower_constant(l, elem, lowest(elem)));
   GiltValue *v;
   lower_for(l, r->low[0], r->high[0], lower_index(l, 1), 1, &init, &v,
             pool_row, r);
@@ -261,7 +261,7 @@ static void pool_box(Lower *l, GiltValue *const *ivs, void *user)
   GiltType *f32 = gilt_float_type_get(l->ctx, GILT_F32);
   r->b = lower_convert(l, box(l, r, idx, 0), lower_index_type(l));
   check_batch(l, r);
-  GiltValue *scale = fc(l, r->t, r->scale);
+  GiltValue *scale = lower_constant(l, r->t, r->scale);
   for (size_t a = 0; a < 2; a++) { /* rois list batch, x1, y1, x2, y2 */
     GiltValue *c[2];
     for (int e = 0; e < 2; e++)
@@ -272,8 +272,9 @@ static void pool_box(Lower *l, GiltValue *const *ivs, void *user)
           lower_index_type(l));
     r->start[a] = c[0];
     GiltValue *len = ix_max(l, ix_add(l, ix_sub(l, c[1], c[0]), one), one);
-    r->bin[a] = lower_binary(l, LOOP_OP_DIVF, lower_convert(l, len, f32),
-                             lower_convert(l, r->bins[a], f32));
+    GiltValue *flen = lower_convert(l, len, f32);
+    r->bin[a] =
+        lower_binary(l, LOOP_OP_DIVF, flen, lower_convert(l, r->bins[a], f32));
   }
   GiltValue *dims[3] = {lower_dim(l, r->x, 1), r->bins[0], r->bins[1]};
   lower_parallel(l, 3, dims, pool_bin, r);
@@ -291,10 +292,11 @@ static GiltStatus roi_setup(Lower *l, Roi *r, const int64_t *bins)
   if (given != GILT_DYNAMIC && given != fields)
     return lower_error(l, "each box must have %lld numbers",
                        (long long)fields);
-  if (given == GILT_DYNAMIC)
-    lower_assert(l, lower_cmp(l, "eq", lower_dim(l, r->rois, 1),
-                              lower_index(l, fields)),
+  if (given == GILT_DYNAMIC) {
+    GiltValue *numbers = lower_dim(l, r->rois, 1);
+    lower_assert(l, lower_cmp(l, "eq", numbers, lower_index(l, fields)),
                  "each box must have 4 numbers (5 for MaxRoiPool)");
+  }
   r->scale = graph_attr_float(l->op, "spatial_scale", 1.0);
   GiltType *elem = lower_operand_elem(l, 1);
   if (!lower_is_float(elem))
@@ -309,8 +311,9 @@ static GiltStatus roi_setup(Lower *l, Roi *r, const int64_t *bins)
     r->in[a] = lower_dim(l, r->x, 2 + a);
     r->bins[a] = lower_index(l, bins[a]);
   }
-  GiltValue *dims[4] = {lower_dim(l, r->rois, 0), lower_dim(l, r->x, 1),
-                        r->bins[0], r->bins[1]};
+  GiltValue *dims[4] = {lower_dim(l, r->rois, 0)};
+  dims[1] = lower_dim(l, r->x, 1);
+  dims[2] = r->bins[0], dims[3] = r->bins[1];
   r->out = lower_alloc_result(l, 0, dims);
   lower_parallel(l, 1, dims, r->batch ? align_box : pool_box, r);
   return lower_replace(l, &r->out);

@@ -34,8 +34,7 @@ static GiltValue *new_counter(Lower *l)
 static void count_if(Lower *l, GiltValue *counter, GiltValue *cond)
 {
   GiltValue *n = lower_load(l, counter, NULL);
-  GiltValue *step = lower_select(l, cond, lower_index(l, 1), lower_index(l, 0));
-  lower_store(l, ix_add(l, n, step), counter, NULL);
+  lower_store(l, ix_add(l, n, ix_one_if(l, cond)), counter, NULL);
 }
 
 /* ---- NonZero ------------------------------------------------------------------ */
@@ -51,7 +50,7 @@ static void write_coordinates(Lower *l, GiltValue *const *ivs, void *user)
   (void)ivs;
   Select *s = user;
   GiltValue *at = lower_load(l, s->counter, NULL);
-  GiltType *i64 = gilt_integer_type_get(l->ctx, 64, GILT_SIGNLESS);
+  GiltType *i64 = lower_i64_type(l);
   for (size_t d = 0; d < s->rank; d++) {
     GiltValue *idx[2] = {lower_index(l, (int64_t)d), at};
     lower_store(l, lower_emit(l, LOOP_OP_INDEX_CAST, i64, 1, &s->ivs[d]),
@@ -76,8 +75,8 @@ static GiltStatus lower_non_zero(Lower *l)
   lower_dims(l, s.in, dims);
   s.counter = new_counter(l);
   lower_nest(l, s.rank, dims, count_nonzero, &s);
-  GiltValue *sizes[2] = {lower_index(l, (int64_t)s.rank),
-                         lower_load(l, s.counter, NULL)};
+  GiltValue *sizes[2] = {lower_index(l, (int64_t)s.rank)};
+  sizes[1] = lower_load(l, s.counter, NULL);
   s.out = lower_alloc_result(l, 0, sizes);
   lower_store(l, lower_index(l, 0), s.counter, NULL);
   lower_nest(l, s.rank, dims, place_nonzero, &s);
@@ -96,8 +95,7 @@ static void count_true(Lower *l, GiltValue *j, GiltValue *const *iter,
                        GiltValue **next, void *user)
 {
   Select *s = user;
-  GiltValue *step = lower_select(l, condition_at(l, s, j), lower_index(l, 1),
-                                 lower_index(l, 0));
+  GiltValue *step = ix_one_if(l, condition_at(l, s, j));
   next[0] = ix_add(l, iter[0], step);
 }
 
@@ -131,8 +129,7 @@ static void place_slice(Lower *l, GiltValue *j, GiltValue *const *iter,
   s->ivs = &j;
   s->slot = iter[0];
   lower_if(l, keep, copy_slice, NULL, s);
-  next[0] = ix_add(l, iter[0], lower_select(l, keep, lower_index(l, 1),
-                                            lower_index(l, 0)));
+  next[0] = ix_add(l, iter[0], ix_one_if(l, keep));
 }
 
 /* Without an axis the input is seen flat, as a loop.reshape view. */
@@ -141,8 +138,8 @@ static GiltValue *flat_view(Lower *l, GiltValue *in)
   GiltType *t = gilt_value_get_type(in);
   GiltValue *dims[GRAPH_MAX_RANK];
   lower_dims(l, in, dims);
-  GiltValue *ops[2] = {lower_contiguous(l, in),
-                       ix_product(l, dims, 0, t->shaped.rank)};
+  GiltValue *ops[2] = {lower_contiguous(l, in)};
+  ops[1] = ix_product(l, dims, 0, t->shaped.rank);
   GiltType *flat = gilt_memref_type_get(
       l->ctx, 1, (int64_t[]){GILT_DYNAMIC}, t->shaped.elem, NULL, NULL);
   return lower_emit(l, LOOP_OP_RESHAPE, flat, 2, ops);
@@ -160,7 +157,8 @@ static GiltStatus lower_compress(Lower *l)
     s.rank = 1;
   }
   GiltValue *zero = lower_index(l, 0), *one = lower_index(l, 1);
-  GiltValue *n = ix_min(l, lower_dim(l, s.cond, 0), lower_dim(l, s.in, s.axis));
+  GiltValue *conditions = lower_dim(l, s.cond, 0);
+  GiltValue *n = ix_min(l, conditions, lower_dim(l, s.in, s.axis));
   GiltValue *count, *dims[GRAPH_MAX_RANK];
   lower_for(l, zero, n, one, 1, &zero, &count, count_true, &s);
   lower_dims(l, s.in, dims);

@@ -9,14 +9,9 @@
 */
 #include "transforms/graph_to_loop/indexing.h"
 
-static GiltType *i64_type(Lower *l)
-{
-  return gilt_integer_type_get(l->ctx, 64, GILT_SIGNLESS);
-}
-
 static GiltValue *index_to_i64(Lower *l, GiltValue *v)
 {
-  return lower_emit(l, LOOP_OP_INDEX_CAST, i64_type(l), 1, &v);
+  return lower_emit(l, LOOP_OP_INDEX_CAST, lower_i64_type(l), 1, &v);
 }
 
 
@@ -98,19 +93,20 @@ static GiltValue *range_element(Lower *l, GiltValue *const *ivs, void *user)
 /* max(ceil((limit - start) / delta), 0) elements. */
 static GiltStatus lower_range(Lower *l)
 {
-  Range r = {lower_load_first(l, lower_operand(l, 0)),
-             lower_load_first(l, lower_operand(l, 2))};
+  GiltValue *start = lower_load_first(l, lower_operand(l, 0));
+  Range r = {start, lower_load_first(l, lower_operand(l, 2))};
   GiltValue *limit = lower_load_first(l, lower_operand(l, 1)), *n;
   GiltType *t = gilt_value_get_type(limit);
   if (lower_is_float(t)) {
     GiltValue *span = lower_binary(l, LOOP_OP_SUBF, limit, r.start);
     GiltValue *q = lower_unary(l, LOOP_OP_CEIL,
                                lower_binary(l, LOOP_OP_DIVF, span, r.delta));
-    q = lower_convert(l, q, i64_type(l));
+    q = lower_convert(l, q, lower_i64_type(l));
     n = lower_emit(l, LOOP_OP_INDEX_CAST, lower_index_type(l), 1, &q);
   } else {
-    GiltValue *span = ix_sub(l, lower_load_index(l, lower_operand(l, 1), 0),
-                             lower_load_index(l, lower_operand(l, 0), 0));
+    GiltValue *to = lower_load_index(l, lower_operand(l, 1), 0);
+    GiltValue *from = lower_load_index(l, lower_operand(l, 0), 0);
+    GiltValue *span = ix_sub(l, to, from);
     n = lower_binary(l, LOOP_OP_CEILDIVSI, span,
                      lower_load_index(l, lower_operand(l, 2), 0));
   }
@@ -147,8 +143,10 @@ static GiltStatus lower_eye_like(Lower *l)
   if (gilt_value_get_type(in)->shaped.rank != 2)
     return lower_error(l, "the input is not a matrix");
   lower_dims(l, in, dims);
-  Diagonal e = {in, lower_index(l, graph_attr_int(l->op, "k", 0)),
-                lower_constant(l, elem, 1), lower_constant(l, elem, 0), false};
+  Diagonal e = {in, .upper = false};
+  e.k = lower_index(l, graph_attr_int(l->op, "k", 0));
+  e.one = lower_constant(l, elem, 1);
+  e.zero = lower_constant(l, elem, 0);
   GiltValue *out = lower_generate(l, 0, dims, eye_element, &e);
   return lower_replace(l, &out);
 }
@@ -168,9 +166,9 @@ static GiltStatus lower_trilu(Lower *l)
   if (gilt_value_get_type(in)->shaped.rank < 2)
     return lower_error(l, "the input has fewer than two dimensions");
   GiltValue *k = lower_operand(l, 1);
-  Diagonal t = {in, k ? lower_load_index(l, k, 0) : lower_index(l, 0), NULL,
-                lower_constant(l, lower_operand_elem(l, 0), 0),
-                graph_attr_int(l->op, "upper", 1) != 0};
+  Diagonal t = {in, .upper = graph_attr_int(l->op, "upper", 1) != 0};
+  t.k = k ? lower_load_index(l, k, 0) : lower_index(l, 0);
+  t.zero = lower_constant(l, lower_operand_elem(l, 0), 0);
   lower_dims(l, in, dims);
   GiltValue *out = lower_generate(l, 0, dims, trilu_element, &t);
   return lower_replace(l, &out);

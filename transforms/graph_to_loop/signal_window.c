@@ -17,24 +17,25 @@ typedef struct Window {
 static GiltValue *window_element(Lower *l, GiltValue *const *ivs, void *user)
 {
   Window *w = user;
-  GiltType *f64 = gilt_float_type_get(l->ctx, GILT_F64);
-  GiltValue *n = lower_emit(l, LOOP_OP_INDEX_CAST,
-                            gilt_integer_type_get(l->ctx, 64, GILT_SIGNLESS),
-                            1, &ivs[0]);
-  GiltValue *x = lower_binary(
-      l, LOOP_OP_DIVF,
-      lower_binary(l, LOOP_OP_MULF, lower_convert(l, n, f64),
-                   lower_constant(l, f64, 2 * PI)),
-      w->denominator);
+  GiltType *f64 = lower_f64_type(l);
+  GiltValue *n =
+      lower_emit(l, LOOP_OP_INDEX_CAST, lower_i64_type(l), 1, &ivs[0]);
+  GiltValue *turns = lower_convert(l, n, f64);
+  GiltValue *angle =
+      lower_binary(l, LOOP_OP_MULF, turns, lower_constant(l, f64, 2 * PI));
+  GiltValue *x = lower_binary(l, LOOP_OP_DIVF, angle, w->denominator);
   GiltValue *two_x = lower_binary(l, LOOP_OP_ADDF, x, x);
-  GiltValue *v = lower_binary(
-      l, LOOP_OP_SUBF, lower_constant(l, f64, w->a0),
-      lower_binary(l, LOOP_OP_MULF, lower_constant(l, f64, w->a1),
-                   lower_unary(l, LOOP_OP_COS, x)));
-  if (w->a2 != 0)
-    v = lower_binary(l, LOOP_OP_ADDF, v,
-                     lower_binary(l, LOOP_OP_MULF, lower_constant(l, f64, w->a2),
-                                  lower_unary(l, LOOP_OP_COS, two_x)));
+  GiltValue *a0 = lower_constant(l, f64, w->a0);
+  GiltValue *a1 = lower_constant(l, f64, w->a1);
+  GiltValue *first = lower_binary(l, LOOP_OP_MULF, a1,
+                                  lower_unary(l, LOOP_OP_COS, x));
+  GiltValue *v = lower_binary(l, LOOP_OP_SUBF, a0, first);
+  if (w->a2 != 0) {
+    GiltValue *a2 = lower_constant(l, f64, w->a2);
+    GiltValue *second = lower_binary(l, LOOP_OP_MULF, a2,
+                                     lower_unary(l, LOOP_OP_COS, two_x));
+    v = lower_binary(l, LOOP_OP_ADDF, v, second);
+  }
   return lower_convert(l, v, lower_result_elem(l, 0));
 }
 
@@ -45,10 +46,8 @@ static GiltStatus lower_window(Lower *l, double a0, double a1, double a2)
   GiltValue *n = size;
   if (!graph_attr_int(l->op, "periodic", 1))
     n = ix_sub(l, size, lower_index(l, 1));
-  GiltValue *n64 = lower_emit(l, LOOP_OP_INDEX_CAST,
-                              gilt_integer_type_get(l->ctx, 64, GILT_SIGNLESS),
-                              1, &n);
-  w.denominator = lower_convert(l, n64, gilt_float_type_get(l->ctx, GILT_F64));
+  GiltValue *n64 = lower_emit(l, LOOP_OP_INDEX_CAST, lower_i64_type(l), 1, &n);
+  w.denominator = lower_convert(l, n64, lower_f64_type(l));
   GiltValue *out = lower_generate(l, 0, &size, window_element, &w);
   return lower_replace(l, &out);
 }

@@ -124,8 +124,9 @@ static void slice_axis(Lower *l, Window *w, size_t d, GiltValue *on,
   s = ix_wrap_negative(l, s, dim);
   e = ix_wrap_negative(l, e, dim);
   s = clamp(l, s, zero, lower_select(l, forward, dim, last));
-  e = lower_select(l, forward, clamp(l, e, zero, dim),
-                   clamp(l, e, lower_index(l, -1), last));
+  GiltValue *e_forward = clamp(l, e, zero, dim);
+  GiltValue *e_backward = clamp(l, e, lower_index(l, -1), last);
+  e = lower_select(l, forward, e_forward, e_backward);
   GiltValue *n = lower_binary(l, LOOP_OP_CEILDIVSI, ix_sub(l, e, s), step);
   w->start[d] = lower_select(l, on, s, w->start[d]);
   w->step[d] = lower_select(l, on, step, w->step[d]);

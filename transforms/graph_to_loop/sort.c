@@ -36,9 +36,9 @@ static GiltValue *beats(Lower *l, TopK *t, GiltValue *a, GiltValue *b)
   bool f = lower_is_float(e), u = lower_is_unsigned(e);
   const char *better = t->largest ? (f ? "ogt" : u ? "ugt" : "sgt")
                                   : (f ? "olt" : u ? "ult" : "slt");
-  GiltValue *tie = lower_binary(l, LOOP_OP_ANDI,
-                                lower_cmp(l, f ? "oeq" : "eq", va, vb),
-                                lower_cmp(l, "slt", a, b));
+  GiltValue *equal = lower_cmp(l, f ? "oeq" : "eq", va, vb);
+  GiltValue *tie =
+      lower_binary(l, LOOP_OP_ANDI, equal, lower_cmp(l, "slt", a, b));
   return lower_binary(l, LOOP_OP_ORI, lower_cmp(l, better, va, vb), tie);
 }
 
@@ -73,8 +73,8 @@ static void select_round(Lower *l, GiltValue *i, GiltValue *const *iter,
   (void)next;
   TopK *t = user;
   GiltValue *n = lower_dim(l, t->in, t->axis), *slot;
-  lower_for(l, ix_add(l, i, lower_index(l, 1)), n, lower_index(l, 1), 1, &i,
-            &slot, pick_best, t);
+  GiltValue *after = ix_add(l, i, lower_index(l, 1));
+  lower_for(l, after, n, lower_index(l, 1), 1, &i, &slot, pick_best, t);
   GiltValue *chosen = lower_load(l, t->order, &slot);
   lower_store(l, lower_load(l, t->order, &i), t->order, &slot);
   lower_store(l, chosen, t->order, &i);
@@ -82,9 +82,8 @@ static void select_round(Lower *l, GiltValue *i, GiltValue *const *iter,
   for (size_t d = 0; d < t->rank; d++)
     idx[d] = d == t->axis ? i : t->outer[d];
   lower_store(l, slice_element(l, t, chosen), t->values, idx);
-  GiltValue *pos = lower_emit(l, LOOP_OP_INDEX_CAST,
-                              gilt_integer_type_get(l->ctx, 64, GILT_SIGNLESS),
-                              1, &chosen);
+  GiltValue *pos =
+      lower_emit(l, LOOP_OP_INDEX_CAST, lower_i64_type(l), 1, &chosen);
   lower_store(l, pos, t->indices, idx);
 }
 
@@ -111,8 +110,9 @@ static GiltStatus lower_top_k(Lower *l)
     return GILT_FAILURE;
   GiltValue *dims[GRAPH_MAX_RANK], *n = lower_dim(l, t.in, t.axis);
   t.k = lower_load_index(l, lower_operand(l, 1), 0);
-  lower_assert(l, ix_in_range(l, t.k, lower_index(l, 0),
-                              ix_add(l, n, lower_index(l, 1))),
+  GiltValue *zero = lower_index(l, 0);
+  GiltValue *past_n = ix_add(l, n, lower_index(l, 1));
+  lower_assert(l, ix_in_range(l, t.k, zero, past_n),
                "K is not in [0, the axis' size]");
   lower_dims(l, t.in, dims);
   dims[t.axis] = t.k;

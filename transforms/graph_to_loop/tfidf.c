@@ -32,16 +32,6 @@ typedef struct TfIdf {
   GiltValue *d;       /* the skip distance */
 } TfIdf;
 
-static GiltValue *idx(Lower *l, int64_t v)
-{
-  return lower_index(l, v);
-}
-
-static GiltType *i64_type(Lower *l)
-{
-  return gilt_integer_type_get(l->ctx, 64, GILT_SIGNLESS);
-}
-
 static int64_t entry(GiltAttr *list, size_t i)
 {
   return list->array.elems[i]->i;
@@ -51,7 +41,8 @@ static int64_t entry(GiltAttr *list, size_t i)
 static GiltValue *int_table(Lower *l, size_t rank, const int64_t *shape,
                             const int64_t *data, size_t count)
 {
-  GiltType *t = gilt_tensor_type_get(l->ctx, rank, shape, i64_type(l), NULL);
+  GiltType *t =
+      gilt_tensor_type_get(l->ctx, rank, shape, lower_i64_type(l), NULL);
   return lower_global(l, gilt_dense_elements_attr_get(t, data,
                                                       count * sizeof *data));
 }
@@ -62,7 +53,7 @@ static GiltValue *token(Lower *l, TfIdf *t, GiltValue *k)
   GiltValue *at[2] = {t->row, k};
   bool batched = gilt_value_get_type(t->x)->shaped.rank == 2;
   return lower_convert(l, lower_load(l, t->x, batched ? at : at + 1),
-                       i64_type(l));
+                       lower_i64_type(l));
 }
 
 /* Adds 1 when the n-gram matches at start s with the distance. */
@@ -72,13 +63,13 @@ static void match_at(Lower *l, GiltValue *s, GiltValue *const *count,
   TfIdf *t = user;
   GiltValue *all = lower_int_constant(l, lower_i1_type(l), 1);
   for (int64_t k = 0; k < t->n; k++) {
-    GiltValue *pos = lower_plus(l, s, lower_times(l, idx(l, k), t->d));
-    GiltValue *at[2] = {t->g, idx(l, k)};
-    GiltValue *same = lower_cmp(l, "eq", token(l, t, pos),
-                                lower_load(l, t->tokens, at));
+    GiltValue *pos = lower_plus(l, s, lower_times(l, lower_index(l, k), t->d));
+    GiltValue *at[2] = {t->g, lower_index(l, k)};
+    GiltValue *seen = token(l, t, pos);
+    GiltValue *same = lower_cmp(l, "eq", seen, lower_load(l, t->tokens, at));
     all = lower_binary(l, LOOP_OP_ANDI, all, same);
   }
-  next[0] = lower_select(l, all, lower_plus(l, count[0], idx(l, 1)),
+  next[0] = lower_select(l, all, lower_plus(l, count[0], lower_index(l, 1)),
                          count[0]);
 }
 
@@ -88,9 +79,10 @@ static void count_distance(Lower *l, GiltValue *d, GiltValue *const *count,
 {
   TfIdf *t = user;
   t->d = d;
-  GiltValue *starts = lower_minus(
-      l, t->length, lower_times(l, idx(l, t->n - 1), d));
-  lower_for(l, idx(l, 0), starts, idx(l, 1), 1, count, next, match_at, t);
+  GiltValue *starts =
+      lower_minus(l, t->length, lower_times(l, lower_index(l, t->n - 1), d));
+  lower_for_upto(l, starts, 1, count, next,
+            match_at, t);
 }
 
 static void count_ngram(Lower *l, GiltValue *g, GiltValue *const *iter,
@@ -100,17 +92,20 @@ static void count_ngram(Lower *l, GiltValue *g, GiltValue *const *iter,
   (void)next;
   TfIdf *t = user;
   t->g = g;
-  GiltValue *zero = idx(l, 0), *count;
-  GiltValue *last_distance = idx(l, t->n == 1 ? 1 : t->max_skip + 1);
-  lower_for(l, idx(l, 1), lower_plus(l, last_distance, idx(l, 1)), idx(l, 1),
-            1, &zero, &count, count_distance, t);
+  GiltValue *zero = lower_index(l, 0), *count;
+  GiltValue *last_distance = lower_index(l, t->n == 1 ? 1 : t->max_skip + 1);
+  GiltValue *first = lower_index(l, 1);
+  GiltValue *past_last = lower_plus(l, last_distance, lower_index(l, 1));
+  lower_for(l, first, past_last, lower_index(l, 1), 1, &zero, &count,
+            count_distance, t);
   GiltValue *at[2] = {t->row,
                       lower_convert(l, lower_load(l, t->columns, &g),
                                     lower_index_type(l))};
   bool batched = gilt_value_get_type(t->out)->shaped.rank == 2;
   GiltValue *const *out_at = batched ? at : at + 1;
-  GiltValue *sum = lower_plus(l, lower_load(l, t->out, out_at),
-                              lower_convert(l, count, lower_result_elem(l, 0)));
+  GiltValue *before = lower_load(l, t->out, out_at);
+  GiltValue *sum =
+      lower_plus(l, before, lower_convert(l, count, lower_result_elem(l, 0)));
   lower_store(l, sum, t->out, out_at);
 }
 
@@ -135,8 +130,8 @@ static void count_level(Lower *l, TfIdf *t, int64_t n, size_t begin,
   t->columns = int_table(l, 1, shape, data, (size_t)ngrams);
   gilt_free(l->ctx, data);
   t->n = n;
-  lower_for(l, idx(l, 0), idx(l, ngrams), idx(l, 1), 0, NULL, NULL,
-            count_ngram, t);
+  GiltValue *upper = lower_index(l, ngrams);
+  lower_for_upto(l, upper, 0, NULL, NULL, count_ngram, t);
 }
 
 static void count_row(Lower *l, GiltValue *const *ivs, void *user)
@@ -176,9 +171,10 @@ static void weigh_body(Lower *l, GiltValue *const *ivs, void *user)
   if (w->weights)
     weight = lower_load(l, w->weights, &ivs[rank - 1]);
   GiltValue *v = lower_times(l, f, weight);
-  if (w->idf)
-    v = lower_select(l, lower_cmp(l, "ogt", f, lower_constant(l, t, 0)),
-                     weight, lower_constant(l, t, 0));
+  if (w->idf) {
+    GiltValue *present = lower_cmp(l, "ogt", f, lower_constant(l, t, 0));
+    v = lower_select(l, present, weight, lower_constant(l, t, 0));
+  }
   lower_store(l, v, w->out, ivs);
 }
 
@@ -217,11 +213,11 @@ static GiltStatus lower_tf_idf(Lower *l)
   const char *mode = graph_attr_string(l->op, "mode", "TF");
   t.max_skip = graph_attr_int(l->op, "max_skip_count", 0);
   t.length = lower_dim(l, t.x, rank - 1);
-  GiltValue *dims[2] = {rank == 2 ? lower_dim(l, t.x, 0) : NULL,
-                        idx(l, width)};
+  GiltValue *dims[2] = {rank == 2 ? lower_dim(l, t.x, 0) : NULL};
+  dims[1] = lower_index(l, width);
   t.out = lower_alloc_result(l, 0, rank == 2 ? dims : dims + 1);
   lower_fill(l, t.out, lower_constant(l, rt->shaped.elem, 0));
-  GiltValue *rows = rank == 2 ? dims[0] : idx(l, 1);
+  GiltValue *rows = rank == 2 ? dims[0] : lower_index(l, 1);
   lower_parallel(l, 1, &rows, count_row, &t);
   if (strcmp(mode, "TF") != 0) {
     Weigh weigh = {t.out, weights_table(l, width), strcmp(mode, "IDF") == 0};

@@ -34,8 +34,8 @@ static GiltValue *compare_at(Lower *l, Unique *u, GiltValue *m)
   bool f = lower_is_float(t), un = lower_is_unsigned(t);
   GiltValue *lt = lower_cmp(l, f ? "olt" : un ? "ult" : "slt", va, vb);
   GiltValue *gt = lower_cmp(l, f ? "ogt" : un ? "ugt" : "sgt", va, vb);
-  return lower_select(l, lt, lower_index(l, -1),
-                      lower_select(l, gt, lower_index(l, 1), lower_index(l, 0)));
+  GiltValue *above = ix_one_if(l, gt);
+  return lower_select(l, lt, lower_index(l, -1), above);
 }
 
 static void compare_step(Lower *l, GiltValue *m, GiltValue *const *iter,
@@ -51,14 +51,15 @@ static GiltValue *compare_slices(Lower *l, Unique *u, GiltValue *a,
 {
   GiltValue *zero = lower_index(l, 0), *r;
   u->a = a, u->b = b;
-  lower_for(l, zero, ix_mul(l, u->outer, u->inner), lower_index(l, 1), 1,
-            &zero, &r, compare_step, u);
+  GiltValue *n = ix_mul(l, u->outer, u->inner);
+  lower_for(l, zero, n, lower_index(l, 1), 1, &zero, &r, compare_step, u);
   return r;
 }
 
 static GiltValue *same_slices(Lower *l, Unique *u, GiltValue *a, GiltValue *b)
 {
-  return lower_cmp(l, "eq", compare_slices(l, u, a, b), lower_index(l, 0));
+  GiltValue *order = compare_slices(l, u, a, b);
+  return lower_cmp(l, "eq", order, lower_index(l, 0));
 }
 
 /* The first p < count whose listed slice equals slice j (its position). */
@@ -72,9 +73,9 @@ static void find_step(Lower *l, GiltValue *p, GiltValue *const *iter,
 {
   Find *f = user;
   GiltValue *listed = lower_load(l, f->u->first, &p);
-  GiltValue *hit = lower_binary(l, LOOP_OP_ANDI,
-                                same_slices(l, f->u, f->j, listed),
-                                lower_cmp(l, "slt", iter[0], lower_index(l, 0)));
+  GiltValue *same = same_slices(l, f->u, f->j, listed);
+  GiltValue *none_yet = lower_cmp(l, "slt", iter[0], lower_index(l, 0));
+  GiltValue *hit = lower_binary(l, LOOP_OP_ANDI, same, none_yet);
   next[0] = lower_select(l, hit, p, iter[0]);
 }
 
@@ -95,11 +96,12 @@ static void list_first(Lower *l, GiltValue *j, GiltValue *const *iter,
                        GiltValue **next, void *user)
 {
   Unique *u = user;
-  GiltValue *seen = lower_cmp(l, "sge", find_listed(l, u, j, iter[0]),
-                              lower_index(l, 0));
+  GiltValue *at = find_listed(l, u, j, iter[0]);
+  GiltValue *seen = lower_cmp(l, "sge", at, lower_index(l, 0));
   lower_store(l, j, u->first, &iter[0]); /* kept only when unseen */
-  next[0] = ix_add(l, iter[0], lower_select(l, seen, lower_index(l, 0),
-                                            lower_index(l, 1)));
+  GiltValue *zero = lower_index(l, 0);
+  GiltValue *step = lower_select(l, seen, zero, lower_index(l, 1));
+  next[0] = ix_add(l, iter[0], step);
 }
 
 static void pick_least(Lower *l, GiltValue *j, GiltValue *const *iter,
@@ -108,8 +110,8 @@ static void pick_least(Lower *l, GiltValue *j, GiltValue *const *iter,
   Unique *u = user;
   GiltValue *cand = lower_load(l, u->first, &j);
   GiltValue *best = lower_load(l, u->first, &iter[0]);
-  GiltValue *below = lower_cmp(l, "slt", compare_slices(l, u, cand, best),
-                               lower_index(l, 0));
+  GiltValue *order = compare_slices(l, u, cand, best);
+  GiltValue *below = lower_cmp(l, "slt", order, lower_index(l, 0));
   next[0] = lower_select(l, below, j, iter[0]);
 }
 
@@ -120,8 +122,8 @@ static void sort_round(Lower *l, GiltValue *i, GiltValue *const *iter,
   (void)next;
   Unique *u = user;
   GiltValue *slot;
-  lower_for(l, ix_add(l, i, lower_index(l, 1)), u->count, lower_index(l, 1), 1,
-            &i, &slot, pick_least, u);
+  GiltValue *after = ix_add(l, i, lower_index(l, 1));
+  lower_for(l, after, u->count, lower_index(l, 1), 1, &i, &slot, pick_least, u);
   GiltValue *chosen = lower_load(l, u->first, &slot);
   lower_store(l, lower_load(l, u->first, &i), u->first, &slot);
   lower_store(l, chosen, u->first, &i);
@@ -131,8 +133,7 @@ static void sort_round(Lower *l, GiltValue *i, GiltValue *const *iter,
 
 static GiltValue *as_i64(Lower *l, GiltValue *v)
 {
-  return lower_emit(l, LOOP_OP_INDEX_CAST,
-                    gilt_integer_type_get(l->ctx, 64, GILT_SIGNLESS), 1, &v);
+  return lower_emit(l, LOOP_OP_INDEX_CAST, lower_i64_type(l), 1, &v);
 }
 
 static void copy_unique(Lower *l, GiltValue *const *ivs, void *user)
@@ -164,8 +165,7 @@ static void count_step(Lower *l, GiltValue *j, GiltValue *const *iter,
 {
   Count *c = user;
   GiltValue *same = same_slices(l, c->u, j, c->listed);
-  next[0] = ix_add(l, iter[0], lower_select(l, same, lower_index(l, 1),
-                                            lower_index(l, 0)));
+  next[0] = ix_add(l, iter[0], ix_one_if(l, same));
 }
 
 static GiltValue *occurrences(Lower *l, GiltValue *const *ivs, void *user)

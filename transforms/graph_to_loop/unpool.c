@@ -70,8 +70,8 @@ static GiltStatus unpooled_dims(Lower *l, Unpool *u)
                        "entry per spatial axis (two for pads)");
   for (size_t i = 0; i < n; i++) {
     GiltValue *in = lower_dim(l, u->x, 2 + i);
-    GiltValue *span = ix_mul(l, ix_sub(l, in, lower_index(l, 1)),
-                             lower_index(l, s[i]));
+    GiltValue *last = ix_sub(l, in, lower_index(l, 1));
+    GiltValue *span = ix_mul(l, last, lower_index(l, s[i]));
     u->unpooled[2 + i] =
         ix_add(l, span, lower_index(l, k[i] - p[i] - p[n + i]));
   }

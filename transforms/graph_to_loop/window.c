@@ -9,28 +9,17 @@
 ** verifier has run) and turns the formulas into index arithmetic, which
 ** folds to constants for static shapes.
 */
-#include "transforms/graph_to_loop/lowering.h"
+#include "transforms/graph_to_loop/indexing.h"
 
 #include <string.h>
 
-static void read_list(Lower *l, const char *name, size_t n, int64_t def,
-                      int64_t *out)
+void lower_window_attr(Lower *l, const char *name, size_t n, int64_t def,
+                       int64_t *out)
 {
   size_t got = 0;
-  if (!graph_attr_ints(l->op, name, out, 2 * GRAPH_MAX_RANK, &got) ||
-      got != n)
+  if (!graph_attr_ints(l->op, name, out, n, &got) || got != n)
     for (size_t i = 0; i < n; i++)
       out[i] = def;
-}
-
-static GiltValue *idx(Lower *l, int64_t v)
-{
-  return lower_index(l, v);
-}
-
-static GiltValue *bin(Lower *l, LoopOpId id, GiltValue *a, GiltValue *b)
-{
-  return lower_binary(l, id, a, b);
 }
 
 /* The output size of axis i from the formulas in dialects/graph/conv.c;
@@ -38,43 +27,52 @@ static GiltValue *bin(Lower *l, LoopOpId id, GiltValue *a, GiltValue *b)
 static GiltValue *out_size(Lower *l, LowerWindow *w, size_t i, int64_t known)
 {
   if (known != GILT_DYNAMIC)
-    return idx(l, known);
-  GiltValue *s = idx(l, w->strides[i]), *ek = idx(l, w->ek[i]);
+    return lower_index(l, known);
+  GiltValue *s = lower_index(l, w->strides[i]), *ek = lower_index(l, w->ek[i]);
   if (w->same)
-    return bin(l, LOOP_OP_CEILDIVSI, w->in[i], s);
-  GiltValue *span = bin(l, LOOP_OP_SUBI, w->in[i], ek);
+    return lower_binary(l, LOOP_OP_CEILDIVSI, w->in[i], s);
+  GiltValue *span = ix_sub(l, w->in[i], ek);
   if (!w->valid)
-    span = bin(l, LOOP_OP_ADDI, span, idx(l, w->pads[i] + w->pads[w->n + i]));
+    span = ix_add(l, span, lower_index(l, w->pads[i] + w->pads[w->n + i]));
   LoopOpId div = w->ceil_mode ? LOOP_OP_CEILDIVSI : LOOP_OP_FLOORDIVSI;
-  GiltValue *out = bin(l, LOOP_OP_ADDI, bin(l, div, span, s), idx(l, 1));
+  GiltValue *windows = lower_binary(l, div, span, s);
+  GiltValue *out = ix_add(l, windows, lower_index(l, 1));
   if (!w->ceil_mode || w->valid)
     return out;
   /* A last window starting inside the end padding is dropped. */
-  GiltValue *start = bin(l, LOOP_OP_MULI, bin(l, LOOP_OP_SUBI, out, idx(l, 1)), s);
-  GiltValue *end = bin(l, LOOP_OP_ADDI, w->in[i], idx(l, w->pads[i]));
-  return lower_select(l, lower_cmp(l, "sge", start, end),
-                      bin(l, LOOP_OP_SUBI, out, idx(l, 1)), out);
+  GiltValue *last = ix_sub(l, out, lower_index(l, 1));
+  GiltValue *start = ix_mul(l, last, s);
+  GiltValue *end = ix_add(l, w->in[i], lower_index(l, w->pads[i]));
+  GiltValue *dropped = lower_cmp(l, "sge", start, end);
+  return lower_select(l, dropped, last, out);
 }
 
-/* The padding before axis i: SAME_* pads the total
-** max(0, (out - 1) * s + ek - in) evenly, the odd one at the end (UPPER)
-** or the beginning (LOWER). */
+/* (out - 1) * stride + ek along axis i: where the last window ends. */
+static GiltValue *reach(Lower *l, LowerWindow *w, size_t i)
+{
+  GiltValue *last = ix_sub(l, w->out[i], lower_index(l, 1));
+  GiltValue *last_start = ix_mul(l, last, lower_index(l, w->strides[i]));
+  return ix_add(l, last_start, lower_index(l, w->ek[i]));
+}
+
+/* The total padding SAME_* adds along axis i: max(0, reach - in). */
+static GiltValue *same_total(Lower *l, LowerWindow *w, size_t i)
+{
+  GiltValue *total = ix_sub(l, reach(l, w, i), w->in[i]);
+  return ix_max(l, total, lower_index(l, 0));
+}
+
+/* The padding before axis i: SAME_* pads its total evenly, the odd one at
+** the end (UPPER) or the beginning (LOWER). */
 static GiltValue *pad_begin(Lower *l, LowerWindow *w, size_t i)
 {
   if (w->valid)
-    return idx(l, 0);
+    return lower_index(l, 0);
   if (!w->same)
-    return idx(l, w->pads[i]);
-  GiltValue *total = bin(
-      l, LOOP_OP_SUBI,
-      bin(l, LOOP_OP_ADDI,
-          bin(l, LOOP_OP_MULI, bin(l, LOOP_OP_SUBI, w->out[i], idx(l, 1)),
-              idx(l, w->strides[i])),
-          idx(l, w->ek[i])),
-      w->in[i]);
-  total = bin(l, LOOP_OP_MAXSI, total, idx(l, 0));
-  return bin(l, w->same_lower ? LOOP_OP_CEILDIVSI : LOOP_OP_DIVSI, total,
-             idx(l, 2));
+    return lower_index(l, w->pads[i]);
+  GiltValue *total = same_total(l, w, i);
+  return lower_binary(l, w->same_lower ? LOOP_OP_CEILDIVSI : LOOP_OP_DIVSI,
+                      total, lower_index(l, 2));
 }
 
 /* The padding after axis i: what remains of SAME's total, the attribute
@@ -82,17 +80,10 @@ static GiltValue *pad_begin(Lower *l, LowerWindow *w, size_t i)
 static GiltValue *pad_end(Lower *l, LowerWindow *w, size_t i)
 {
   if (w->valid)
-    return idx(l, 0);
+    return lower_index(l, 0);
   if (!w->same)
-    return idx(l, w->pads[w->n + i]);
-  GiltValue *reach = bin(
-      l, LOOP_OP_ADDI,
-      bin(l, LOOP_OP_MULI, bin(l, LOOP_OP_SUBI, w->out[i], idx(l, 1)),
-          idx(l, w->strides[i])),
-      idx(l, w->ek[i]));
-  GiltValue *total =
-      bin(l, LOOP_OP_MAXSI, bin(l, LOOP_OP_SUBI, reach, w->in[i]), idx(l, 0));
-  return bin(l, LOOP_OP_SUBI, total, w->begin[i]);
+    return lower_index(l, w->pads[w->n + i]);
+  return ix_sub(l, same_total(l, w, i), w->begin[i]);
 }
 
 void lower_window_read(Lower *l, GiltValue *x, const int64_t *kernel,
@@ -110,22 +101,18 @@ void lower_window_read(Lower *l, GiltValue *x, const int64_t *kernel,
   if (kernel)
     memcpy(w->kernel, kernel, w->n * sizeof *kernel);
   else
-    read_list(l, "kernel_shape", w->n, 1, w->kernel);
-  read_list(l, "strides", w->n, 1, w->strides);
-  read_list(l, "dilations", w->n, 1, w->dilations);
-  read_list(l, "pads", 2 * w->n, 0, w->pads);
+    lower_window_attr(l, "kernel_shape", w->n, 1, w->kernel);
+  lower_window_attr(l, "strides", w->n, 1, w->strides);
+  lower_window_attr(l, "dilations", w->n, 1, w->dilations);
+  lower_window_attr(l, "pads", 2 * w->n, 0, w->pads);
   for (size_t i = 0; i < w->n; i++) {
     w->ek[i] = (w->kernel[i] - 1) * w->dilations[i] + 1;
     w->in[i] = lower_dim(l, x, 2 + i);
     w->out[i] = out_size(l, w, i, yt->shaped.shape[2 + i]);
     w->begin[i] = pad_begin(l, w, i);
     w->end[i] = pad_end(l, w, i);
-    GiltValue *reach = bin(
-        l, LOOP_OP_ADDI,
-        bin(l, LOOP_OP_MULI, bin(l, LOOP_OP_SUBI, w->out[i], idx(l, 1)),
-            idx(l, w->strides[i])),
-        idx(l, w->ek[i]));
-    w->extent[i] = bin(l, LOOP_OP_MAXSI, reach,
-                       bin(l, LOOP_OP_ADDI, w->begin[i], w->in[i]));
+    GiltValue *last_end = reach(l, w, i);
+    GiltValue *padded_in = ix_add(l, w->begin[i], w->in[i]);
+    w->extent[i] = ix_max(l, last_end, padded_in);
   }
 }
