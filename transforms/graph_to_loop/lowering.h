@@ -87,7 +87,9 @@ typedef struct GraphLoweringRow {
   X(graph_lower_det)                                                         \
   X(graph_lower_einsum)                                                      \
   X(graph_lower_unpool)                                                      \
-  X(graph_lower_control)
+  X(graph_lower_control)                                                     \
+  X(graph_lower_random)                                                      \
+  X(graph_lower_deform_conv)
 
 #define GRAPH_DECLARE_LOWERINGS(name)                                        \
   GILT_INTERNAL extern const GraphLoweringRow name[];
