@@ -25,7 +25,8 @@
 ** the dilation, the remsi and divsi of the phase): 0.375 to 0.5 ops per
 ** MAC in f32. The copies cost O(input) and O(weights). A result whose
 ** type is not the accumulator's (f16, QLinearConv's u8) is converted by
-** a last nest. Not here: ConvTranspose, DeformConv (refused), packing of
+** a last nest. Not here: ConvTranspose (conv_transpose.c), DeformConv
+** (deform_conv.c), packing of
 ** weights for the compiled path.
 */
 #include "transforms/graph_to_loop/indexing.h"
