@@ -26,8 +26,7 @@
 ** MAC in f32. The copies cost O(input) and O(weights). A result whose
 ** type is not the accumulator's (f16, QLinearConv's u8) is converted by
 ** a last nest. Not here: ConvTranspose (conv_transpose.c), DeformConv
-** (deform_conv.c), packing of
-** weights for the compiled path.
+** (deform_conv.c), packing of weights for the compiled path.
 */
 #include "transforms/graph_to_loop/indexing.h"
 
