@@ -14,6 +14,7 @@ void gilt_register_all_dialects(GiltContext *ctx)
   gilt_register_func_dialect(ctx);
   gilt_register_graph_dialect(ctx);
   gilt_register_loop_dialect(ctx);
+  gilt_register_llvm_dialect(ctx);
 }
 
 void gilt_register_all_passes(GiltContext *ctx)

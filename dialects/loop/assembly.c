@@ -51,64 +51,6 @@ static GiltStatus parse_colon_type(GiltAsmParser *p, GiltType **out)
   return gilt_asm_parse_type(p, out);
 }
 
-/* ---- one type for every operand and the result ----------------------------- */
-
-void loop_print_same_type(GiltOp *op, GiltAsmPrinter *p)
-{
-  gilt_asm_print(p, " ");
-  gilt_asm_print_operands(p, op, 0, op->num_operands);
-  gilt_asm_print_attr_dict(p, op, NULL, 0, false);
-  gilt_asm_print(p, " : ");
-  gilt_asm_print_type(p, gilt_value_get_type(gilt_op_get_result(op, 0)));
-}
-
-GiltStatus loop_parse_same_type(GiltAsmParser *p, GiltOpBuild *b)
-{
-  GiltContext *ctx = gilt_asm_parser_get_context(p);
-  OperandVec ops = {0};
-  GiltType *t = NULL;
-  GiltStatus st = gilt_asm_parse_operand_vec(p, &ops);
-  if (st == GILT_SUCCESS)
-    st = gilt_asm_parse_optional_attr_dict(p, b, false);
-  if (st == GILT_SUCCESS)
-    st = parse_colon_type(p, &t);
-  if (st == GILT_SUCCESS)
-    st = resolve_all(p, b, ops.data, ops.len, t, NULL);
-  if (st == GILT_SUCCESS)
-    gilt_op_build_add_result_type(b, t);
-  gilt_vec_free(ctx, &ops);
-  return st;
-}
-
-/* ---- casts: `%a : i32 to f32` ------------------------------------------------ */
-
-void loop_print_cast(GiltOp *op, GiltAsmPrinter *p)
-{
-  gilt_asm_print(p, " ");
-  gilt_asm_print_operands(p, op, 0, 1);
-  gilt_asm_print_attr_dict(p, op, NULL, 0, false);
-  gilt_asm_print(p, " : ");
-  gilt_asm_print_type(p, gilt_value_get_type(gilt_op_get_operand(op, 0)));
-  gilt_asm_print(p, " to ");
-  gilt_asm_print_type(p, gilt_value_get_type(gilt_op_get_result(op, 0)));
-}
-
-GiltStatus loop_parse_cast(GiltAsmParser *p, GiltOpBuild *b)
-{
-  GiltUnresolvedOperand in;
-  GiltType *from, *to;
-  GiltValue *v;
-  if (gilt_asm_parse_operand(p, &in) ||
-      gilt_asm_parse_optional_attr_dict(p, b, false) ||
-      parse_colon_type(p, &from) || gilt_asm_parse_keyword(p, "to") ||
-      gilt_asm_parse_type(p, &to) ||
-      gilt_asm_resolve_operand(p, &in, from, &v))
-    return GILT_FAILURE;
-  gilt_op_build_add_operand(b, v);
-  gilt_op_build_add_result_type(b, to);
-  return GILT_SUCCESS;
-}
-
 /* ---- constants: the value, whose type is the result's ------------------------ */
 
 void loop_print_constant(GiltOp *op, GiltAsmPrinter *p)
@@ -623,53 +565,6 @@ GiltStatus loop_parse_yield(GiltAsmParser *p, GiltOpBuild *b)
   }
   if (st == GILT_SUCCESS)
     st = resolve_all(p, b, ops.data, ops.len, NULL, types.data);
-  gilt_vec_free(ctx, &ops);
-  gilt_vec_free(ctx, &types);
-  return st;
-}
-
-/* ---- the rest: `%a, %b {attrs} : (types) -> types` -------------------------------- */
-
-void loop_print_functional(GiltOp *op, GiltAsmPrinter *p)
-{
-  if (op->num_operands)
-    gilt_asm_print(p, " ");
-  gilt_asm_print_operands(p, op, 0, op->num_operands);
-  gilt_asm_print_attr_dict(p, op, NULL, 0, false);
-  gilt_asm_print(p, " : ");
-  gilt_asm_print_functional_type(p, op);
-}
-
-static GiltStatus push_type(GiltAsmParser *p, GiltType *t, void *user)
-{
-  (void)p;
-  gilt_op_build_add_result_type(user, t);
-  return GILT_SUCCESS;
-}
-
-GiltStatus loop_parse_functional(GiltAsmParser *p, GiltOpBuild *b)
-{
-  GiltContext *ctx = gilt_asm_parser_get_context(p);
-  OperandVec ops = {0};
-  TypeVec types = {0};
-  GiltStatus st = gilt_asm_parse_operand_vec(p, &ops);
-  if (st == GILT_SUCCESS)
-    st = gilt_asm_parse_optional_attr_dict(p, b, false);
-  if (st == GILT_SUCCESS)
-    st = gilt_asm_parse_punct(p, ":");
-  if (st == GILT_SUCCESS)
-    st = gilt_asm_parse_punct(p, "(");
-  if (st == GILT_SUCCESS)
-    st = gilt_asm_parse_type_vec(p, &types);
-  if (st == GILT_SUCCESS)
-    st = gilt_asm_parse_punct(p, ")");
-  if (st == GILT_SUCCESS && types.len != ops.len)
-    st = gilt_asm_emit_error(p, "expected %zu operand types, got %zu",
-                             ops.len, types.len);
-  if (st == GILT_SUCCESS)
-    st = resolve_all(p, b, ops.data, ops.len, NULL, types.data);
-  if (st == GILT_SUCCESS)
-    st = gilt_asm_parse_optional_arrow_type_list(p, push_type, b);
   gilt_vec_free(ctx, &ops);
   gilt_vec_free(ctx, &types);
   return st;

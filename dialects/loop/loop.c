@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "gilt/register.h"
+#include "ir/asm/asm.h"
 #include "ir/core.h"
 
 const GiltMemoryEffectsMethods loop_recursive_effects = {.recursive = true};

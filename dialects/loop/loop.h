@@ -52,10 +52,6 @@ GILT_INTERNAL extern const GiltDialectDef gilt_loop_dialect;
     (GiltOp *, GiltAttr *const *, GiltFoldResult *))                         \
   X(GiltStatus, fold_select, (GiltOp *, GiltAttr *const *, GiltFoldResult *))\
   X(GiltStatus, fold_dim, (GiltOp *, GiltAttr *const *, GiltFoldResult *))   \
-  X(void, print_same_type, (GiltOp *, GiltAsmPrinter *))                     \
-  X(GiltStatus, parse_same_type, (GiltAsmParser *, GiltOpBuild *))           \
-  X(void, print_cast, (GiltOp *, GiltAsmPrinter *))                          \
-  X(GiltStatus, parse_cast, (GiltAsmParser *, GiltOpBuild *))                \
   X(void, print_constant, (GiltOp *, GiltAsmPrinter *))                      \
   X(GiltStatus, parse_constant, (GiltAsmParser *, GiltOpBuild *))            \
   X(void, print_compare, (GiltOp *, GiltAsmPrinter *))                       \
@@ -75,9 +71,7 @@ GILT_INTERNAL extern const GiltDialectDef gilt_loop_dialect;
   X(void, print_if, (GiltOp *, GiltAsmPrinter *))                            \
   X(GiltStatus, parse_if, (GiltAsmParser *, GiltOpBuild *))                  \
   X(void, print_yield, (GiltOp *, GiltAsmPrinter *))                         \
-  X(GiltStatus, parse_yield, (GiltAsmParser *, GiltOpBuild *))               \
-  X(void, print_functional, (GiltOp *, GiltAsmPrinter *))                    \
-  X(GiltStatus, parse_functional, (GiltAsmParser *, GiltOpBuild *))
+  X(GiltStatus, parse_yield, (GiltAsmParser *, GiltOpBuild *))
 
 #define LOOP_DECLARE_HOOK(ret, name, args) GILT_INTERNAL ret loop_##name args;
 LOOP_HOOKS(LOOP_DECLARE_HOOK)

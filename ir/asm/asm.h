@@ -40,4 +40,18 @@ GILT_INTERNAL GiltStatus gilt_asm_push_type(GiltAsmParser *p, GiltType *t,
 #define gilt_asm_parse_type_vec(p, v)                                        \
   gilt_asm_parse_type_list((p), gilt_asm_push_type, GILT_ASM_VEC_REF(v))
 
+/* op_forms.c: the shared custom forms `%a, %b : T` (every operand and the
+** result of type T) and `%a : T to U` (a conversion), ... */
+GILT_INTERNAL void gilt_same_type_asm_print(GiltOp *op, GiltAsmPrinter *p);
+GILT_INTERNAL GiltStatus gilt_same_type_asm_parse(GiltAsmParser *p,
+                                                  GiltOpBuild *b);
+GILT_INTERNAL void gilt_cast_asm_print(GiltOp *op, GiltAsmPrinter *p);
+GILT_INTERNAL GiltStatus gilt_cast_asm_parse(GiltAsmParser *p,
+                                             GiltOpBuild *b);
+/* ... and `%a, %b {attrs} : (A, B) -> R`: any op without regions or
+** successors, its operands typed by its functional type. */
+GILT_INTERNAL void gilt_functional_asm_print(GiltOp *op, GiltAsmPrinter *p);
+GILT_INTERNAL GiltStatus gilt_functional_asm_parse(GiltAsmParser *p,
+                                                   GiltOpBuild *b);
+
 #endif /* GILT_IR_ASM_H */
