@@ -1,0 +1,69 @@
+/*
+** abi.h - the calling convention of compiled code, and the runtime it
+** calls: the contract between the lowering to the llvm dialect
+** (transforms/loop_to_llvm/), the JIT that calls it (jit/), and C programs
+** that link an ahead-of-time compiled model.
+**
+** A func.func @f of the loop level becomes an external function `f`:
+**
+**     int32_t f(ARGS..., RESULTS...);
+**
+**   - a memref argument is a `GiltMemRefDesc *` (read only; the callee
+**     never frees it nor its data); an index, integer or float argument
+**     is passed by value: index and i64 as int64_t, iN as the smallest
+**     C integer holding N bits (i1 as uint8_t 0 or 1), f32 as float, f64
+**     as double, f16/bf16 as uint16_t bits;
+**   - each result is a pointer to where it goes: a memref result is a
+**     `GiltMemRefDesc *` the callee fills, with `data` allocated by
+**     gilt_rt_alloc, owned by the caller afterwards (gilt_rt_free); a
+**     scalar result is a pointer to its C type above;
+**   - the return value is 0 on success; otherwise the run stopped at a
+**     failed check (a loop.assert, an integer division by zero) and
+**     gilt_rt_last_error() says which, with the op's location. Results
+**     are then unset and nothing needs freeing.
+**
+** A descriptor is a memref's data pointer, offset and, per dimension, size
+** and stride, in elements, as MLIR's StridedMemRefType: element (i, j) of
+** a rank-2 memref is at data[offset + i * strides[0] + j * strides[1]].
+** Rank r uses sizes[0..r) and strides[0..r); the struct reserves room for
+** GILT_MAX_RANK dimensions so that one C type serves every rank.
+**
+** Weights (loop.global) are read-only data the compiled module refers to
+** by symbol; the JIT defines those symbols at aligned copies of the
+** constants, an ahead-of-time object embeds them.
+*/
+#ifndef GILT_JIT_ABI_H
+#define GILT_JIT_ABI_H
+
+#include <stdint.h>
+
+#define GILT_MAX_RANK 32
+
+typedef struct GiltMemRefDesc {
+  void *data;
+  int64_t offset;
+  int64_t sizes[GILT_MAX_RANK];
+  int64_t strides[GILT_MAX_RANK];
+} GiltMemRefDesc;
+
+/* ---- the runtime compiled code calls (jit/runtime.c) ---------------------- */
+
+/* `bytes` bytes aligned to `align` (a power of two, at least 16), or NULL
+** when out of memory (the compiled code then fails with an error). */
+void *gilt_rt_alloc(int64_t bytes, int64_t align);
+/* Frees what gilt_rt_alloc returned; NULL is ignored. */
+void gilt_rt_free(void *p);
+/* Records that the run failed with `message` at `location` (both static
+** strings of the compiled module); the compiled function then returns 1. */
+void gilt_rt_fail(const char *message, const char *location);
+/* The last failure of this thread: "location: message", or NULL. */
+const char *gilt_rt_last_error(void);
+/* Calls body(begin, end, context) over [0, n) split in chunks, on the
+** runtime's thread pool (or in the calling thread), returning when all
+** are done: what loop.parallel compiles to. */
+void gilt_rt_parallel_for(int64_t n,
+                          void (*body)(int64_t begin, int64_t end,
+                                       void *context),
+                          void *context);
+
+#endif /* GILT_JIT_ABI_H */
