@@ -35,7 +35,7 @@ GILT_API void gilt_register_llvm_dialect(GiltContext *ctx);
 ** and the graph level's. */
 GILT_API void gilt_register_transforms_passes(GiltContext *ctx);
 GILT_API void gilt_register_graph_passes(GiltContext *ctx);
-/* The lowerings between levels (graph-to-loop), with the dialects they
+/* The lowerings between levels (graph-to-loop, loop-to-llvm), with the dialects they
 ** produce and the interfaces they attach. */
 GILT_API void gilt_register_conversion_passes(GiltContext *ctx);
 

@@ -24,6 +24,7 @@
 #include "gilt/register.h"
 #include "ir/builtin_dialect.h"
 #include "ir/rewrite/conversion.h"
+#include "transforms/loop_to_llvm/lowering.h"
 
 const GiltInterface graph_to_loop_interface = {"graph-to-loop lowering"};
 
@@ -178,9 +179,12 @@ static void attach_lowerings(GiltContext *ctx)
 
 void gilt_register_conversion_passes(GiltContext *ctx)
 {
-  static const GiltPassDef *const passes[] = {&gilt_graph_to_loop_pass};
+  static const GiltPassDef *const passes[] = {&gilt_graph_to_loop_pass,
+                                              &gilt_loop_to_llvm_pass};
   gilt_register_graph_dialect(ctx);
   gilt_register_loop_dialect(ctx);
+  gilt_register_llvm_dialect(ctx);
+  gilt_register_func_dialect(ctx);
   attach_lowerings(ctx);
   gilt_context_register_passes(ctx, passes, sizeof passes / sizeof *passes);
 }

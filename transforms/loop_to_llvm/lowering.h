@@ -1,0 +1,176 @@
+/*
+** lowering.h - lowering the loop level to the llvm dialect (the
+** `loop-to-llvm` pass): the state one run shares between the family files,
+** and the builder they emit llvm ops with.
+**
+** The lowering is one walk, not a set of conversion patterns: every
+** func.func is rebuilt as an llvm.func beside the original, op by op in
+** program order, with a map from each loop-level value to the llvm value
+** standing for it. Structured control flow becomes blocks as it is met,
+** so nothing needs splitting afterwards, and the one type that becomes
+** several things at the ABI (a memref: a descriptor pointer in the
+** signature, a struct value inside) is handled where functions are built.
+** An op that cannot be lowered is reported at its location and stands for
+** poison values, so the walk goes on and reports the others; the module
+** is swapped only when nothing failed.
+**
+** Files: pass.c (the walk, types, values), emit.c (op building, runtime
+** declarations, failure paths), func.c (signatures and calls, jit/abi.h),
+** memory.c (descriptors and buffers), arith.c (scalar arithmetic), cast.c,
+** vector.c, control.c (loops, branches, asserts).
+*/
+#ifndef GILT_TRANSFORMS_LOOP_TO_LLVM_LOWERING_H
+#define GILT_TRANSFORMS_LOOP_TO_LLVM_LOWERING_H
+
+#include "dialects/llvm/llvm.h"
+#include "dialects/loop/loop.h"
+#include "gilt/pass.h"
+#include "ir/core.h"
+#include "ir/support/ptr_map.h"
+
+typedef struct L2L {
+  GiltContext *ctx;
+  GiltOp *module;   /* the module being lowered (symbol lookups) */
+  GiltBlock *out;   /* detached: the new module-level ops, in order */
+  GiltBuilder *b;   /* the insertion point in the function being built */
+  GiltOp *op;       /* the op being lowered: errors name it */
+  GiltLocation *loc; /* its location, which every new op gets */
+  GiltRegion *body; /* the region of the llvm.func being built */
+  GiltBlock *entry; /* its entry block, where stack slots go */
+  GiltValue *const *results; /* its result pointers (func.return) */
+  GiltPtrMap values;  /* loop value -> llvm value */
+  GiltPtrMap symbols; /* interned name -> 1: symbols already in `out` */
+  GiltPtrMap strings; /* interned text -> number of its string global */
+  unsigned num_strings;
+  size_t num_errors;
+  GiltType *i1, *i8, *i32, *i64, *f32, *ptr;
+} L2L;
+
+GILT_INTERNAL extern const GiltPassDef gilt_loop_to_llvm_pass;
+
+/* ---- pass.c: types, values, the walk ---------------------------------------- */
+
+/* The llvm type of a loop-level value type: index -> i64, memref -> its
+** descriptor struct, vectors lane by lane; NULL when it has none (an 8-bit
+** float, a tensor). */
+GILT_INTERNAL GiltType *l2l_type(L2L *l, GiltType *t);
+/* How an element is kept in memory: i1 as i8, index as i64. */
+GILT_INTERNAL GiltType *l2l_memory_type(L2L *l, GiltType *elem);
+GILT_INTERNAL GiltValue *l2l_value(L2L *l, GiltValue *v);
+GILT_INTERNAL void l2l_map(L2L *l, GiltValue *from, GiltValue *to);
+/* Lowers the ops of `block` but its terminator, which it returns. */
+GILT_INTERNAL GiltOp *l2l_lower_block(L2L *l, GiltBlock *block);
+/* Reports that l->op cannot be lowered, and why; returns failure. */
+GILT_INTERNAL GiltStatus l2l_error(L2L *l, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* ---- emit.c: building llvm ops at l->b with l->loc ------------------------ */
+
+GILT_INTERNAL GiltOp *l2l_create(L2L *l, LlvmOpId id, GiltType *result,
+                                 size_t n, GiltValue *const *operands,
+                                 size_t num_attrs, const GiltNamedAttr *attrs);
+GILT_INTERNAL GiltValue *l2l_emit(L2L *l, LlvmOpId id, GiltType *result,
+                                  size_t n, GiltValue *const *operands);
+GILT_INTERNAL GiltValue *l2l_emit_attr(L2L *l, LlvmOpId id, GiltType *result,
+                                       size_t n, GiltValue *const *operands,
+                                       const char *name, GiltAttr *attr);
+GILT_INTERNAL GiltValue *l2l_binary(L2L *l, LlvmOpId id, GiltValue *a,
+                                    GiltValue *b);
+GILT_INTERNAL GiltValue *l2l_cast(L2L *l, LlvmOpId id, GiltValue *v,
+                                  GiltType *to);
+GILT_INTERNAL GiltValue *l2l_icmp(L2L *l, const char *pred, GiltValue *a,
+                                  GiltValue *b);
+GILT_INTERNAL GiltValue *l2l_select(L2L *l, GiltValue *c, GiltValue *a,
+                                    GiltValue *b);
+/* An integer constant of type t (a vector t: a splat). */
+GILT_INTERNAL GiltValue *l2l_int(L2L *l, GiltType *t, int64_t v);
+GILT_INTERNAL GiltValue *l2l_i64(L2L *l, int64_t v);
+GILT_INTERNAL GiltValue *l2l_float(L2L *l, GiltType *t, double v);
+GILT_INTERNAL GiltValue *l2l_poison(L2L *l, GiltType *t);
+GILT_INTERNAL GiltValue *l2l_gep(L2L *l, GiltType *elem, GiltValue *base,
+                                 GiltValue *index);
+GILT_INTERNAL GiltValue *l2l_load(L2L *l, GiltType *t, GiltValue *addr,
+                                  int64_t align);
+GILT_INTERNAL void l2l_store(L2L *l, GiltValue *v, GiltValue *addr,
+                             int64_t align);
+GILT_INTERNAL GiltValue *l2l_extract(L2L *l, GiltValue *agg, int64_t pos);
+GILT_INTERNAL GiltValue *l2l_insert(L2L *l, GiltValue *agg, GiltValue *v,
+                                    int64_t pos);
+/* An LLVM intrinsic (`llvm.fma`); result NULL for none. */
+GILT_INTERNAL GiltValue *l2l_intrinsic(L2L *l, const char *name,
+                                       GiltType *result, size_t n,
+                                       GiltValue *const *operands);
+/* A call of the external C function `name` (declared on first use);
+** result NULL for a void function. */
+GILT_INTERNAL GiltValue *l2l_call_extern(L2L *l, const char *name,
+                                         GiltType *result, size_t n,
+                                         GiltValue *const *operands);
+/* Adds `op` to the new module unless a symbol of its name is there. */
+GILT_INTERNAL void l2l_add_symbol(L2L *l, GiltOp *op);
+/* A new block at the end of the function being built. */
+GILT_INTERNAL GiltBlock *l2l_block(L2L *l, size_t n, GiltType *const *types);
+GILT_INTERNAL void l2l_br(L2L *l, GiltBlock *dest, size_t n,
+                          GiltValue *const *args);
+GILT_INTERNAL void l2l_cond_br(L2L *l, GiltValue *cond, GiltBlock *t,
+                               size_t nt, GiltValue *const *targs,
+                               GiltBlock *f, size_t nf,
+                               GiltValue *const *fargs);
+GILT_INTERNAL void l2l_set_block(L2L *l, GiltBlock *block);
+/* Unless `ok` (i1) holds, records `message` at l->op's location with
+** gilt_rt_fail and returns 1; goes on in a new block otherwise. */
+GILT_INTERNAL void l2l_check(L2L *l, GiltValue *ok, const char *message);
+/* Whether any lane of an i1 vector (or the i1 itself) is set. */
+GILT_INTERNAL GiltValue *l2l_any(L2L *l, GiltValue *cond);
+
+/* ---- the families: each lowers l->op, mapping its results ----------------- */
+
+typedef GiltStatus (*L2LLowerFn)(L2L *l, GiltOp *op);
+
+GILT_INTERNAL GiltStatus l2l_lower_int(L2L *l, GiltOp *op);
+GILT_INTERNAL GiltStatus l2l_lower_float(L2L *l, GiltOp *op);
+GILT_INTERNAL GiltStatus l2l_lower_compare(L2L *l, GiltOp *op);
+GILT_INTERNAL GiltStatus l2l_lower_constant(L2L *l, GiltOp *op);
+GILT_INTERNAL GiltStatus l2l_lower_cast(L2L *l, GiltOp *op);
+GILT_INTERNAL GiltStatus l2l_lower_memory(L2L *l, GiltOp *op);
+GILT_INTERNAL GiltStatus l2l_lower_vector(L2L *l, GiltOp *op);
+GILT_INTERNAL GiltStatus l2l_lower_control(L2L *l, GiltOp *op);
+GILT_INTERNAL GiltStatus l2l_lower_call(L2L *l, GiltOp *op);
+
+/* ---- memory.c ------------------------------------------------------------------ */
+
+/* The struct a memref of rank r lives in: {ptr, offset, sizes, strides}. */
+GILT_INTERNAL GiltType *l2l_descriptor_type(L2L *l, size_t rank);
+/* Field numbers of a descriptor struct. */
+#define L2L_DATA 0
+#define L2L_OFFSET 1
+#define L2L_SIZE(rank, i) (2 + (i))
+#define L2L_STRIDE(rank, i) (2 + (rank) + (i))
+/* The address of the element of `memref` (its llvm descriptor `desc`) at
+** `indices` (i64). */
+GILT_INTERNAL GiltValue *l2l_element_address(L2L *l, GiltType *memref,
+                                             GiltValue *desc,
+                                             GiltValue *const *indices);
+GILT_INTERNAL void l2l_lower_global(L2L *l, GiltOp *op);
+
+/* ---- control.c ------------------------------------------------------------------- */
+
+/* Emits `for (iv = lb; iv < ub; iv += step)` carrying n values from
+** `inits`: body emits the iteration at the insertion point it is given,
+** from the induction variable and the current values, and sets the next
+** ones in `next`. Returns with the insertion point after the loop and the
+** last values (the inits when it never runs) in `results`. */
+typedef void (*L2LBodyFn)(L2L *l, GiltValue *iv, GiltValue *const *current,
+                          GiltValue **next, void *user);
+GILT_INTERNAL void l2l_loop(L2L *l, GiltValue *lb, GiltValue *ub,
+                            GiltValue *step, size_t n,
+                            GiltValue *const *inits, GiltValue **results,
+                            L2LBodyFn body, void *user);
+
+/* ---- func.c ---------------------------------------------------------------------- */
+
+GILT_INTERNAL void l2l_lower_func(L2L *l, GiltOp *func);
+
+#endif /* GILT_TRANSFORMS_LOOP_TO_LLVM_LOWERING_H */
