@@ -7,9 +7,10 @@
 ** it: integer division by zero and the signed minimum divided by -1 fail
 ** the run with the interpreter's message (gilt_rt_fail, return 1) instead
 ** of being undefined; shifts of the width or more give 0 or the sign bits
-** instead of poison. Floats: LLVM intrinsics where LLVM 14 has them
-** (llvm.exp, llvm.minimum, llvm.roundeven, ...), the C library otherwise
-** (erff, tanhf, ...: the f suffix for f32), one call per lane on vectors.
+** instead of poison. Floats: LLVM intrinsics that every LLVM since 12
+** lowers well (llvm.exp, llvm.minimum, llvm.roundeven, ...), the C library
+** otherwise (erff, tanhf, ...: the f suffix for f32), one call per lane on
+** vectors.
 ** f16 and bf16 compute in f32 and round to their type after each op, as
 ** the interpreter does.
 */

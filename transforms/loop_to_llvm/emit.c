@@ -300,8 +300,14 @@ void l2l_check(L2L *l, GiltValue *ok, const char *message)
   GiltStrBuf where;
   gilt_strbuf_init(&where, l->ctx);
   gilt_location_print(l->loc, gilt_strbuf_callback, &where);
-  GiltValue *args[2] = {string(l, message),
-                        string(l, where.data ? where.data : "")};
+  /* `loc(X)` prints as X, the form of gjit's and gopt's messages. */
+  const char *text = where.data ? where.data : "";
+  size_t len = strlen(text);
+  if (len > 5 && strncmp(text, "loc(", 4) == 0 && text[len - 1] == ')') {
+    where.data[len - 1] = 0;
+    text += 4;
+  }
+  GiltValue *args[2] = {string(l, message), string(l, text)};
   gilt_strbuf_free(&where);
   l2l_call_extern(l, "gilt_rt_fail", NULL, 2, args);
   GiltValue *one = l2l_int(l, l->i32, 1);

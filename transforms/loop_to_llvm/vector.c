@@ -6,7 +6,7 @@
 ** reductions. Integer reductions are llvm.vector.reduce.* intrinsics;
 ** float ones are a chain from lane 0, rounding each step, because that is
 ** the interpreter's order (an unordered tree would differ in the last
-** bits) and LLVM 14 has no fminimum/fmaximum reductions.
+** bits), which also matches what LLVM's ordered reductions do.
 */
 #include "transforms/loop_to_llvm/lowering.h"
 
