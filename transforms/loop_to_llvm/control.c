@@ -189,6 +189,7 @@ static GiltStatus lower_while(L2L *l, GiltOp *op)
   /* loop.condition(c, args): on to the body with args, or out with them. */
   l2l_set_block(l, cond);
   GiltValue *args[n_in + 1], *passed[n_out + 2];
+  memset(args, 0, sizeof args);
   memset(passed, 0, sizeof passed);
   for (size_t i = 0; i < n_in; i++)
     args[i] = gilt_block_get_argument(cond, i);
@@ -197,6 +198,7 @@ static GiltStatus lower_while(L2L *l, GiltOp *op)
 
   l2l_set_block(l, body);
   GiltValue *body_args[n_out + 1], *next[n_in + 1];
+  memset(body_args, 0, sizeof body_args);
   memset(next, 0, sizeof next);
   for (size_t i = 0; i < n_out; i++)
     body_args[i] = gilt_block_get_argument(body, i);
