@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gilt/dialect.h"
 #include "jit/abi.h"
 #include "jit/call.h"
 #include "jit/orc.h"
@@ -131,17 +132,55 @@ GiltStatus jit_module_add_entry(GiltJitModule *jm, const char *name,
 
 /* ---- the public API -------------------------------------------------------------- */
 
+/* The LLVM IR of `module` in llctx. Until the translation of the llvm
+** dialect lands (dialects/llvm/translate.h), there is none. */
+static LLVMModuleRef translate(GiltOp *module, LLVMContextRef llctx)
+{
+  (void)llctx;
+  gilt_emit_error(gilt_op_get_location(module),
+                  "the JIT cannot translate the llvm dialect to LLVM IR "
+                  "in this build");
+  return NULL;
+}
+
+/* Every llvm.func that records its loop-level type becomes an entry. */
+static GiltStatus add_entries(GiltJitModule *jm, GiltOp *module)
+{
+  GiltBlock *body = gilt_module_get_body(module);
+  for (GiltOp *op = gilt_block_get_first_op(body); op;
+       op = gilt_op_get_next(op)) {
+    GiltAttr *type = gilt_op_get_attr(op, GILT_ABI_ENTRY_TYPE_ATTR);
+    GiltAttr *name = gilt_op_get_attr(op, "sym_name");
+    if (strcmp(gilt_op_get_name(op), "llvm.func") != 0 || !type || !name)
+      continue;
+    GiltType *fn_type = gilt_attr_get_kind(type) == GILT_ATTR_TYPE
+                            ? gilt_type_attr_get_value(type)
+                            : NULL;
+    if (!fn_type || gilt_type_get_kind(fn_type) != GILT_TYPE_FUNCTION) {
+      gilt_op_emit_error(op, "has a '%s' that is not a function type",
+                         GILT_ABI_ENTRY_TYPE_ATTR);
+      return GILT_FAILURE;
+    }
+    if (jit_module_add_entry(jm, gilt_string_attr_get_value(name, NULL),
+                             fn_type, gilt_op_get_location(op)))
+      return GILT_FAILURE;
+  }
+  return GILT_SUCCESS;
+}
+
 GiltJitModule *gilt_jit_compile(GiltOp *module, const GiltJitOptions *opts)
 {
   if (gilt_op_verify(module))
     return NULL;
-  /* Until the translation of the llvm dialect lands
-  ** (dialects/llvm/translate.h), there is nothing to hand ORC. */
-  gilt_emit_error(gilt_op_get_location(module),
-                  "the JIT cannot translate the llvm dialect to LLVM IR "
-                  "in this build");
-  (void)opts;
-  return NULL;
+  GiltJitModule *jm = jit_module_create(gilt_op_get_location(module), opts);
+  if (!jm)
+    return NULL;
+  LLVMModuleRef m = translate(module, jit_module_get_llvm_context(jm));
+  if (!m || jit_module_add_llvm(jm, m) || add_entries(jm, module)) {
+    gilt_jit_destroy(jm);
+    return NULL;
+  }
+  return jm;
 }
 
 GiltStatus gilt_jit_call(GiltJitModule *jm, const char *function,
@@ -155,7 +194,7 @@ GiltStatus gilt_jit_call(GiltJitModule *jm, const char *function,
     if (strcmp(jm->entries[i].name, function) == 0)
       e = &jm->entries[i];
   if (!e) {
-    gilt_emit_error(jm->loc, "has no compiled entry named '%s'", function);
+    gilt_emit_error(jm->loc, "no compiled entry is named '%s'", function);
     return GILT_FAILURE;
   }
   JitThreadPool *outer = jit_runtime_set_pool(jm->pool);
