@@ -79,9 +79,11 @@ GILT_API GiltJitModule *gilt_jit_compile(GiltOp *module,
 ** a wrong number of inputs, an input of the wrong shape or element type
 ** (in the interpreter's words), or a run that failed (a false loop.assert,
 ** an integer division by zero: the message the compiled code gave, with
-** the op's location). Calls from several threads at once are allowed;
-** their parallel loops then share the module's threads (one call's loops
-** at a time; the others run theirs serially). */
+** the op's location). Calls from several threads at once compute
+** correctly, their parallel loops sharing the module's threads (one
+** call's loops at a time, the others' serially); but a failure is
+** reported through the context, which is not thread-safe, so calls that
+** may fail must not overlap. */
 GILT_API GiltStatus gilt_jit_call(GiltJitModule *jm, const char *function,
                                   size_t num_inputs, GiltTensor *const *inputs,
                                   size_t *num_outputs, GiltTensor ***outputs);
