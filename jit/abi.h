@@ -39,6 +39,12 @@
 
 #define GILT_MAX_RANK 32
 
+/* The attribute of an llvm.func that makes it an entry the JIT can call:
+** the func.func's loop-level function type (a type attribute), from which
+** the JIT builds the call and checks inputs. The llvm-level signature alone
+** does not say a pointer's memref shape. */
+#define GILT_ABI_ENTRY_TYPE_ATTR "gilt.entry_type"
+
 typedef struct GiltMemRefDesc {
   void *data;
   int64_t offset;

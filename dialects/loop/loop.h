@@ -11,6 +11,7 @@
 
 #include "gilt/asm.h"
 #include "gilt/interfaces.h"
+#include "gilt/tensor.h"
 #include "ir/op_def.h"
 
 GILT_INTERNAL extern const GiltDialectDef gilt_loop_dialect;
@@ -126,5 +127,15 @@ GILT_INTERNAL void loop_memref_strides(GiltType *memref, int64_t *strides,
 /* Whether a memref's elements are dense and row-major (identity layout,
 ** or a strided one that says the same with a zero offset). */
 GILT_INTERNAL bool loop_memref_is_contiguous(GiltType *memref);
+
+/* ---- running a function (signature.c) --------------------------------------- */
+
+/* Whether inputs[0..num_inputs) fit the arguments of a function of type
+** fn_type (gilt/interpreter.h says how); reports the first that does not
+** at loc, in the interpreter's words ("'func.func' op input 1 is ..."). */
+GILT_INTERNAL GiltStatus loop_check_inputs(GiltLocation *loc,
+                                           GiltType *fn_type,
+                                           size_t num_inputs,
+                                           GiltTensor *const *inputs);
 
 #endif /* GILT_DIALECTS_LOOP_LOOP_H */

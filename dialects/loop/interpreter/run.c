@@ -51,100 +51,46 @@ bool interp_call(Interp *it, InterpFunction *fn, GiltOp *at, const Cell *args,
 
 /* ---- inputs ------------------------------------------------------------------ */
 
-static bool input_error(GiltOp *func, size_t i, const char *what)
-{
-  gilt_op_emit_error(func, "input %zu %s", i, what);
-  return false;
-}
-
-/* "input 1 is a tensor of 1x5xf32, where argument 1 is memref<1x4xf32>":
-** what a user who passed the wrong tensor needs to see. */
-static bool type_mismatch(GiltOp *func, size_t i, GiltType *t,
-                          const GiltTensor *x)
-{
-  GiltContext *ctx = gilt_op_get_context(func);
-  GiltStrBuf got, want;
-  gilt_strbuf_init(&got, ctx);
-  gilt_strbuf_init(&want, ctx);
-  for (size_t d = 0; d < gilt_tensor_get_rank(x); d++)
-    gilt_strbuf_printf(&got, "%lldx", (long long)gilt_tensor_get_shape(x)[d]);
-  gilt_type_print(gilt_tensor_get_element_type(x), gilt_strbuf_callback, &got);
-  gilt_type_print(t, gilt_strbuf_callback, &want);
-  gilt_op_emit_error(func, "input %zu is a tensor of %s, where argument %zu "
-                           "is %s",
-                     i, got.data, i, want.data);
-  gilt_strbuf_free(&got);
-  gilt_strbuf_free(&want);
-  return false;
-}
-
-/* The descriptor of a tensor seen as a memref of type t. */
-static bool memref_input(GiltOp *func, size_t i, GiltType *t, GiltTensor *x,
-                         Cell *cells)
+/* The descriptor of a tensor seen as a memref of type t, which
+** loop_check_inputs found it fits: dense, row-major, at offset 0. */
+static void memref_input(GiltType *t, GiltTensor *x, Cell *cells)
 {
   size_t rank = t->shaped.rank;
-  if (gilt_tensor_get_element_type(x) != t->shaped.elem ||
-      gilt_tensor_get_rank(x) != rank)
-    return type_mismatch(func, i, t, x);
   const int64_t *shape = gilt_tensor_get_shape(x);
-  int64_t want[rank + 1], offset, stride = 1;
-  loop_memref_strides(t, want, &offset);
-  if (offset != 0 && offset != GILT_DYNAMIC)
-    return input_error(func, i, "cannot have the offset its type says");
+  int64_t stride = 1;
   for (size_t d = rank; d-- > 0;) {
-    if (t->shaped.shape[d] != GILT_DYNAMIC && t->shaped.shape[d] != shape[d])
-      return type_mismatch(func, i, t, x);
-    if (want[d] != GILT_DYNAMIC && want[d] != stride && shape[d] != 1)
-      return input_error(func, i, "is dense: its type's strides say "
-                                  "otherwise");
     DESC_SIZE(cells, 0, d) = shape[d];
     DESC_STRIDE(cells, 0, rank, d) = stride;
     stride *= shape[d];
   }
   DESC_BASE(cells, 0) = gilt_tensor_get_data(x);
   DESC_OFFSET(cells, 0) = 0;
-  return true;
 }
 
 /* Lanes of a scalar (a tensor of rank 0) or a vector (of rank 1). */
-static bool lanes_input(GiltOp *func, size_t i, GiltType *t, GiltTensor *x,
-                        Cell *cells)
+static void lanes_input(GiltType *t, GiltTensor *x, Cell *cells)
 {
-  bool vector = t->kind == GILT_TYPE_VECTOR;
   GiltType *elem = loop_element_type(t);
-  int64_t lanes = vector ? t->shaped.shape[0] : 1;
-  if (gilt_tensor_get_element_type(x) != elem ||
-      gilt_tensor_get_rank(x) != (vector ? 1u : 0u) ||
-      gilt_tensor_get_num_elements(x) != lanes)
-    return type_mismatch(func, i, t, x);
+  int64_t lanes = t->kind == GILT_TYPE_VECTOR ? t->shaped.shape[0] : 1;
   InterpElem e = interp_elem_of(elem);
   const char *data = gilt_tensor_get_data(x);
   for (int64_t l = 0; l < lanes; l++)
     cells[l] = interp_elem_read(e, data + l * e.bytes);
-  return true;
 }
 
-static bool read_inputs(Interp *it, GiltOp *func, InterpFunction *fn,
-                        size_t num_inputs, GiltTensor *const *inputs,
-                        Cell *args)
+static bool read_inputs(GiltOp *func, InterpFunction *fn, size_t num_inputs,
+                        GiltTensor *const *inputs, Cell *args)
 {
   GiltType *type = gilt_func_get_type(func);
-  size_t n = gilt_function_type_get_num_inputs(type);
-  (void)it;
-  if (num_inputs != n) {
-    gilt_op_emit_error(func, "takes %zu inputs, got %zu", n, num_inputs);
+  if (loop_check_inputs(gilt_op_get_location(func), type, num_inputs, inputs))
     return false;
-  }
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < num_inputs; i++) {
     GiltType *t = gilt_function_type_get_input(type, i);
     Cell *cells = args + fn->arg_first[i];
-    if (!inputs[i])
-      return input_error(func, i, "is missing");
-    bool ok = t->kind == GILT_TYPE_MEMREF
-                  ? memref_input(func, i, t, inputs[i], cells)
-                  : lanes_input(func, i, t, inputs[i], cells);
-    if (!ok)
-      return false;
+    if (t->kind == GILT_TYPE_MEMREF)
+      memref_input(t, inputs[i], cells);
+    else
+      lanes_input(t, inputs[i], cells);
   }
   return true;
 }
@@ -256,7 +202,7 @@ GiltStatus gilt_interpret_function(GiltOp *module, const char *function,
   bool ok = fn != NULL;
   if (ok) {
     Cell args[fn->num_arg_cells + 1], results[fn->num_result_cells + 1];
-    ok = read_inputs(&it, func, fn, num_inputs, inputs, args) &&
+    ok = read_inputs(func, fn, num_inputs, inputs, args) &&
          interp_call(&it, fn, func, args, results) &&
          make_outputs(func, fn, results, num_outputs, outputs);
   }

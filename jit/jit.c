@@ -1,0 +1,224 @@
+/*
+** jit.c - JIT modules (gilt/jit.h): an ORC JIT (orc.c), the thread pool
+** its calls' parallel loops run on (threadpool.c), and the entries, each
+** with the libffi frame of its loop-level type (call.c).
+**
+** Entries are compiled when they are declared, not at their first call,
+** so that every error of code generation and linking is reported by
+** gilt_jit_compile, and a call only runs code. The thread pool belongs to
+** the module, not the process, so that two modules compiled with
+** different thread counts each get theirs; a call installs it as its
+** thread's pool for the runtime's parallel-for, and removes it after.
+*/
+#include "jit/jit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "gilt/dialect.h"
+#include "jit/abi.h"
+#include "jit/call.h"
+#include "jit/orc.h"
+#include "jit/runtime.h"
+
+typedef struct JitEntry {
+  char *name;
+  GiltLocation *loc;
+  void *address;
+  JitCall *call;
+} JitEntry;
+
+struct GiltJitModule {
+  GiltLocation *loc;
+  JitOrc *orc;
+  JitThreadPool *pool;
+  JitEntry *entries;
+  size_t num_entries, cap_entries;
+};
+
+static const GiltJitOptions default_options = GILT_JIT_OPTIONS_DEFAULT;
+
+static GiltStatus define_user_symbols(GiltJitModule *jm,
+                                      const GiltJitOptions *opts)
+{
+  size_t n = opts->num_symbols;
+  if (n == 0)
+    return GILT_SUCCESS;
+  const char **names = calloc(n, sizeof *names);
+  void **addresses = calloc(n, sizeof *addresses);
+  GiltStatus s = GILT_FAILURE;
+  if (names && addresses) {
+    for (size_t i = 0; i < n; i++) {
+      names[i] = opts->symbols[i].name;
+      addresses[i] = (void *)(uintptr_t)opts->symbols[i].address;
+    }
+    s = jit_orc_define_symbols(jm->orc, n, names, addresses, jm->loc);
+  } else {
+    gilt_emit_error(jm->loc, "out of memory defining %zu symbols", n);
+  }
+  free(names);
+  free(addresses);
+  return s;
+}
+
+GiltJitModule *jit_module_create(GiltLocation *loc, const GiltJitOptions *opts)
+{
+  if (!opts)
+    opts = &default_options;
+  if (opts->opt_level > 3) {
+    gilt_emit_error(loc, "optimization level %u is not 0 to 3",
+                    opts->opt_level);
+    return NULL;
+  }
+  GiltJitModule *jm = calloc(1, sizeof *jm);
+  if (!jm) {
+    gilt_emit_error(loc, "out of memory creating a JIT module");
+    return NULL;
+  }
+  jm->loc = loc;
+  jm->orc = jit_orc_create(loc, opts->opt_level);
+  if (!jm->orc || define_user_symbols(jm, opts)) {
+    gilt_jit_destroy(jm);
+    return NULL;
+  }
+  jm->pool = jit_threadpool_create(opts->threads);
+  if (!jm->pool) {
+    gilt_emit_error(loc, "cannot start %zu threads", opts->threads);
+    gilt_jit_destroy(jm);
+    return NULL;
+  }
+  return jm;
+}
+
+LLVMContextRef jit_module_get_llvm_context(GiltJitModule *jm)
+{
+  return jit_orc_get_llvm_context(jm->orc);
+}
+
+GiltStatus jit_module_add_llvm(GiltJitModule *jm, LLVMModuleRef m)
+{
+  return jit_orc_add_module(jm->orc, m, jm->loc);
+}
+
+GiltStatus jit_module_add_entry(GiltJitModule *jm, const char *name,
+                                GiltType *fn_type, GiltLocation *loc)
+{
+  if (jm->num_entries == jm->cap_entries) {
+    size_t cap = jm->cap_entries ? 2 * jm->cap_entries : 8;
+    JitEntry *e = realloc(jm->entries, cap * sizeof *e);
+    if (!e) {
+      gilt_emit_error(loc, "out of memory adding entry '%s'", name);
+      return GILT_FAILURE;
+    }
+    jm->entries = e;
+    jm->cap_entries = cap;
+  }
+  JitEntry e = {.loc = loc};
+  e.call = jit_call_create(fn_type, loc);
+  if (!e.call)
+    return GILT_FAILURE;
+  e.address = jit_orc_lookup(jm->orc, name, loc);
+  e.name = strdup(name);
+  if (!e.address || !e.name) {
+    if (e.address)
+      gilt_emit_error(loc, "out of memory adding entry '%s'", name);
+    jit_call_destroy(e.call);
+    free(e.name);
+    return GILT_FAILURE;
+  }
+  jm->entries[jm->num_entries++] = e;
+  return GILT_SUCCESS;
+}
+
+/* ---- the public API -------------------------------------------------------------- */
+
+/* The LLVM IR of `module` in llctx. Until the translation of the llvm
+** dialect lands (dialects/llvm/translate.h), there is none. */
+static LLVMModuleRef translate(GiltOp *module, LLVMContextRef llctx)
+{
+  (void)llctx;
+  gilt_emit_error(gilt_op_get_location(module),
+                  "the JIT cannot translate the llvm dialect to LLVM IR "
+                  "in this build");
+  return NULL;
+}
+
+/* Every llvm.func that records its loop-level type becomes an entry. */
+static GiltStatus add_entries(GiltJitModule *jm, GiltOp *module)
+{
+  GiltBlock *body = gilt_module_get_body(module);
+  for (GiltOp *op = gilt_block_get_first_op(body); op;
+       op = gilt_op_get_next(op)) {
+    GiltAttr *type = gilt_op_get_attr(op, GILT_ABI_ENTRY_TYPE_ATTR);
+    GiltAttr *name = gilt_op_get_attr(op, "sym_name");
+    if (strcmp(gilt_op_get_name(op), "llvm.func") != 0 || !type || !name)
+      continue;
+    GiltType *fn_type = gilt_attr_get_kind(type) == GILT_ATTR_TYPE
+                            ? gilt_type_attr_get_value(type)
+                            : NULL;
+    if (!fn_type || gilt_type_get_kind(fn_type) != GILT_TYPE_FUNCTION) {
+      gilt_op_emit_error(op, "has a '%s' that is not a function type",
+                         GILT_ABI_ENTRY_TYPE_ATTR);
+      return GILT_FAILURE;
+    }
+    if (jit_module_add_entry(jm, gilt_string_attr_get_value(name, NULL),
+                             fn_type, gilt_op_get_location(op)))
+      return GILT_FAILURE;
+  }
+  return GILT_SUCCESS;
+}
+
+GiltJitModule *gilt_jit_compile(GiltOp *module, const GiltJitOptions *opts)
+{
+  if (gilt_op_verify(module))
+    return NULL;
+  GiltJitModule *jm = jit_module_create(gilt_op_get_location(module), opts);
+  if (!jm)
+    return NULL;
+  LLVMModuleRef m = translate(module, jit_module_get_llvm_context(jm));
+  if (!m || jit_module_add_llvm(jm, m) || add_entries(jm, module)) {
+    gilt_jit_destroy(jm);
+    return NULL;
+  }
+  return jm;
+}
+
+GiltStatus gilt_jit_call(GiltJitModule *jm, const char *function,
+                         size_t num_inputs, GiltTensor *const *inputs,
+                         size_t *num_outputs, GiltTensor ***outputs)
+{
+  *num_outputs = 0;
+  *outputs = NULL;
+  JitEntry *e = NULL;
+  for (size_t i = 0; i < jm->num_entries && !e; i++)
+    if (strcmp(jm->entries[i].name, function) == 0)
+      e = &jm->entries[i];
+  if (!e) {
+    gilt_emit_error(jm->loc, "no compiled entry is named '%s'", function);
+    return GILT_FAILURE;
+  }
+  JitThreadPool *outer = jit_runtime_set_pool(jm->pool);
+  GiltStatus s = jit_call_run(e->call, e->address, e->loc, num_inputs, inputs,
+                              num_outputs, outputs);
+  jit_runtime_set_pool(outer);
+  return s;
+}
+
+size_t gilt_jit_get_num_threads(const GiltJitModule *jm)
+{
+  return jit_threadpool_get_threads(jm->pool);
+}
+
+void gilt_jit_destroy(GiltJitModule *jm)
+{
+  if (!jm)
+    return;
+  for (size_t i = 0; i < jm->num_entries; i++) {
+    free(jm->entries[i].name);
+    jit_call_destroy(jm->entries[i].call);
+  }
+  free(jm->entries);
+  jit_threadpool_destroy(jm->pool);
+  jit_orc_destroy(jm->orc, jm->loc);
+  free(jm);
+}

@@ -1,0 +1,34 @@
+/*
+** jit.h - the JIT's internal entry points, below gilt/jit.h: a JIT module
+** built from LLVM modules directly, with its entries declared one by one.
+** gilt_jit_compile is these steps applied to a translated builtin.module;
+** the unit tests use them to run modules built with LLVM's C API.
+*/
+#ifndef GILT_JIT_JIT_H
+#define GILT_JIT_JIT_H
+
+#include <llvm-c/Core.h>
+
+#include "gilt/jit.h"
+#include "ir/support/alloc.h"
+
+/* An empty JIT module for this host with opts' threads, opt level and
+** symbols (opts may be NULL), reporting at loc (its context must outlive
+** the module). NULL after reporting. */
+GILT_INTERNAL GiltJitModule *jit_module_create(GiltLocation *loc,
+                                               const GiltJitOptions *opts);
+/* The LLVMContext modules added to jm must be built in (borrowed). */
+GILT_INTERNAL LLVMContextRef jit_module_get_llvm_context(GiltJitModule *jm);
+/* Optimizes m and adds it to jm. Consumes m, also on failure. */
+GILT_INTERNAL GiltStatus jit_module_add_llvm(GiltJitModule *jm,
+                                             LLVMModuleRef m);
+/* Makes the function `name` of the added code an entry of loop-level
+** type fn_type, reporting at loc when it is called wrongly. Compiles it
+** now: reports when it does not compile or link, or its type has no form
+** in jit/abi.h. */
+GILT_INTERNAL GiltStatus jit_module_add_entry(GiltJitModule *jm,
+                                              const char *name,
+                                              GiltType *fn_type,
+                                              GiltLocation *loc);
+
+#endif /* GILT_JIT_JIT_H */

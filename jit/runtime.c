@@ -1,0 +1,142 @@
+/*
+** runtime.c - the functions compiled code calls (jit/abi.h): aligned
+** allocation, failure messages, and parallel loops.
+**
+** Failures are per thread, because compiled functions may run in several
+** threads at once and each caller wants the message of its own call. A
+** failure inside a chunk of gilt_rt_parallel_for that ran on a worker is
+** carried back to the thread that started the loop (the first one, when
+** several chunks fail), so that the caller of the compiled function sees
+** it whatever thread hit it.
+**
+** The thread pool a loop runs on is the calling thread's, set by the JIT
+** around each call (jit_runtime_set_pool); with none set, as in a program
+** that links an ahead-of-time compiled model, loops run serially. Only
+** libc and pthreads are used here, so this file and threadpool.c can be
+** linked without the rest of gilt.
+*/
+#include "jit/runtime.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Long enough for any message and location the lowering emits; longer
+** ones are cut, never overflowed. */
+#define ERROR_CAPACITY 1024
+
+static _Thread_local char error_text[ERROR_CAPACITY];
+static _Thread_local bool has_error;
+/* Bumped by every failure: how a chunk learns that it failed. */
+static _Thread_local uint64_t failures;
+static _Thread_local JitThreadPool *current_pool;
+
+void *gilt_rt_alloc(int64_t bytes, int64_t align)
+{
+  if (bytes < 0 || align <= 0 || (align & (align - 1)) != 0)
+    return NULL;
+  if (align < 16)
+    align = 16;
+  /* aligned_alloc wants a multiple of the alignment, and a zero-sized
+  ** buffer must still be a pointer distinct from the NULL of failure. */
+  if (bytes > INT64_MAX - align)
+    return NULL;
+  int64_t size = (bytes + align - 1) / align * align;
+  if (size == 0)
+    size = align;
+  if ((uint64_t)size > SIZE_MAX)
+    return NULL;
+  return aligned_alloc((size_t)align, (size_t)size);
+}
+
+void gilt_rt_free(void *p)
+{
+  free(p);
+}
+
+void gilt_rt_fail(const char *message, const char *location)
+{
+  if (!message)
+    message = "failed";
+  if (location && *location)
+    snprintf(error_text, sizeof error_text, "%s: %s", location, message);
+  else
+    snprintf(error_text, sizeof error_text, "%s", message);
+  has_error = true;
+  failures++;
+}
+
+const char *gilt_rt_last_error(void)
+{
+  return has_error ? error_text : NULL;
+}
+
+void jit_runtime_clear_error(void)
+{
+  has_error = false;
+  error_text[0] = '\0';
+}
+
+JitThreadPool *jit_runtime_set_pool(JitThreadPool *pool)
+{
+  JitThreadPool *old = current_pool;
+  current_pool = pool;
+  return old;
+}
+
+/* ---- parallel loops ---------------------------------------------------------- */
+
+typedef struct ParallelRun {
+  void (*body)(int64_t, int64_t, void *);
+  void *context;
+  pthread_t caller;
+  pthread_mutex_t mu; /* guards failed and message */
+  bool failed;
+  char message[ERROR_CAPACITY];
+} ParallelRun;
+
+static void run_chunk(int64_t begin, int64_t end, void *arg)
+{
+  ParallelRun *run = arg;
+  JitThreadPool *pool = jit_runtime_set_pool(NULL);
+  uint64_t before = failures;
+  run->body(begin, end, run->context);
+  jit_runtime_set_pool(pool);
+  if (failures == before || pthread_equal(pthread_self(), run->caller))
+    return;
+  pthread_mutex_lock(&run->mu);
+  if (!run->failed) {
+    run->failed = true;
+    memcpy(run->message, error_text, sizeof run->message);
+  }
+  pthread_mutex_unlock(&run->mu);
+}
+
+void gilt_rt_parallel_for(int64_t n,
+                          void (*body)(int64_t begin, int64_t end,
+                                       void *context),
+                          void *context)
+{
+  JitThreadPool *pool = current_pool;
+  if (n <= 0)
+    return;
+  if (!pool || jit_threadpool_get_threads(pool) == 1) {
+    body(0, n, context);
+    return;
+  }
+  ParallelRun run = {.body = body, .context = context,
+                     .caller = pthread_self()};
+  uint64_t before = failures;
+  pthread_mutex_init(&run.mu, NULL);
+  jit_threadpool_run(pool, n, run_chunk, &run);
+  pthread_mutex_destroy(&run.mu);
+  /* The caller's own chunks set its message already; a worker's failure
+  ** becomes the caller's only when the caller's chunks did not fail. */
+  if (run.failed && failures == before) {
+    memcpy(error_text, run.message, sizeof error_text);
+    has_error = true;
+    failures++;
+  }
+}

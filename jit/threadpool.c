@@ -1,0 +1,213 @@
+/*
+** threadpool.c - the workers behind gilt_rt_parallel_for: N - 1 threads
+** started once, a loop split statically into at most N chunks, the
+** calling thread working too.
+**
+** A run publishes its job under the mutex and bumps a generation counter;
+** workers that see the bump take chunks by an atomic counter until none
+** is left, so a worker slow to wake costs nothing but its share, which
+** the others (the caller included) take. The chunks themselves are fixed
+** by n and N (OpenMP's schedule(static)), so which iterations run
+** together does not depend on timing. Waiting is a short spin, for the
+** common case of loops that finish in microseconds, then a condition
+** variable; an idle pool sleeps.
+**
+** A worker that joined a run is counted until it has left it, and the
+** next run is published only when no worker still holds the previous
+** job, so a late worker can never take a chunk of the next run with the
+** previous run's body. The caller returns as soon as every chunk is done. It is deliberately not a work-stealing scheduler:
+** loop.parallel bodies are uniform, and static chunks keep each thread on
+** the same part of the data from one loop to the next.
+*/
+#include "jit/threadpool.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* Rounds of polling before a thread sleeps: a few microseconds. */
+#define SPIN_ROUNDS 4000
+
+struct JitThreadPool {
+  size_t threads; /* the caller and the workers */
+  pthread_t *workers;
+  size_t num_workers;
+  pthread_mutex_t mu;
+  pthread_cond_t wake; /* a new generation, or stop */
+  pthread_cond_t done; /* the last chunk or the last worker left */
+  pthread_mutex_t run_mu; /* held by the one run in flight */
+  bool stop;
+  /* The job of the current generation, written under mu. */
+  atomic_uint_fast64_t generation;
+  JitChunkFn body;
+  void *context;
+  int64_t n;
+  int64_t chunks;
+  atomic_int_fast64_t next_chunk;
+  atomic_int_fast64_t chunks_done;
+  atomic_int_fast64_t active; /* workers holding the job */
+};
+
+static void spin_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+size_t jit_threadpool_default_threads(void)
+{
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (size_t)n : 1;
+}
+
+/* Chunk k of `chunks` near-equal parts of [0, n). */
+static int64_t chunk_begin(int64_t n, int64_t chunks, int64_t k)
+{
+  /* n * k may overflow for huge n; split into quotient and remainder. */
+  int64_t q = n / chunks, r = n % chunks;
+  return q * k + (k < r ? k : r);
+}
+
+/* Takes and runs chunks of the current job until none is left; whether
+** this thread finished the last one. */
+static bool run_chunks(JitThreadPool *p, JitChunkFn body, void *context,
+                       int64_t n, int64_t chunks)
+{
+  bool last = false;
+  for (;;) {
+    int64_t k = atomic_fetch_add(&p->next_chunk, 1);
+    if (k >= chunks)
+      return last;
+    body(chunk_begin(n, chunks, k), chunk_begin(n, chunks, k + 1), context);
+    last = atomic_fetch_add(&p->chunks_done, 1) + 1 == chunks;
+  }
+}
+
+static void *worker_main(void *arg)
+{
+  JitThreadPool *p = arg;
+  uint64_t seen = 0;
+  for (;;) {
+    for (int i = 0; i < SPIN_ROUNDS &&
+                    atomic_load_explicit(&p->generation,
+                                         memory_order_acquire) == seen;
+         i++)
+      spin_pause();
+    pthread_mutex_lock(&p->mu);
+    while (!p->stop && atomic_load(&p->generation) == seen)
+      pthread_cond_wait(&p->wake, &p->mu);
+    if (p->stop) {
+      pthread_mutex_unlock(&p->mu);
+      return NULL;
+    }
+    seen = atomic_load(&p->generation);
+    JitChunkFn body = p->body;
+    void *context = p->context;
+    int64_t n = p->n, chunks = p->chunks;
+    atomic_fetch_add(&p->active, 1);
+    pthread_mutex_unlock(&p->mu);
+
+    bool last = run_chunks(p, body, context, n, chunks);
+
+    pthread_mutex_lock(&p->mu);
+    if (atomic_fetch_sub(&p->active, 1) == 1 || last)
+      pthread_cond_signal(&p->done);
+    pthread_mutex_unlock(&p->mu);
+  }
+}
+
+static bool run_finished(JitThreadPool *p)
+{
+  return atomic_load(&p->chunks_done) == p->chunks;
+}
+
+void jit_threadpool_run(JitThreadPool *p, int64_t n, JitChunkFn body,
+                        void *context)
+{
+  if (n <= 0)
+    return;
+  if (!p || p->num_workers == 0 || n == 1 ||
+      pthread_mutex_trylock(&p->run_mu) != 0) {
+    body(0, n, context);
+    return;
+  }
+  int64_t chunks = (int64_t)p->threads < n ? (int64_t)p->threads : n;
+  pthread_mutex_lock(&p->mu);
+  /* A worker that joined the previous run after its last chunk holds
+  ** that run's job until it finds no chunk left; resetting next_chunk
+  ** under it would hand it a chunk of this run. */
+  while (atomic_load(&p->active) != 0)
+    pthread_cond_wait(&p->done, &p->mu);
+  p->body = body;
+  p->context = context;
+  p->n = n;
+  p->chunks = chunks;
+  atomic_store(&p->next_chunk, 0);
+  atomic_store(&p->chunks_done, 0);
+  atomic_fetch_add_explicit(&p->generation, 1, memory_order_release);
+  pthread_cond_broadcast(&p->wake);
+  pthread_mutex_unlock(&p->mu);
+
+  run_chunks(p, body, context, n, chunks);
+
+  for (int i = 0; i < SPIN_ROUNDS && !run_finished(p); i++)
+    spin_pause();
+  pthread_mutex_lock(&p->mu);
+  while (!run_finished(p))
+    pthread_cond_wait(&p->done, &p->mu);
+  pthread_mutex_unlock(&p->mu);
+  pthread_mutex_unlock(&p->run_mu);
+}
+
+JitThreadPool *jit_threadpool_create(size_t threads)
+{
+  if (threads == 0)
+    threads = jit_threadpool_default_threads();
+  JitThreadPool *p = calloc(1, sizeof *p);
+  if (!p)
+    return NULL;
+  p->threads = threads;
+  p->workers = calloc(threads, sizeof *p->workers);
+  if (!p->workers) {
+    free(p);
+    return NULL;
+  }
+  pthread_mutex_init(&p->mu, NULL);
+  pthread_mutex_init(&p->run_mu, NULL);
+  pthread_cond_init(&p->wake, NULL);
+  pthread_cond_init(&p->done, NULL);
+  for (size_t i = 0; i + 1 < threads; i++) {
+    if (pthread_create(&p->workers[i], NULL, worker_main, p) != 0) {
+      jit_threadpool_destroy(p);
+      return NULL;
+    }
+    p->num_workers++;
+  }
+  return p;
+}
+
+void jit_threadpool_destroy(JitThreadPool *p)
+{
+  if (!p)
+    return;
+  pthread_mutex_lock(&p->mu);
+  p->stop = true;
+  pthread_cond_broadcast(&p->wake);
+  pthread_mutex_unlock(&p->mu);
+  for (size_t i = 0; i < p->num_workers; i++)
+    pthread_join(p->workers[i], NULL);
+  pthread_mutex_destroy(&p->mu);
+  pthread_mutex_destroy(&p->run_mu);
+  pthread_cond_destroy(&p->wake);
+  pthread_cond_destroy(&p->done);
+  free(p->workers);
+  free(p);
+}
+
+size_t jit_threadpool_get_threads(const JitThreadPool *p)
+{
+  return p ? p->threads : 1;
+}

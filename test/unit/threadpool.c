@@ -1,0 +1,155 @@
+/*
+** threadpool.c - unit test of the runtime's thread pool
+** (jit/threadpool.h, internal to jit/ and so included directly).
+**
+** Every iteration of [0, n) runs exactly once, in at most `threads`
+** chunks that are the same from run to run; small and empty loops, a
+** pool of one thread, no pool, a loop nested in a chunk, two threads
+** sharing one pool, and many short runs back to back (where a worker
+** late for one run must not take chunks of the next).
+*/
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jit/threadpool.h"
+#include "test/unit/check.h"
+
+#define MAX_N 100000
+
+typedef struct Counts {
+  atomic_int hits[MAX_N];
+  atomic_int chunks;
+  int64_t begins[64];
+  JitThreadPool *pool; /* for nested runs */
+  atomic_int nested;
+} Counts;
+
+static void count(int64_t begin, int64_t end, void *context)
+{
+  Counts *c = context;
+  int k = atomic_fetch_add(&c->chunks, 1);
+  if (k < 64)
+    c->begins[k] = begin;
+  for (int64_t i = begin; i < end; i++)
+    atomic_fetch_add(&c->hits[i], 1);
+}
+
+static Counts *counts_new(void)
+{
+  Counts *c = calloc(1, sizeof *c);
+  return c;
+}
+
+/* Runs a loop of n and checks that each iteration ran once, in at most
+** `threads` chunks. */
+static void check_cover(JitThreadPool *pool, int64_t n, size_t threads)
+{
+  Counts *c = counts_new();
+  jit_threadpool_run(pool, n, count, c);
+  int bad = 0;
+  for (int64_t i = 0; i < n; i++)
+    bad += atomic_load(&c->hits[i]) != 1;
+  CHECK(bad == 0);
+  int chunks = atomic_load(&c->chunks);
+  CHECK(n <= 0 ? chunks == 0 : chunks >= 1 && (size_t)chunks <= threads);
+  CHECK(n <= 0 || chunks <= n);
+  free(c);
+}
+
+static int cmp64(const void *a, const void *b)
+{
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The chunk boundaries of a run, sorted. */
+static int chunk_starts(JitThreadPool *pool, int64_t n, int64_t *out)
+{
+  Counts *c = counts_new();
+  jit_threadpool_run(pool, n, count, c);
+  int k = atomic_load(&c->chunks);
+  memcpy(out, c->begins, k * sizeof *out);
+  qsort(out, k, sizeof *out, cmp64);
+  free(c);
+  return k;
+}
+
+static void nested_body(int64_t begin, int64_t end, void *context)
+{
+  Counts *c = context;
+  /* The pool is busy with the outer loop: the inner one must run here. */
+  Counts *inner = counts_new();
+  jit_threadpool_run(c->pool, 10, count, inner);
+  if (atomic_load(&inner->chunks) == 1 && atomic_load(&inner->hits[9]) == 1)
+    atomic_fetch_add(&c->nested, 1);
+  free(inner);
+  count(begin, end, context);
+}
+
+static void *second_caller(void *arg)
+{
+  JitThreadPool *pool = arg;
+  for (int r = 0; r < 200; r++)
+    check_cover(pool, 1000, jit_threadpool_get_threads(pool));
+  return NULL;
+}
+
+int main(void)
+{
+  CHECK(jit_threadpool_default_threads() >= 1);
+
+  JitThreadPool *pool = jit_threadpool_create(4);
+  CHECK(pool != NULL);
+  CHECK(jit_threadpool_get_threads(pool) == 4);
+  check_cover(pool, 0, 4);
+  check_cover(pool, -5, 4);
+  check_cover(pool, 1, 4);
+  check_cover(pool, 3, 4);
+  check_cover(pool, 4, 4);
+  check_cover(pool, 5, 4);
+  check_cover(pool, MAX_N, 4);
+
+  /* Static chunks: 10 in 4 is 3, 3, 2, 2, whatever thread takes which. */
+  int64_t starts[64];
+  CHECK(chunk_starts(pool, 10, starts) == 4);
+  CHECK(starts[0] == 0 && starts[1] == 3 && starts[2] == 6 && starts[3] == 8);
+
+  /* Many short runs back to back. */
+  for (int r = 0; r < 2000; r++)
+    check_cover(pool, 1 + r % 37, 4);
+
+  /* A loop nested in a chunk runs in that chunk's thread. */
+  Counts *c = counts_new();
+  c->pool = pool;
+  jit_threadpool_run(pool, 8, nested_body, c);
+  CHECK(atomic_load(&c->nested) == atomic_load(&c->chunks));
+  CHECK(atomic_load(&c->chunks) == 4);
+  free(c);
+
+  /* Two threads calling in at once. */
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, second_caller, pool) == 0);
+  for (int r = 0; r < 200; r++)
+    check_cover(pool, 1000, 4);
+  pthread_join(t, NULL);
+  jit_threadpool_destroy(pool);
+
+  /* One thread: everything in the caller, in one chunk. */
+  pool = jit_threadpool_create(1);
+  CHECK(pool != NULL);
+  check_cover(pool, 100, 1);
+  jit_threadpool_destroy(pool);
+
+  /* No pool at all. */
+  check_cover(NULL, 100, 1);
+  jit_threadpool_destroy(NULL);
+
+  /* The default: all cores. */
+  pool = jit_threadpool_create(0);
+  CHECK(jit_threadpool_get_threads(pool) == jit_threadpool_default_threads());
+  check_cover(pool, 12345, jit_threadpool_get_threads(pool));
+  jit_threadpool_destroy(pool);
+  return check_failures != 0;
+}
