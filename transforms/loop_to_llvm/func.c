@@ -15,6 +15,8 @@
 */
 #include "transforms/loop_to_llvm/lowering.h"
 
+#include "jit/abi.h"
+
 #include "dialects/func/func.h"
 
 /* GiltMemRefDesc as i64 words: data, offset, sizes[32], strides[32]. */
@@ -128,14 +130,18 @@ static GiltOp *signature(L2L *l, GiltOp *func)
   }
   GiltType *fn_type =
       gilt_function_type_get(l->ctx, n_in + n_out, types, 1, &l->i32);
+  /* The loop-level type stays with the function: a caller through the
+  ** ABI (the JIT, an ahead-of-time header) needs the shapes and element
+  ** types the C signature no longer says. */
   GiltAttr *visibility = gilt_op_get_attr(func, "sym_visibility");
   GiltNamedAttr attrs[] = {
       {"function_type", gilt_type_attr_get(fn_type)},
+      {GILT_ABI_ENTRY_TYPE_ATTR, gilt_type_attr_get(ft)},
       {"sym_name", gilt_op_get_attr(func, "sym_name")},
       {"sym_visibility", visibility},
   };
   GiltOpState st = gilt_op_state_get("llvm.func", l->loc);
-  st.num_attrs = visibility ? 3 : 2;
+  st.num_attrs = visibility ? 4 : 3;
   st.attrs = attrs;
   st.num_regions = 1;
   return gilt_op_create(l->ctx, &st);
