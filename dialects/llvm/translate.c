@@ -214,8 +214,8 @@ static GiltStatus declare_global(LlvmTranslator *t, GiltOp *op)
       LLVMSetLinkage(g, LLVMInternalLinkage);
   }
   LLVMSetGlobalConstant(g, gilt_op_get_attr(op, "constant") != NULL);
-  /* A weight written as bytes (translate_constants.c) keeps the alignment
-  ** its elements need. */
+  /* A weight keeps the alignment its elements need, also when written as
+  ** bytes (translate_constants.c), which alone would get 1. */
   if (!align && init && LLVMGetTypeKind(llvm_type) == LLVMArrayTypeKind) {
     GiltType *elem = gilt_shaped_type_get_element_type(gilt_attr_get_type(value));
     align = (unsigned)gilt_type_get_storage_size(elem);

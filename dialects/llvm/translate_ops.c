@@ -154,7 +154,7 @@ static bool cast_is_valid(LlvmOpId id, LLVMTypeRef from, LLVMTypeRef to)
 {
   LLVMTypeKind fk = scalar_kind(from), tk = scalar_kind(to);
   unsigned fb = scalar_bits(from), tb = scalar_bits(to);
-  if (lanes(from) != lanes(to))
+  if (id != LLVM_OP_BITCAST && lanes(from) != lanes(to))
     return false;
   bool fi = fk == LLVMIntegerTypeKind, ti = tk == LLVMIntegerTypeKind;
   switch (id) {
