@@ -416,13 +416,10 @@ static GiltStatus add_incoming(LlvmTranslator *t, GiltOp *br)
   return GILT_SUCCESS;
 }
 
-static GiltStatus translate_terminator(LlvmTranslator *t, GiltOp *op,
-                                       GiltBlock *entry)
+/* No branch reaches the entry block: the core verifier forbids it, as
+** LLVM does. */
+static GiltStatus translate_terminator(LlvmTranslator *t, GiltOp *op)
 {
-  for (size_t s = 0; s < gilt_op_get_num_successors(op); s++)
-    if (gilt_op_get_successor(op, s) == entry)
-      return gilt_op_emit_error(op, "branches to the entry block, which "
-                                    "LLVM forbids");
   LLVMValueRef cond = NULL, ret = NULL;
   switch (llvm_op_id(op)) {
   case LLVM_OP_BR:
@@ -464,13 +461,12 @@ static bool is_terminator(GiltOp *op)
   }
 }
 
-static GiltStatus translate_block(LlvmTranslator *t, GiltBlock *b,
-                                  GiltBlock *entry)
+static GiltStatus translate_block(LlvmTranslator *t, GiltBlock *b)
 {
   LLVMPositionBuilderAtEnd(t->builder, block_of(t, b));
   for (GiltOp *op = gilt_block_get_first_op(b); op;
        op = gilt_op_get_next(op)) {
-    GiltStatus s = is_terminator(op) ? translate_terminator(t, op, entry)
+    GiltStatus s = is_terminator(op) ? translate_terminator(t, op)
                                      : llvm_translate_instruction(t, op);
     if (s != GILT_SUCCESS)
       return GILT_FAILURE;
@@ -509,28 +505,32 @@ static GiltStatus define_function(LlvmTranslator *t, GiltOp *fn_op)
   if (gilt_region_get_num_blocks(body) == 0)
     return GILT_SUCCESS;
   LLVMValueRef fn = LLVMGetNamedFunction(t->mod, gilt_symbol_get_name(fn_op));
-  GiltBlock *entry = gilt_region_get_first_block(body);
   if (create_blocks(t, fn_op, fn) != GILT_SUCCESS)
     return GILT_FAILURE;
   BlockVec order = {0};
   block_order(t, body, &order);
   GiltStatus s = GILT_SUCCESS;
   for (size_t i = 0; i < order.len && s == GILT_SUCCESS; i++)
-    s = translate_block(t, order.data[i], entry);
+    s = translate_block(t, order.data[i]);
   gilt_vec_free(t->ctx, &order);
   return s;
 }
 
 /* ---- the module -------------------------------------------------------- */
 
-static GiltStatus verify(LlvmTranslator *t)
+/* Runs LLVM's verifier on the module; reports what it says at `loc`,
+** that of the function it found broken, or the module's. */
+static GiltStatus verify(LlvmTranslator *t, GiltLocation *loc)
 {
   char *message = NULL;
   bool broken = LLVMVerifyModule(t->mod, LLVMReturnStatusAction, &message);
-  if (broken)
-    gilt_emit_error(gilt_op_get_location(t->module),
-                    "the translated LLVM IR is invalid: %s",
-                    message ? message : "(no message)");
+  if (broken) {
+    size_t n = message ? strlen(message) : 0;
+    while (n && message[n - 1] == '\n')
+      n--;
+    gilt_emit_error(loc, "LLVM's verifier rejects the translation: %.*s",
+                    (int)n, message ? message : "");
+  }
   LLVMDisposeMessage(message);
   return broken ? GILT_FAILURE : GILT_SUCCESS;
 }
@@ -540,12 +540,19 @@ static GiltStatus translate(LlvmTranslator *t)
   if (declare_symbols(t) != GILT_SUCCESS)
     return GILT_FAILURE;
   GiltBlock *body = gilt_module_get_body(t->module);
+  /* LLVM's verifier speaks of instructions, without our locations: a
+  ** function it rejects is reported at its llvm.func at least. */
   for (GiltOp *op = gilt_block_get_first_op(body); op;
-       op = gilt_op_get_next(op))
-    if (llvm_op_is(op, LLVM_OP_FUNC) &&
-        define_function(t, op) != GILT_SUCCESS)
+       op = gilt_op_get_next(op)) {
+    if (!llvm_op_is(op, LLVM_OP_FUNC))
+      continue;
+    if (define_function(t, op) != GILT_SUCCESS)
       return GILT_FAILURE;
-  return verify(t);
+    LLVMValueRef fn = LLVMGetNamedFunction(t->mod, gilt_symbol_get_name(op));
+    if (LLVMVerifyFunction(fn, LLVMReturnStatusAction))
+      return verify(t, gilt_op_get_location(op));
+  }
+  return verify(t, gilt_op_get_location(t->module));
 }
 
 LLVMModuleRef llvm_translate_module(GiltOp *module, LLVMContextRef llctx,
