@@ -5,7 +5,7 @@
 ** By default the host: its triple, its CPU by name and that CPU's
 ** features (AVX-512 where it has them), as `-march=native` does, so that
 ** the vectorizers and the code generator use every register the machine
-** has. The pipeline is the new pass manager's `default<On>` through
+** has. NVPTX is there too, for GPU kernels (`nvptx64-nvidia-cuda`). The pipeline is the new pass manager's `default<On>` through
 ** LLVMRunPasses, with the loop and SLP vectorizers on from -O2, as clang
 ** sets them. Every LLVM error becomes a diagnostic.
 **
@@ -18,20 +18,26 @@
 #include <llvm-c/Target.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 
-static pthread_once_t native_once = PTHREAD_ONCE_INIT;
+static pthread_once_t targets_once = PTHREAD_ONCE_INIT;
 
-static void initialize_native(void)
+/* The two targets configure links: the host's, and NVPTX for GPUs. */
+static void initialize_targets(void)
 {
   LLVMInitializeNativeTarget();
   LLVMInitializeNativeAsmPrinter();
   LLVMInitializeNativeAsmParser();
+  LLVMInitializeNVPTXTargetInfo();
+  LLVMInitializeNVPTXTarget();
+  LLVMInitializeNVPTXTargetMC();
+  LLVMInitializeNVPTXAsmPrinter();
 }
 
-void llvm_initialize_native_target(void)
+void llvm_initialize_targets(void)
 {
-  pthread_once(&native_once, initialize_native);
+  pthread_once(&targets_once, initialize_targets);
 }
 
 static LLVMCodeGenOptLevel codegen_level(unsigned opt_level)
@@ -42,18 +48,21 @@ static LLVMCodeGenOptLevel codegen_level(unsigned opt_level)
   return levels[opt_level];
 }
 
-/* The CPU and features to use: the options', or the host's. The host's
-** strings are LLVM's to dispose; *owned says which to. */
+/* The CPU and features to use: the options', else the host's when the
+** target is the host, else the target's generic ones. The host's strings
+** are LLVM's to dispose; *owned says which to. */
 static void pick_cpu(const GiltLlvmTargetOptions *opts, const char **cpu,
                      const char **features, char *owned[2])
 {
   owned[0] = owned[1] = NULL;
+  bool host = !opts->triple;
   *cpu = opts->cpu;
   *features = opts->features;
   if (!*cpu)
-    *cpu = owned[0] = LLVMGetHostCPUName();
+    *cpu = host ? (owned[0] = LLVMGetHostCPUName()) : "";
   if (!*features)
-    *features = opts->cpu ? "" : (owned[1] = LLVMGetHostCPUFeatures());
+    *features = host && !opts->cpu ? (owned[1] = LLVMGetHostCPUFeatures())
+                                   : "";
 }
 
 LLVMTargetMachineRef llvm_target_machine_create(
@@ -64,7 +73,7 @@ LLVMTargetMachineRef llvm_target_machine_create(
                     opts->opt_level);
     return NULL;
   }
-  llvm_initialize_native_target();
+  llvm_initialize_targets();
   char *triple = opts->triple ? LLVMNormalizeTargetTriple(opts->triple)
                               : LLVMGetDefaultTargetTriple();
   LLVMTargetRef target;

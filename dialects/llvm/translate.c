@@ -172,9 +172,10 @@ static bool get_alignment(GiltOp *op, unsigned *align)
   if (!a)
     return true;
   int64_t v = gilt_integer_attr_get_value(a);
-  if (v <= 0 || v > (INT64_C(1) << 32) || (v & (v - 1))) {
+  /* LLVM's C API takes alignments as unsigned: 2^31 at most. */
+  if (v <= 0 || v > (INT64_C(1) << 31) || (v & (v - 1))) {
     gilt_op_emit_error(op, "alignment %lld is not a power of two up to "
-                           "2^32",
+                           "2^31",
                        (long long)v);
     return false;
   }

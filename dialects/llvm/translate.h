@@ -30,12 +30,15 @@ GILT_INTERNAL LLVMModuleRef llvm_translate_module(GiltOp *module,
                                                   LLVMContextRef llctx,
                                                   LLVMTargetMachineRef tm);
 
-/* Initializes LLVM's native target, its assembly printer and parser,
-** once per process; safe to call from several threads. */
-GILT_INTERNAL void llvm_initialize_native_target(void);
+/* Initializes LLVM's native target (with its assembly printer and
+** parser) and NVPTX, once per process; safe to call from several
+** threads. llvm_target_machine_create calls it; a JIT that makes its own
+** machine calls it first. */
+GILT_INTERNAL void llvm_initialize_targets(void);
 
 /* A target machine for `opts` (NULL fields: the host's triple, CPU and
-** features), PIC, at opts->opt_level. The caller owns it
+** features; with another triple, its generic CPU), PIC, at
+** opts->opt_level. The caller owns it
 ** (LLVMDisposeTargetMachine). NULL after reporting at `loc` (an unknown
 ** triple, an opt_level above 3). */
 GILT_INTERNAL LLVMTargetMachineRef llvm_target_machine_create(
