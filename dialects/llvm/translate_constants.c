@@ -10,10 +10,11 @@
 ** 100 MB model translates in the time of a memcpy. Pointers being
 ** opaque, the code addressing a global never depends on which.
 */
+#include "dialects/llvm/translator.h"
+
 #include <stdint.h>
 #include <string.h>
 
-#include "dialects/llvm/translator.h"
 #include "ir/core.h"
 
 /* Weights with more elements than this are written as bytes. */

@@ -11,12 +11,13 @@
 ** verifier lets through is reported here, with a location, rather than by
 ** LLVM's verifier without one.
 */
+#include "dialects/llvm/translator.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dialects/llvm/llvm.h"
-#include "dialects/llvm/translator.h"
 #include "ir/core.h"
 
 /* The operands of the op being translated. */
