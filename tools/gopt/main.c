@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "gilt/dot.h"
+#include "gilt/llvm.h"
 #include "gilt/register.h"
 #include "test/lib/test_lib.h"
 #include "gilt/onnx.h"
@@ -84,14 +85,26 @@ static GiltStatus run_passes(const Driver *d, GiltOp *module)
 
 /* The module verified after parsing and, unless --no-verify-each, after
 ** every pass: then the printer need not verify it again. */
-static void emit(const Driver *d, GiltOp *module)
+static GiltStatus emit(const Driver *d, GiltOp *module)
 {
+  static const GiltLlvmOutput llvm_outputs[] = {
+      [GOPT_EMIT_LLVM] = GILT_LLVM_OUTPUT_IR,
+      [GOPT_EMIT_ASM] = GILT_LLVM_OUTPUT_ASSEMBLY,
+      [GOPT_EMIT_OBJ] = GILT_LLVM_OUTPUT_OBJECT};
   GiltPrintFlags flags = d->opts->print_flags;
   flags.assume_verified = d->opts->verify_each;
-  if (d->opts->emit == GOPT_EMIT_DOT)
-    gilt_op_print_dot(module, gilt_print_to_file, d->out);
-  else
+  switch (d->opts->emit) {
+  case GOPT_EMIT_GILT:
     gilt_op_print(module, &flags, gilt_print_to_file, d->out);
+    return GILT_SUCCESS;
+  case GOPT_EMIT_DOT:
+    gilt_op_print_dot(module, gilt_print_to_file, d->out);
+    return GILT_SUCCESS;
+  default:
+    return gilt_llvm_emit(module, &d->opts->target,
+                          llvm_outputs[d->opts->emit], gilt_print_to_file,
+                          d->out);
+  }
 }
 
 static bool is_onnx_path(const char *path)
@@ -113,7 +126,7 @@ static GiltStatus compile(const Driver *d, GiltContext *ctx, const char *text,
   if (status == GILT_SUCCESS)
     status = run_passes(d, module);
   if (status == GILT_SUCCESS)
-    emit(d, module);
+    status = emit(d, module);
   gilt_op_destroy(module);
   return status;
 }

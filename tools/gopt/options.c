@@ -47,8 +47,18 @@ static const OptSpec specs[] = {
      "check diagnostics against expected-* comments in the input"},
     {"no-verify-each", NULL, NULL, OPT_NEGATED_FLAG, FIELD(verify_each),
      "do not verify the IR after each pass"},
-    {"emit", NULL, "gilt|dot", OPT_SPECIAL, 0,
-     "print textual IR (default) or a Graphviz graph per function"},
+    {"emit", NULL, "gilt|dot|llvm|asm|obj", OPT_SPECIAL, 0,
+     "print textual IR (default), a Graphviz graph per function, or "
+     "translate an llvm-level module to LLVM IR, assembly or an object "
+     "file"},
+    {"opt-level", NULL, "N", OPT_SPECIAL, 0,
+     "LLVM optimization level 0-3 for --emit=llvm|asm|obj (default: 2)"},
+    {"mtriple", NULL, "TRIPLE", OPT_STRING, FIELD(target.triple),
+     "LLVM target triple (default: the host's)"},
+    {"mcpu", NULL, "CPU", OPT_STRING, FIELD(target.cpu),
+     "target CPU, e.g. znver4 (default: the host's)"},
+    {"mattr", NULL, "FEATURES", OPT_STRING, FIELD(target.features),
+     "target features, e.g. +avx512f (default: the host CPU's)"},
     {"print-op-generic", NULL, NULL, OPT_FLAG, FIELD(print_flags.generic),
      "print every op in the generic form"},
     {"print-debuginfo", NULL, NULL, OPT_FLAG, FIELD(print_flags.debug_info),
@@ -159,8 +169,19 @@ static GoptParseResult apply_special(GoptOptions *o, const OptSpec *s,
       o->emit = GOPT_EMIT_GILT;
     else if (!strcmp(value, "dot"))
       o->emit = GOPT_EMIT_DOT;
+    else if (!strcmp(value, "llvm"))
+      o->emit = GOPT_EMIT_LLVM;
+    else if (!strcmp(value, "asm"))
+      o->emit = GOPT_EMIT_ASM;
+    else if (!strcmp(value, "obj"))
+      o->emit = GOPT_EMIT_OBJ;
     else
       return invalid_value(shown, value);
+  } else if (!strcmp(s->name, "opt-level")) {
+    int64_t level;
+    if (!parse_count(value, &level) || level > 3)
+      return invalid_value(shown, value);
+    o->target.opt_level = (unsigned)level;
   } else if (!strcmp(s->name, "elide-constants")) {
     if (!parse_count(value, &o->print_flags.elide_elements_larger_than))
       return invalid_value(shown, value);
@@ -242,7 +263,8 @@ static GoptParseResult parse_option(GoptOptions *o, int argc, char **argv,
 
 GoptParseResult gopt_options_parse(GoptOptions *o, int argc, char **argv)
 {
-  *o = (GoptOptions){.verify_each = true};
+  *o = (GoptOptions){.verify_each = true,
+                     .target = gilt_llvm_target_options_default()};
   bool only_inputs = false;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];

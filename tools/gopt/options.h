@@ -14,8 +14,15 @@
 #include <stdbool.h>
 
 #include "gilt/ir.h"
+#include "gilt/llvm.h"
 
-typedef enum GoptEmit { GOPT_EMIT_GILT, GOPT_EMIT_DOT } GoptEmit;
+typedef enum GoptEmit {
+  GOPT_EMIT_GILT,
+  GOPT_EMIT_DOT,
+  GOPT_EMIT_LLVM, /* LLVM IR, assembly or an object file (gilt/llvm.h) */
+  GOPT_EMIT_ASM,
+  GOPT_EMIT_OBJ
+} GoptEmit;
 
 typedef struct GoptOptions {
   const char *input;    /* a path, or "-" for stdin */
@@ -28,6 +35,7 @@ typedef struct GoptOptions {
   bool list_passes;
   bool run_reproducer;  /* take the pipeline from the input's first line */
   GoptEmit emit;
+  GiltLlvmTargetOptions target; /* for --emit=llvm, asm and obj */
   GiltPrintFlags print_flags;
   const char *print_ir_before, *print_ir_after; /* comma-separated names */
   bool print_ir_before_all, print_ir_after_all;
