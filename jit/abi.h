@@ -15,8 +15,8 @@
 **     as double, f16/bf16 as uint16_t bits;
 **   - each result is a pointer to where it goes: a memref result is a
 **     `GiltMemRefDesc *` the callee fills, with `data` allocated by
-**     gilt_rt_alloc, owned by the caller afterwards (gilt_rt_free); a
-**     scalar result is a pointer to its C type above;
+**     gilt_rt_alloc_result, owned by the caller afterwards (gilt_rt_free);
+**     a scalar result is a pointer to its C type above;
 **   - the return value is 0 on success; otherwise the run stopped at a
 **     failed check (a loop.assert, an integer division by zero) and
 **     gilt_rt_last_error() says which, with the op's location. Results
@@ -54,10 +54,25 @@ typedef struct GiltMemRefDesc {
 
 /* ---- the runtime compiled code calls (jit/runtime.c) ---------------------- */
 
-/* `bytes` bytes aligned to `align` (a power of two, at least 16), or NULL
-** when out of memory (the compiled code then fails with an error). */
+/* Buffers live in scopes: a compiled function enters one when it starts
+** and exits it on every return, which frees every buffer allocated with
+** gilt_rt_alloc since (its loop.allocs: compiled code never leaks, and
+** needs no dealloc of its own). Its memref results are first copied into
+** buffers from gilt_rt_alloc_result, which no scope holds: the caller
+** owns them (gilt_rt_free), or, calling from compiled code, hands them to
+** its own scope with gilt_rt_adopt. Scopes are per thread. */
+int64_t gilt_rt_scope_enter(void);
+void gilt_rt_scope_exit(int64_t mark);
+/* `bytes` bytes aligned to `align` (a power of two, at least 16), held by
+** the current scope, or NULL when out of memory (the compiled code then
+** fails with an error). */
 void *gilt_rt_alloc(int64_t bytes, int64_t align);
-/* Frees what gilt_rt_alloc returned; NULL is ignored. */
+/* The same, held by no scope: a result's buffer. */
+void *gilt_rt_alloc_result(int64_t bytes, int64_t align);
+/* Makes the current scope hold p (a callee's result). */
+void gilt_rt_adopt(void *p);
+/* Frees a buffer from either allocator (a scope stops holding it); NULL is
+** ignored. */
 void gilt_rt_free(void *p);
 /* Records that the run failed with `message` at `location` (both static
 ** strings of the compiled module); the compiled function then returns 1. */

@@ -12,6 +12,8 @@
 */
 #include "jit/jit.h"
 
+#include "dialects/llvm/translate.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,16 +134,6 @@ GiltStatus jit_module_add_entry(GiltJitModule *jm, const char *name,
 
 /* ---- the public API -------------------------------------------------------------- */
 
-/* The LLVM IR of `module` in llctx. Until the translation of the llvm
-** dialect lands (dialects/llvm/translate.h), there is none. */
-static LLVMModuleRef translate(GiltOp *module, LLVMContextRef llctx)
-{
-  (void)llctx;
-  gilt_emit_error(gilt_op_get_location(module),
-                  "the JIT cannot translate the llvm dialect to LLVM IR "
-                  "in this build");
-  return NULL;
-}
 
 /* Every llvm.func that records its loop-level type becomes an entry. */
 static GiltStatus add_entries(GiltJitModule *jm, GiltOp *module)
@@ -175,7 +167,11 @@ GiltJitModule *gilt_jit_compile(GiltOp *module, const GiltJitOptions *opts)
   GiltJitModule *jm = jit_module_create(gilt_op_get_location(module), opts);
   if (!jm)
     return NULL;
-  LLVMModuleRef m = translate(module, jit_module_get_llvm_context(jm));
+  /* Built for the JIT's own machine, so that its data layout decides the
+  ** alignments from the first instruction on. */
+  LLVMModuleRef m = llvm_translate_module(
+      module, jit_module_get_llvm_context(jm),
+      jit_orc_get_target_machine(jm->orc));
   if (!m || jit_module_add_llvm(jm, m) || add_entries(jm, module)) {
     gilt_jit_destroy(jm);
     return NULL;

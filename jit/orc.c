@@ -73,7 +73,9 @@ typedef struct RuntimeSymbol {
 ** a function pointer type: ISO C has no object pointer to a function. */
 #define SYM(f) {#f, (void (*)(void))(f)}
 static const RuntimeSymbol runtime_symbols[] = {
-    SYM(gilt_rt_alloc), SYM(gilt_rt_free), SYM(gilt_rt_fail),
+    SYM(gilt_rt_alloc), SYM(gilt_rt_alloc_result), SYM(gilt_rt_adopt),
+    SYM(gilt_rt_scope_enter), SYM(gilt_rt_scope_exit),
+    SYM(gilt_rt_free), SYM(gilt_rt_fail),
     SYM(gilt_rt_last_error), SYM(gilt_rt_parallel_for),
     SYM(expf), SYM(exp), SYM(exp2f), SYM(exp2), SYM(expm1f), SYM(expm1),
     SYM(logf), SYM(log), SYM(log2f), SYM(log2), SYM(log10f), SYM(log10),

@@ -1,6 +1,7 @@
 /*
 ** runtime.c - the functions compiled code calls (jit/abi.h): aligned
-** allocation, failure messages, and parallel loops.
+** allocation with the scopes that free a call's buffers when it returns,
+** failure messages, and parallel loops.
 **
 ** Failures are per thread, because compiled functions may run in several
 ** threads at once and each caller wants the message of its own call. A
@@ -33,7 +34,15 @@ static _Thread_local bool has_error;
 static _Thread_local uint64_t failures;
 static _Thread_local JitThreadPool *current_pool;
 
-void *gilt_rt_alloc(int64_t bytes, int64_t align)
+/* The buffers compiled functions allocated and still hold, in order, per
+** thread: a function frees those of its own call when it returns
+** (gilt_rt_scope_exit), whatever path it returns by. A slot is NULL once
+** gilt_rt_free freed its buffer early (loop.dealloc). */
+static _Thread_local void **held;
+static _Thread_local size_t num_held, cap_held;
+
+/* An aligned buffer, not held by any scope. */
+static void *allocate(int64_t bytes, int64_t align)
 {
   if (bytes < 0 || align <= 0 || (align & (align - 1)) != 0)
     return NULL;
@@ -51,9 +60,64 @@ void *gilt_rt_alloc(int64_t bytes, int64_t align)
   return aligned_alloc((size_t)align, (size_t)size);
 }
 
+/* Makes the current scope hold p; false (p freed) when out of memory. */
+static bool hold(void *p)
+{
+  if (num_held == cap_held) {
+    size_t cap = cap_held ? 2 * cap_held : 64;
+    void **grown = realloc(held, cap * sizeof *grown);
+    if (!grown) {
+      free(p);
+      return false;
+    }
+    held = grown;
+    cap_held = cap;
+  }
+  held[num_held++] = p;
+  return true;
+}
+
+void *gilt_rt_alloc(int64_t bytes, int64_t align)
+{
+  void *p = allocate(bytes, align);
+  return p && hold(p) ? p : NULL;
+}
+
+void *gilt_rt_alloc_result(int64_t bytes, int64_t align)
+{
+  return allocate(bytes, align);
+}
+
 void gilt_rt_free(void *p)
 {
+  for (size_t i = num_held; p && i-- > 0;)
+    if (held[i] == p) {
+      held[i] = NULL;
+      break;
+    }
   free(p);
+}
+
+void gilt_rt_adopt(void *p)
+{
+  if (p && !hold(p))
+    gilt_rt_fail("out of memory", NULL);
+}
+
+int64_t gilt_rt_scope_enter(void)
+{
+  return (int64_t)num_held;
+}
+
+void gilt_rt_scope_exit(int64_t mark)
+{
+  while (num_held > (size_t)mark)
+    free(held[--num_held]);
+  if (!num_held) { /* the outermost call returned: give the array back */
+    free(held);
+    held = NULL;
+    cap_held = 0;
+  }
 }
 
 void gilt_rt_fail(const char *message, const char *location)

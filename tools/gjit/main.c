@@ -4,8 +4,10 @@
 ** functions on the given inputs, and prints, writes or checks the
 ** outputs (iree-run-module's conventions; options.h lists the flags).
 **
-** The back end is the loop dialect's reference interpreter (--interpret);
-** the compiled back end comes with the llvm dialect. Every problem is a
+** The default back end compiles: the module is lowered on to the llvm
+** dialect, translated to LLVM IR and JIT-compiled with ORC, and the
+** function is called through libffi (include/gilt/jit.h). --interpret runs
+** the loop level on the reference interpreter instead. Every problem is a
 ** diagnostic printed clang-style on stderr and a non-zero exit: 1 for a
 ** failed run or a mismatch, 2 for a usage error.
 */
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "gilt/interpreter.h"
+#include "gilt/jit.h"
 #include "gilt/onnx.h"
 #include "gilt/pass.h"
 #include "gilt/register.h"
@@ -23,9 +26,13 @@
 
 /* From a model on tensors to loops: shapes first, constant subgraphs
 ** folded (through the interpreter), then lowered and cleaned up. */
-static const char default_pipeline[] =
+static const char interpret_pipeline[] =
     "canonicalize,graph-infer-shapes,graph-fold-constants,canonicalize,cse,"
     "graph-to-loop,canonicalize,cse,loop-invariant-code-motion";
+/* The same, then on to the llvm dialect. */
+static const char compile_pipeline[] =
+    "canonicalize,graph-infer-shapes,graph-fold-constants,canonicalize,cse,"
+    "graph-to-loop,canonicalize,cse,loop-invariant-code-motion,loop-to-llvm";
 
 static void print_diagnostic(const GiltDiagnostic *d, void *user)
 {
@@ -83,7 +90,9 @@ static GiltStatus lower(const GjitOptions *o, GiltOp *module)
     gilt_pass_manager_enable_ir_printing(pm, &config);
   }
   GiltStatus status = gilt_pass_manager_add_pipeline(
-      pm, o->pipeline ? o->pipeline : default_pipeline);
+      pm, o->pipeline       ? o->pipeline
+          : o->interpret ? interpret_pipeline
+                         : compile_pipeline);
   if (status == GILT_SUCCESS)
     status = gilt_pass_manager_run(pm, module);
   gilt_pass_manager_destroy(pm);
@@ -221,8 +230,29 @@ static GiltStatus check_outputs(GiltContext *ctx, const GjitOptions *o,
   return status;
 }
 
+/* Runs @name of the lowered module on the back end the options pick. */
+static GiltStatus execute(const GjitOptions *o, GiltOp *module,
+                          const char *name, const Tensors *inputs,
+                          size_t *num_outputs, GiltTensor ***outputs)
+{
+  if (o->interpret)
+    return gilt_interpret_function(module, name, inputs->len, inputs->data,
+                                   num_outputs, outputs);
+  GiltJitOptions opts = GILT_JIT_OPTIONS_DEFAULT;
+  opts.threads = o->threads;
+  GiltJitModule *jm = gilt_jit_compile(module, &opts);
+  if (!jm)
+    return GILT_FAILURE;
+  GiltStatus status = gilt_jit_call(jm, name, inputs->len, inputs->data,
+                                    num_outputs, outputs);
+  gilt_jit_destroy(jm);
+  return status;
+}
+
 /* Reads the inputs, lowers the module (with the inputs bound as constants
-** under --fold-inputs), runs the function and handles its outputs. */
+** under --fold-inputs), runs the function and handles its outputs. The
+** function's type is read before lowering: its results' tensor types are
+** what the outputs are checked against. */
 static GiltStatus run(const GjitOptions *o, GiltContext *ctx, GiltOp *module)
 {
   Tensors inputs;
@@ -244,13 +274,11 @@ static GiltStatus run(const GjitOptions *o, GiltContext *ctx, GiltOp *module)
   if (status == GILT_SUCCESS)
     status = lower(o, module);
   if (status == GILT_SUCCESS)
-    status = gilt_interpret_function(module, name, inputs.len, inputs.data,
-                                     &num_outputs, &outputs);
+    status = execute(o, module, name, &inputs, &num_outputs, &outputs);
   if (status == GILT_SUCCESS)
     status = write_outputs(ctx, o, outputs, num_outputs);
   if (status == GILT_SUCCESS)
-    status = check_outputs(ctx, o, gilt_func_get_type(find_function(module, name)),
-                           outputs, num_outputs);
+    status = check_outputs(ctx, o, type, outputs, num_outputs);
   for (size_t i = 0; i < num_outputs; i++)
     gilt_tensor_destroy(outputs[i]);
   free(outputs);

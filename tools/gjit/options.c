@@ -25,8 +25,10 @@ static const char usage[] =
     "                           (default 1e-5,1e-8)\n"
     "  --tolerance-l2=E         instead: a float result matches when\n"
     "                           ||actual - expected|| / ||expected|| <= E\n"
-    "  --interpret              run with the reference interpreter of the\n"
-    "                           loop dialect (the only back end for now)\n"
+    "  --interpret              run on the reference interpreter of the loop\n"
+    "                           dialect instead of compiling\n"
+    "  --threads=N              threads of the compiled code (default: all\n"
+    "                           cores)\n"
     "  -p, --pipeline=PIPELINE  replace the default pass pipeline\n"
     "  --print-ir-after-all     print the module after every pass (stderr)\n"
     "  --fold-inputs            make the inputs constants before the pipeline,\n"
@@ -34,7 +36,7 @@ static const char usage[] =
     "  --help, --version\n";
 
 enum { OPT_FUNCTION = 256, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_TOLERANCE,
-       OPT_TOLERANCE_L2,
+       OPT_TOLERANCE_L2, OPT_THREADS,
        OPT_INTERPRET, OPT_PRINT_IR, OPT_FOLD_INPUTS, OPT_HELP, OPT_VERSION };
 
 static const struct option long_options[] = {
@@ -45,6 +47,7 @@ static const struct option long_options[] = {
     {"tolerance", required_argument, NULL, OPT_TOLERANCE},
     {"tolerance-l2", required_argument, NULL, OPT_TOLERANCE_L2},
     {"interpret", no_argument, NULL, OPT_INTERPRET},
+    {"threads", required_argument, NULL, OPT_THREADS},
     {"pipeline", required_argument, NULL, 'p'},
     {"print-ir-after-all", no_argument, NULL, OPT_PRINT_IR},
     {"fold-inputs", no_argument, NULL, OPT_FOLD_INPUTS},
@@ -87,6 +90,17 @@ GjitParseResult gjit_options_parse(GjitOptions *o, int argc, char **argv)
     case OPT_OUTPUT: push(&o->outputs, optarg); break;
     case OPT_EXPECTED: push(&o->expected, optarg); break;
     case OPT_INTERPRET: o->interpret = true; break;
+    case OPT_THREADS: {
+      char *end;
+      long n = strtol(optarg, &end, 10);
+      if (end != optarg && *end == '\0' && n >= 1 && n <= 1024) {
+        o->threads = (size_t)n;
+        break;
+      }
+      fprintf(stderr, "gjit: --threads wants a number in [1, 1024], got "
+                      "'%s'\n", optarg);
+      return GJIT_PARSE_ERROR;
+    }
     case 'p': o->pipeline = optarg; break;
     case OPT_PRINT_IR: o->print_ir_after_all = true; break;
     case OPT_FOLD_INPUTS: o->fold_inputs = true; break;

@@ -29,6 +29,7 @@ typedef struct GjitOptions {
   double rtol, atol;
   double l2; /* --tolerance-l2; < 0: elementwise rtol/atol instead */
   bool interpret;
+  size_t threads; /* --threads; 0: all cores */
   bool print_ir_after_all;
   bool fold_inputs; /* bind the inputs as constants before the pipeline */
 } GjitOptions;

@@ -310,9 +310,15 @@ void l2l_check(L2L *l, GiltValue *ok, const char *message)
   GiltValue *args[2] = {string(l, message), string(l, text)};
   gilt_strbuf_free(&where);
   l2l_call_extern(l, "gilt_rt_fail", NULL, 2, args);
+  l2l_exit_scope(l);
   GiltValue *one = l2l_int(l, l->i32, 1);
   l2l_emit(l, LLVM_OP_RETURN, NULL, 1, &one);
   l2l_set_block(l, next);
+}
+
+void l2l_exit_scope(L2L *l)
+{
+  l2l_call_extern(l, "gilt_rt_scope_exit", NULL, 1, &l->scope);
 }
 
 GiltValue *l2l_any(L2L *l, GiltValue *cond)

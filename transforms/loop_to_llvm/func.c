@@ -8,7 +8,9 @@
 ** the descriptor struct at entry; a scalar is passed by value in its C
 ** type (iN in the smallest C integer holding it, f16 and bf16 as their
 ** 16 bits); each result is a pointer the callee stores through; the
-** function returns 0, or 1 after gilt_rt_fail. A func.call between
+** function returns 0, or 1 after gilt_rt_fail. Its buffers live in a
+** scope of the runtime, exited on every return; memref results are copied
+** out of it first. A func.call between
 ** compiled functions uses the same convention: descriptors and results in
 ** stack slots of the caller's entry block, and a failed callee's status
 ** passed on.
@@ -151,14 +153,23 @@ static void lower_return(L2L *l, GiltOp *ret, GiltType *ft)
 {
   l->op = ret;
   l->loc = gilt_op_get_location(ret);
-  size_t n_in = ft->func.num_inputs;
-  for (size_t i = 0; i < gilt_op_get_num_operands(ret); i++) {
+  size_t n_in = ft->func.num_inputs, n = gilt_op_get_num_operands(ret);
+  /* Results outlive the scope (copies the caller owns); then every buffer
+  ** of the call goes. */
+  GiltValue *values[n + 1];
+  for (size_t i = 0; i < n; i++) {
     GiltType *t = ft->func.types[n_in + i];
-    GiltValue *v = l2l_value(l, gilt_op_get_operand(ret, i));
+    values[i] = l2l_value(l, gilt_op_get_operand(ret, i));
     if (t->kind == GILT_TYPE_MEMREF)
-      store_descriptor(l, v, l->results[i], t->shaped.rank);
+      values[i] = l2l_copy_out(l, values[i], t);
+  }
+  l2l_exit_scope(l);
+  for (size_t i = 0; i < n; i++) {
+    GiltType *t = ft->func.types[n_in + i];
+    if (t->kind == GILT_TYPE_MEMREF)
+      store_descriptor(l, values[i], l->results[i], t->shaped.rank);
     else
-      l2l_store(l, to_abi(l, v, t), l->results[i], 0);
+      l2l_store(l, to_abi(l, values[i], t), l->results[i], 0);
   }
   GiltValue *zero = l2l_int(l, l->i32, 0);
   l2l_emit(l, LLVM_OP_RETURN, NULL, 1, &zero);
@@ -187,6 +198,7 @@ void l2l_lower_func(L2L *l, GiltOp *func)
   l->body = gilt_op_get_region(fn, 0);
   l->entry = l2l_block(l, n, llvm_ft->func.types);
   l2l_set_block(l, l->entry);
+  l->scope = l2l_call_extern(l, "gilt_rt_scope_enter", l->i64, 0, NULL);
   GiltBlock *block = gilt_region_get_first_block(src);
   GiltValue *results[n + 1];
   for (size_t i = 0; i < n; i++) {
@@ -216,6 +228,7 @@ static void pass_on_failure(L2L *l, GiltValue *status)
   GiltValue *ok = l2l_icmp(l, "eq", status, l2l_int(l, l->i32, 0));
   l2l_cond_br(l, ok, next, 0, NULL, fail, 0, NULL);
   l2l_set_block(l, fail);
+  l2l_exit_scope(l);
   l2l_emit(l, LLVM_OP_RETURN, NULL, 1, &status);
   l2l_set_block(l, next);
 }
@@ -255,9 +268,11 @@ GiltStatus l2l_lower_call(L2L *l, GiltOp *op)
   for (size_t i = 0; i < n_out; i++) {
     GiltType *t = gilt_value_get_type(gilt_op_get_result(op, i));
     GiltValue *slot = args[n_in + i], *v;
-    if (t->kind == GILT_TYPE_MEMREF)
+    if (t->kind == GILT_TYPE_MEMREF) { /* the callee's copy: ours to free */
       v = load_descriptor(l, slot, t->shaped.rank);
-    else
+      GiltValue *data = l2l_extract(l, v, L2L_DATA);
+      l2l_call_extern(l, "gilt_rt_adopt", NULL, 1, &data);
+    } else
       v = from_abi(l, l2l_load(l, abi_type(l, t), slot, 0), t);
     l2l_map(l, gilt_op_get_result(op, i), v);
   }

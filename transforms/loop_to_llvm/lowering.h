@@ -38,6 +38,7 @@ typedef struct L2L {
   GiltRegion *body; /* the region of the llvm.func being built */
   GiltBlock *entry; /* its entry block, where stack slots go */
   GiltValue *const *results; /* its result pointers (func.return) */
+  GiltValue *scope; /* its buffers' scope (gilt_rt_scope_enter's mark) */
   GiltPtrMap values;  /* loop value -> llvm value */
   GiltPtrMap symbols; /* interned name -> 1: symbols already in `out` */
   GiltPtrMap strings; /* interned text -> number of its string global */
@@ -154,6 +155,12 @@ GILT_INTERNAL GiltValue *l2l_element_address(L2L *l, GiltType *memref,
                                              GiltValue *desc,
                                              GiltValue *const *indices);
 GILT_INTERNAL void l2l_lower_global(L2L *l, GiltOp *op);
+/* A copy of the buffer `desc` (of memref type t) in a dense buffer from
+** gilt_rt_alloc_result, which outlives the function's scope: what a
+** function returns (jit/abi.h). */
+GILT_INTERNAL GiltValue *l2l_copy_out(L2L *l, GiltValue *desc, GiltType *t);
+/* Exits the function's buffer scope: before every return. */
+GILT_INTERNAL void l2l_exit_scope(L2L *l);
 
 /* ---- control.c ------------------------------------------------------------------- */
 

@@ -97,15 +97,14 @@ static void lowered_operands(L2L *l, GiltOp *op, size_t from, size_t n,
 
 /* ---- allocation ------------------------------------------------------------------- */
 
-static GiltStatus lower_alloc(L2L *l, GiltOp *op)
+/* A dense buffer of t's element type and these sizes, from the runtime's
+** `allocator` (jit/abi.h), as a descriptor; the run fails when it gives
+** NULL. */
+static GiltValue *alloc_dense(L2L *l, GiltType *t, GiltValue *const *sizes,
+                              int64_t align, const char *allocator)
 {
-  GiltType *t = gilt_value_get_type(gilt_op_get_result(op, 0));
-  if (t->shaped.layout)
-    return l2l_error(l, "allocates a buffer with a non-identity layout");
-  size_t rank = t->shaped.rank, n = gilt_op_get_num_operands(op);
-  GiltValue *dynamic[n + 1], *sizes[rank + 1], *strides[rank + 1];
-  lowered_operands(l, op, 0, n, dynamic);
-  type_sizes(l, t, dynamic, sizes);
+  size_t rank = t->shaped.rank;
+  GiltValue *strides[rank + 1];
   GiltValue *count = row_major(l, rank, sizes, strides);
   size_t elem = gilt_type_get_storage_size(t->shaped.elem);
   GiltValue *bytes = l2l_binary(l, LLVM_OP_MUL, count, l2l_i64(l, (int64_t)elem));
@@ -113,14 +112,27 @@ static GiltStatus lower_alloc(L2L *l, GiltOp *op)
   GiltValue *one = l2l_i64(l, 1);
   GiltValue *umax[2] = {bytes, one};
   bytes = l2l_intrinsic(l, "llvm.umax", l->i64, 2, umax);
-  GiltAttr *align = gilt_op_get_attr(op, "alignment");
-  int64_t a = align ? gilt_integer_attr_get_value(align) : 64;
-  GiltValue *args[2] = {bytes, l2l_i64(l, a < 16 ? 16 : a)};
-  GiltValue *data = l2l_call_extern(l, "gilt_rt_alloc", l->ptr, 2, args);
+  GiltValue *args[2] = {bytes, l2l_i64(l, align < 16 ? 16 : align)};
+  GiltValue *data = l2l_call_extern(l, allocator, l->ptr, 2, args);
   GiltValue *null = l2l_emit(l, LLVM_OP_ZERO, l->ptr, 0, NULL);
   l2l_check(l, l2l_icmp(l, "ne", data, null), "out of memory");
+  return descriptor(l, rank, data, l2l_i64(l, 0), sizes, strides);
+}
+
+static GiltStatus lower_alloc(L2L *l, GiltOp *op)
+{
+  GiltType *t = gilt_value_get_type(gilt_op_get_result(op, 0));
+  if (t->shaped.layout)
+    return l2l_error(l, "allocates a buffer with a non-identity layout");
+  size_t rank = t->shaped.rank, n = gilt_op_get_num_operands(op);
+  GiltValue *dynamic[n + 1], *sizes[rank + 1];
+  lowered_operands(l, op, 0, n, dynamic);
+  type_sizes(l, t, dynamic, sizes);
+  GiltAttr *align = gilt_op_get_attr(op, "alignment");
   l2l_map(l, gilt_op_get_result(op, 0),
-          descriptor(l, rank, data, l2l_i64(l, 0), sizes, strides));
+          alloc_dense(l, t, sizes,
+                      align ? gilt_integer_attr_get_value(align) : 64,
+                      "gilt_rt_alloc"));
   return GILT_SUCCESS;
 }
 
@@ -291,6 +303,21 @@ static GiltStatus lower_copy(L2L *l, GiltOp *op)
   return GILT_SUCCESS;
 }
 
+GiltValue *l2l_copy_out(L2L *l, GiltValue *desc, GiltType *t)
+{
+  size_t rank = t->shaped.rank;
+  GiltValue *sizes[rank + 1], *ivs[rank + 1];
+  for (size_t i = 0; i < rank; i++)
+    sizes[i] = l2l_extract(l, desc, L2L_SIZE(rank, i));
+  memset(ivs, 0, sizeof ivs);
+  GiltType *dense = gilt_memref_type_get(l->ctx, rank, t->shaped.shape,
+                                         t->shaped.elem, NULL, NULL);
+  GiltValue *copy = alloc_dense(l, dense, sizes, 64, "gilt_rt_alloc_result");
+  Copy c = {t, dense, desc, copy, rank, ivs};
+  copy_from(l, &c, 0);
+  return copy;
+}
+
 /* ---- globals --------------------------------------------------------------------------- */
 
 void l2l_lower_global(L2L *l, GiltOp *op)
@@ -302,12 +329,22 @@ void l2l_lower_global(L2L *l, GiltOp *op)
     l->num_errors++;
     return;
   }
+  GiltAttr *value = gilt_op_get_attr(op, "value");
+  if (elem != t->shaped.elem) { /* i1 weights are bytes in memory */
+    size_t nbytes;
+    const void *data = gilt_dense_attr_get_data(value, &nbytes);
+    GiltType *vt = gilt_attr_get_type(value);
+    value = gilt_dense_elements_attr_get(
+        gilt_tensor_type_get(l->ctx, vt->shaped.rank, vt->shaped.shape, elem,
+                             NULL),
+        data, nbytes);
+  }
   GiltNamedAttr attrs[] = {
       {"alignment", gilt_integer_attr_get(l->i64, 64)},
       {"constant", gilt_unit_attr_get(l->ctx)},
       {"sym_name", gilt_op_get_attr(op, "sym_name")},
       {"type", gilt_type_attr_get(elem)},
-      {"value", gilt_op_get_attr(op, "value")},
+      {"value", value},
   };
   GiltOpState st = gilt_op_state_get("llvm.global", l->loc);
   st.num_attrs = 5;
