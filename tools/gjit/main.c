@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gilt/dialect.h"
 #include "gilt/interpreter.h"
 #include "gilt/jit.h"
 #include "gilt/onnx.h"
@@ -260,14 +261,16 @@ static GiltStatus run(const GjitOptions *o, GiltContext *ctx, GiltOp *module)
   size_t num_outputs = 0;
   const char *name = pick_function(o, module);
   GiltOp *fn = find_function(module, name);
-  GiltType *type = fn ? gilt_func_get_type(fn) : NULL;
+  if (!fn)
+    return gilt_op_emit_error(module, "has no func.func named '%s'", name);
+  GiltType *type = gilt_func_get_type(fn);
   GiltStatus status = read_specs(ctx, &o->inputs, "--input", &inputs);
-  for (size_t i = 0; status == GILT_SUCCESS && type && i < inputs.len &&
+  for (size_t i = 0; status == GILT_SUCCESS && i < inputs.len &&
                      i < gilt_function_type_get_num_inputs(type);
        i++)
     accept_legacy_bf16(&inputs.data[i], gilt_function_type_get_input(type, i));
   if (status == GILT_SUCCESS && o->fold_inputs) {
-    status = fn ? gjit_bind_inputs(fn, inputs.data, inputs.len) : GILT_FAILURE;
+    status = gjit_bind_inputs(fn, inputs.data, inputs.len);
     tensors_free(&inputs);
     inputs = (Tensors){NULL, 0};
   }
