@@ -186,9 +186,13 @@ static void format_one(GiltStrBuf *sb, const GiltDiagnostic *d)
 {
   GiltLocation *flc = gilt_location_find_file_line_col(d->loc);
   GiltIdent *name = gilt_location_find_name(d->loc);
-  if (flc)
+  /* Line 0 is no line (a whole file: an imported model's function), and
+  ** `file:0:0:` would point nowhere. */
+  if (flc && flc->flc.line)
     gilt_strbuf_printf(sb, "%s:%u:%u: ", flc->flc.file->str, flc->flc.line,
                        flc->flc.col);
+  else if (flc)
+    gilt_strbuf_printf(sb, "%s: ", flc->flc.file->str);
   else if (name)
     gilt_strbuf_printf(sb, "%s: ", name->str);
   gilt_strbuf_printf(sb, "%s: ", severity_name(d->severity));

@@ -210,11 +210,17 @@ GiltStatus gilt_tensor_compare_l2(GiltContext *ctx, GiltLocation *loc,
   for (int64_t i = 0; i < n; i++) {
     double a = gilt_tensor_get_double(actual, i);
     double e = gilt_tensor_get_double(expected, i);
+    /* Equal infinities and two NaNs match, as elementwise; neither counts
+    ** in the norm. A NaN against a number is the worst. */
+    norm += isfinite(e) ? e * e : 0;
+    if (a == e || (isnan(a) && isnan(e)))
+      continue;
     double d = fabs(a - e);
     diff += d * d;
-    norm += e * e;
-    if (!(d <= worst_error))
+    if (worst_error < 0 || isnan(d) || d > worst_error)
       worst = i, worst_error = d;
+    if (isnan(d))
+      break;
   }
   double error = norm > 0 ? sqrt(diff / norm) : sqrt(diff);
   if (error <= max_error)
@@ -234,4 +240,35 @@ GiltStatus gilt_tensor_compare_l2(GiltContext *ctx, GiltLocation *loc,
   gilt_diag_emit(d);
   gilt_strbuf_free(&msg);
   return GILT_FAILURE;
+}
+
+/* Bit for bit: what gjit --bitwise and the conformance runner's check of
+** constant folding against run time ask (-0 is not +0, and a NaN matches
+** only the same NaN). */
+GiltStatus gilt_tensor_compare_bits(GiltContext *ctx, GiltLocation *loc,
+                                    const GiltTensor *actual,
+                                    const GiltTensor *expected)
+{
+  if (!check_type(ctx, loc, actual, expected))
+    return GILT_FAILURE;
+  size_t size = gilt_tensor_element_size(gilt_tensor_get_element_type(expected));
+  const uint8_t *a = gilt_tensor_elements(actual);
+  const uint8_t *e = gilt_tensor_elements(expected);
+  int64_t n = gilt_tensor_get_num_elements(expected);
+  for (int64_t i = 0; i < n; i++) {
+    if (!memcmp(a + (size_t)i * size, e + (size_t)i * size, size))
+      continue;
+    char x[32], y[32];
+    gilt_tensor_format_element(actual, i, x, sizeof x);
+    gilt_tensor_format_element(expected, i, y, sizeof y);
+    GiltStrBuf msg;
+    gilt_strbuf_init(&msg, ctx);
+    gilt_strbuf_printf(&msg, "element %" PRId64 " ", i);
+    format_index(&msg, expected, i);
+    gilt_strbuf_printf(&msg, " is %s, expected %s, bit for bit", x, y);
+    gilt_emit_error(at(ctx, loc), "%s", msg.data);
+    gilt_strbuf_free(&msg);
+    return GILT_FAILURE;
+  }
+  return GILT_SUCCESS;
 }

@@ -136,6 +136,13 @@ GILT_INTERNAL GiltStatus gilt_tensor_compare_l2(GiltContext *ctx,
                                                 const GiltTensor *expected,
                                                 double max_error);
 
+/* As gilt_tensor_compare, but every element must have the expected bits
+** (-0 differs from +0; a NaN matches only the same NaN). */
+GILT_INTERNAL GiltStatus gilt_tensor_compare_bits(GiltContext *ctx,
+                                                  GiltLocation *loc,
+                                                  const GiltTensor *actual,
+                                                  const GiltTensor *expected);
+
 /* ---- shared by the files above ------------------------------------------- */
 
 /* The elements of a tensor only read: gilt/tensor.h's accessor takes a

@@ -1,9 +1,10 @@
 #!/bin/sh
 # run_suite.sh - the ONNX conformance runner: runs every test of the ONNX
-# backend test suite that is in scope through `gjit --interpret` and
-# compares the outcome with the expected-failure list.
+# backend test suite that is in scope through `gjit`, compiled (or with
+# --interpret, on the reference interpreter), and compares the outcome
+# with the expected-failure list.
 #
-#   sh run_suite.sh [--update] GJIT ONNX_INFO [DATA_DIR [XFAIL_FILE]]
+#   sh run_suite.sh [--update] [--interpret] GJIT ONNX_INFO [DATA_DIR [XFAIL_FILE]]
 #   sh run_suite.sh --scope ONNX_INFO [DATA_DIR]
 #
 # The tests are the folders DATA_DIR/{node,pytorch-converted,
@@ -11,7 +12,7 @@
 # test_data_set_N folders of input_N.pb and output_N.pb. Every data set
 # of a test runs as
 #
-#   GJIT model.onnx --interpret --input=@input_0.pb ... \
+#   GJIT model.onnx [--interpret] --input=@input_0.pb ... \
 #       --expected-output=@output_0.pb ... --tolerance=1e-3,1e-7
 #
 # (inputs and outputs in the order of the model's graph inputs and
@@ -56,6 +57,8 @@ set -u
 
 TOLERANCE=1e-3,1e-7
 TIMEOUT=${TIMEOUT:-60}
+# --interpret or nothing (compiled); the per-test runs inherit it.
+export BACKEND=${BACKEND:-}
 
 # ---- one test: `--test TMP DATA GJIT NAME...` (run by xargs, below) ----
 #
@@ -115,16 +118,16 @@ run_set() {
 	rm -f "$out".*.npy
 	# The suite's paths and ours hold no spaces: the lists split on them.
 	# shellcheck disable=SC2086
-	run_gjit --interpret "--tolerance=$TOLERANCE" $ins $refs $outs || return 1
-	check=$saved tolerance=0,0
+	run_gjit $BACKEND "--tolerance=$TOLERANCE" $ins $refs $outs || return 1
+	check="--bitwise $saved"
 	n=0
 	while [ -f "$ds/output_$n.pb" ]; do
-		[ -f "$out.$n.npy" ] || check=$refs tolerance=$TOLERANCE
+		[ -f "$out.$n.npy" ] || check="--tolerance=$TOLERANCE $refs"
 		n=$((n + 1))
 	done
 	# shellcheck disable=SC2086
-	why=$(run_gjit --interpret --fold-inputs "--tolerance=$tolerance" $ins \
-		$check) || { echo "folded at compile time: $why"; return 1; }
+	why=$(run_gjit $BACKEND --fold-inputs $ins $check) ||
+		{ echo "folded at compile time: $why"; return 1; }
 	rm -f "$out".*.npy
 }
 
@@ -162,7 +165,7 @@ fi
 # ---- the whole suite ----------------------------------------------------
 
 usage() {
-	echo "usage: sh run_suite.sh [--update] GJIT ONNX_INFO [DATA_DIR [XFAIL_FILE]]" >&2
+	echo "usage: sh run_suite.sh [--update] [--interpret] GJIT ONNX_INFO [DATA_DIR [XFAIL_FILE]]" >&2
 	echo "       sh run_suite.sh --scope ONNX_INFO [DATA_DIR]" >&2
 	exit 2
 }
@@ -172,6 +175,10 @@ case ${1:-} in
 --update) mode=update; shift ;;
 --scope) mode=scope; shift ;;
 esac
+if [ "${1:-}" = --interpret ]; then
+	BACKEND=--interpret
+	shift
+fi
 if [ $mode = scope ]; then
 	[ $# -ge 1 ] || usage
 	gjit= onnx_info=$1 data=${2:-/usr/share/libonnx-testdata/data}
@@ -254,7 +261,7 @@ summary() {
 if [ $mode = update ]; then
 	{
 		echo "# Tests of the ONNX backend test suite (libonnx-testdata) that fail"
-		echo "# under \`gjit --interpret\`: \`folder/test_name  # first error\`"
+		echo "# under \`gjit\` (compiled and --interpret alike): \`folder/test_name  # first error\`"
 		echo "# (test/onnx/run_suite.sh). Only in-scope tests are listed; the runner"
 		echo "# fails when one passes, so remove it then."
 		echo "# Regenerate with: make update-onnx-run-xfail (run_suite.sh --update)."

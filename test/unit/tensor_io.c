@@ -810,6 +810,13 @@ static void test_compare_l2(GiltContext *ctx)
                "1.5"));
   CHECK(compare_l2(ctx, "2xf32=nan 2", "2xf32=1 2", 1) == GILT_FAILURE);
   EXPECT_ERROR("relative L2 error nan");
+  CHECK(strstr(last_printed, "element 0 [0] differs most: nan, expected 1"));
+  /* Equal infinities and NaN pairs match, as elementwise. */
+  CHECK(compare_l2(ctx, "3xf32=inf nan 2", "3xf32=inf nan 2", 0) ==
+        GILT_SUCCESS);
+  CHECK(compare_l2(ctx, "2xf32=inf 2", "2xf32=-inf 2", 1) == GILT_FAILURE);
+  EXPECT_ERROR("relative L2 error");
+  CHECK(strstr(last_printed, "element 0 [0] differs most: inf, expected -inf"));
   /* Integers still compare exactly. */
   CHECK(compare_l2(ctx, "2xi32=1 2", "2xi32=1 3", 1) == GILT_FAILURE);
   EXPECT_ERROR("element 1 [1] is 2, expected 3");

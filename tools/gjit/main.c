@@ -220,10 +220,13 @@ static GiltStatus check_outputs(GiltContext *ctx, const GjitOptions *o,
     snprintf(name, sizeof name, "result %zu", i);
     GiltLocation *loc = gilt_location_name_get(ctx, name, NULL);
     GiltStatus same =
-        o->l2 >= 0 ? gilt_tensor_compare_l2(ctx, loc, outputs[i],
-                                             expected.data[i], o->l2)
-                   : gilt_tensor_compare(ctx, loc, outputs[i],
-                                         expected.data[i], o->rtol, o->atol);
+        o->bitwise ? gilt_tensor_compare_bits(ctx, loc, outputs[i],
+                                              expected.data[i])
+        : o->l2 >= 0 ? gilt_tensor_compare_l2(ctx, loc, outputs[i],
+                                              expected.data[i], o->l2)
+                     : gilt_tensor_compare(ctx, loc, outputs[i],
+                                           expected.data[i], o->rtol,
+                                           o->atol);
     if (same)
       status = GILT_FAILURE;
   }

@@ -25,6 +25,7 @@ static const char usage[] =
     "                           (default 1e-5,1e-8)\n"
     "  --tolerance-l2=E         instead: a float result matches when\n"
     "                           ||actual - expected|| / ||expected|| <= E\n"
+    "  --bitwise                instead: every element has the expected bits\n"
     "  --interpret              run on the reference interpreter of the loop\n"
     "                           dialect instead of compiling\n"
     "  --threads=N              threads of the compiled code (default: all\n"
@@ -36,7 +37,7 @@ static const char usage[] =
     "  --help, --version\n";
 
 enum { OPT_FUNCTION = 256, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_TOLERANCE,
-       OPT_TOLERANCE_L2, OPT_THREADS,
+       OPT_TOLERANCE_L2, OPT_BITWISE, OPT_THREADS,
        OPT_INTERPRET, OPT_PRINT_IR, OPT_FOLD_INPUTS, OPT_HELP, OPT_VERSION };
 
 static const struct option long_options[] = {
@@ -46,6 +47,7 @@ static const struct option long_options[] = {
     {"expected-output", required_argument, NULL, OPT_EXPECTED},
     {"tolerance", required_argument, NULL, OPT_TOLERANCE},
     {"tolerance-l2", required_argument, NULL, OPT_TOLERANCE_L2},
+    {"bitwise", no_argument, NULL, OPT_BITWISE},
     {"interpret", no_argument, NULL, OPT_INTERPRET},
     {"threads", required_argument, NULL, OPT_THREADS},
     {"pipeline", required_argument, NULL, 'p'},
@@ -104,6 +106,7 @@ GjitParseResult gjit_options_parse(GjitOptions *o, int argc, char **argv)
     case 'p': o->pipeline = optarg; break;
     case OPT_PRINT_IR: o->print_ir_after_all = true; break;
     case OPT_FOLD_INPUTS: o->fold_inputs = true; break;
+    case OPT_BITWISE: o->bitwise = true; break;
     case OPT_TOLERANCE:
       if (parse_tolerance(o, optarg))
         break;

@@ -3,7 +3,7 @@
 **
 **   gjit MODEL [--function=NAME] [--input=SPEC]... [--output=SPEC]...
 **        [--expected-output=SPEC]... [--tolerance=RTOL,ATOL] [--interpret]
-**        [--tolerance-l2=E] [-p PIPELINE] [--print-ir-after-all]
+**        [--tolerance-l2=E] [--bitwise] [-p PIPELINE] [--print-ir-after-all]
 **        [--fold-inputs]
 **
 ** A SPEC is `@file.npy`, `@file.pb` (an ONNX TensorProto) or inline text
@@ -28,6 +28,7 @@ typedef struct GjitOptions {
   GjitSpecs inputs, outputs, expected;
   double rtol, atol;
   double l2; /* --tolerance-l2; < 0: elementwise rtol/atol instead */
+  bool bitwise; /* --bitwise: outputs must have the expected bits */
   bool interpret;
   size_t threads; /* --threads; 0: all cores */
   bool print_ir_after_all;
