@@ -3,16 +3,19 @@
 ** clean up after lowering, which builds its index arithmetic from
 ** constants (sizes, strides, offsets) and leaves most of it constant.
 **
-** Only scalar integer and index arithmetic folds here, with the
-** interpreter's semantics (wrapping at the width, truncating division), and
-** the identities that do not depend on values (x + 0, x * 1, x * 0 for
-** integers). Float arithmetic is left to the interpreter and LLVM: folding
-** it here would be a second semantics to keep in step.
+** Scalar integer and index ops and the casts between them fold, computed
+** by dialects/loop/int_semantics.h, the functions the interpreter runs:
+** the constants become cells as the interpreter holds them, and the
+** result goes back to an attribute in the canonical form the parser
+** gives. A division that would stop the run (by zero, the minimum by -1)
+** is not folded: the run reports it. Also the identities that do not
+** depend on values (x + 0, x * 1, x * 0 for integers). Float arithmetic
+** is left to the interpreter and LLVM: folding it here would be a second
+** semantics to keep in step.
 */
 #include "dialects/loop/loop.h"
 
-#include <string.h>
-
+#include "dialects/loop/int_semantics.h"
 #include "ir/core.h"
 
 static bool is_int_scalar(GiltType *t)
@@ -33,86 +36,44 @@ static bool const_int(GiltAttr *a, int64_t *v)
   return true;
 }
 
-/* a OP b at `width` bits; false when it has no value (division by zero,
-** INT_MIN / -1 overflows but wraps, as the interpreter does). */
-static bool eval_int(LoopOpId id, int64_t a, int64_t b, unsigned width,
-                     int64_t *out)
+/* The cell of an integer constant of width w (ui values are stored
+** zero-extended, cells sign-extended). */
+static bool const_cell(GiltAttr *a, unsigned w, int64_t *cell)
 {
-  uint64_t mask = width >= 64 ? ~0ull : (1ull << width) - 1;
-  uint64_t ua = (uint64_t)a & mask, ub = (uint64_t)b & mask;
-  uint64_t r;
-  switch (id) {
-  case LOOP_OP_ADDI: r = (uint64_t)a + (uint64_t)b; break;
-  case LOOP_OP_SUBI: r = (uint64_t)a - (uint64_t)b; break;
-  case LOOP_OP_MULI: r = (uint64_t)a * (uint64_t)b; break;
-  case LOOP_OP_DIVSI:
-  case LOOP_OP_REMSI:
-  case LOOP_OP_FLOORDIVSI:
-  case LOOP_OP_CEILDIVSI: {
-    if (b == 0 || (b == -1 && a == INT64_MIN))
-      return false;
-    int64_t q = a / b, rem = a % b;
-    if (id == LOOP_OP_REMSI)
-      q = rem;
-    else if (id == LOOP_OP_FLOORDIVSI && rem != 0 && ((rem < 0) != (b < 0)))
-      q -= 1;
-    else if (id == LOOP_OP_CEILDIVSI && rem != 0 && ((rem < 0) == (b < 0)))
-      q += 1;
-    r = (uint64_t)q;
-    break;
-  }
-  case LOOP_OP_DIVUI:
-  case LOOP_OP_REMUI:
-    if (ub == 0)
-      return false;
-    r = id == LOOP_OP_DIVUI ? ua / ub : ua % ub;
-    break;
-  case LOOP_OP_MINSI: r = (uint64_t)(a < b ? a : b); break;
-  case LOOP_OP_MAXSI: r = (uint64_t)(a > b ? a : b); break;
-  case LOOP_OP_MINUI: r = ua < ub ? ua : ub; break;
-  case LOOP_OP_MAXUI: r = ua > ub ? ua : ub; break;
-  case LOOP_OP_ANDI: r = ua & ub; break;
-  case LOOP_OP_ORI: r = ua | ub; break;
-  case LOOP_OP_XORI: r = ua ^ ub; break;
-  default:
-    return false; /* shifts: left to the interpreter */
-  }
-  *out = gilt_int_extend(r, width, true);
+  int64_t v;
+  if (!const_int(a, &v))
+    return false;
+  *cell = loop_int_cell((uint64_t)v, w);
   return true;
 }
 
-static bool eval_cmpi(const char *pred, int64_t a, int64_t b, unsigned width)
+/* The attribute of type t holding a cell: as the parser stores it, so
+** that it uniques with the same constant written in the source. */
+static GiltAttr *cell_attr(GiltType *t, int64_t cell)
 {
-  uint64_t mask = width >= 64 ? ~0ull : (1ull << width) - 1;
-  uint64_t ua = (uint64_t)a & mask, ub = (uint64_t)b & mask;
-  if (!strcmp(pred, "eq")) return a == b;
-  if (!strcmp(pred, "ne")) return a != b;
-  if (!strcmp(pred, "slt")) return a < b;
-  if (!strcmp(pred, "sle")) return a <= b;
-  if (!strcmp(pred, "sgt")) return a > b;
-  if (!strcmp(pred, "sge")) return a >= b;
-  if (!strcmp(pred, "ult")) return ua < ub;
-  if (!strcmp(pred, "ule")) return ua <= ub;
-  if (!strcmp(pred, "ugt")) return ua > ub;
-  return ua >= ub; /* uge */
+  unsigned w = width_of(t);
+  bool sign = t->kind == GILT_TYPE_INDEX ||
+              (t->integer.sign != GILT_UNSIGNED && w > 1);
+  return gilt_integer_attr_get(t, gilt_int_extend((uint64_t)cell, w, sign));
 }
 
-/* x + 0, x - 0, x * 1, 0 + x, 1 * x: the other operand. */
-static GiltValue *identity_operand(GiltOp *op, LoopOpId id,
-                                   GiltAttr *const *consts)
+/* x + 0, x - 0, x * 1, x / 1, 0 + x, 1 * x: the other operand. "1" is
+** the signed value for divsi, so that i1's true (-1) is not one. */
+static GiltValue *identity_operand(GiltOp *op, LoopOpId id, unsigned w,
+                                   bool lhs, int64_t x, bool rhs, int64_t y)
 {
-  int64_t lc = 0, c = 0;
-  bool lhs = const_int(consts[0], &lc);
-  bool rhs = const_int(consts[1], &c);
-  int64_t neutral = id == LOOP_OP_MULI ? 1 : 0;
-  if (id != LOOP_OP_ADDI && id != LOOP_OP_SUBI && id != LOOP_OP_MULI &&
-      id != LOOP_OP_DIVSI && id != LOOP_OP_DIVUI)
-    return NULL;
-  if (id == LOOP_OP_DIVSI || id == LOOP_OP_DIVUI)
-    neutral = 1;
-  if (rhs && c == neutral)
+  bool right;
+  switch (id) {
+  case LOOP_OP_ADDI:
+  case LOOP_OP_SUBI: right = rhs && y == 0; break;
+  case LOOP_OP_MULI: right = rhs && y == 1; break;
+  case LOOP_OP_DIVSI: right = rhs && loop_int_sx(y, w) == 1; break;
+  case LOOP_OP_DIVUI: right = rhs && loop_int_zx(y, w) == 1; break;
+  default: return NULL;
+  }
+  if (right)
     return gilt_op_get_operand(op, 0);
-  if (lhs && lc == neutral && (id == LOOP_OP_ADDI || id == LOOP_OP_MULI))
+  if (lhs && ((id == LOOP_OP_ADDI && x == 0) || (id == LOOP_OP_MULI && x == 1)))
     return gilt_op_get_operand(op, 1);
   return NULL;
 }
@@ -124,46 +85,54 @@ GiltStatus loop_fold_arith(GiltOp *op, GiltAttr *const *consts,
   LoopOpId id = loop_op_id(op);
   if (!is_int_scalar(t))
     return GILT_FAILURE;
-  int64_t a, b, r;
-  bool both = const_int(consts[0], &a) && const_int(consts[1], &b);
+  unsigned w = width_of(t);
+  int64_t x = 0, y = 0, r;
+  bool lhs = const_cell(consts[0], w, &x);
+  bool rhs = const_cell(consts[1], w, &y);
   if (id == LOOP_OP_CMPI) {
-    if (!both)
+    if (!lhs || !rhs)
       return GILT_FAILURE;
-    const char *pred =
-        gilt_string_attr_get_value(gilt_op_get_attr(op, "predicate"), NULL);
+    int pred = loop_int_predicate(
+        gilt_string_attr_get_value(gilt_op_get_attr(op, "predicate"), NULL));
     GiltType *i1 = gilt_integer_type_get(gilt_op_get_context(op), 1,
                                          GILT_SIGNLESS);
-    out[0].attr = gilt_integer_attr_get(i1, eval_cmpi(pred, a, b, width_of(t)));
+    out[0].attr = cell_attr(i1, loop_int_compare(pred, x, y, w));
     return GILT_SUCCESS;
   }
-  if (both && eval_int(id, a, b, width_of(t), &r)) {
-    out[0].attr = gilt_integer_attr_get(t, r);
+  if (!loop_int_is_op(id))
+    return GILT_FAILURE;
+  if (lhs && rhs) {
+    /* A division that fails is left for the run to report. */
+    if (loop_int_apply(id, x, y, w, &r) != LOOP_INT_OK)
+      return GILT_FAILURE;
+    out[0].attr = cell_attr(t, r);
     return GILT_SUCCESS;
   }
   if ((id == LOOP_OP_MULI || id == LOOP_OP_ANDI) &&
-      ((const_int(consts[0], &a) && a == 0) ||
-       (const_int(consts[1], &b) && b == 0))) {
-    out[0].attr = gilt_integer_attr_get(t, 0);
+      ((lhs && x == 0) || (rhs && y == 0))) {
+    out[0].attr = cell_attr(t, 0);
     return GILT_SUCCESS;
   }
-  GiltValue *same = identity_operand(op, id, consts);
+  GiltValue *same = identity_operand(op, id, w, lhs, x, rhs, y);
   if (!same)
     return GILT_FAILURE;
   out[0].value = same;
   return GILT_SUCCESS;
 }
 
-/* index_cast of a constant, and of an index_cast back (i64 -> index ->
-** i64 is the value itself when no bits were lost on the way). */
+/* extsi, extui, trunci and index_cast of a constant. */
 GiltStatus loop_fold_cast(GiltOp *op, GiltAttr *const *consts,
                           GiltFoldResult *out)
 {
+  GiltType *from = gilt_value_get_type(gilt_op_get_operand(op, 0));
   GiltType *to = gilt_value_get_type(gilt_op_get_result(op, 0));
-  int64_t v;
-  if (!loop_op_is(op, LOOP_OP_INDEX_CAST) || !const_int(consts[0], &v))
+  LoopOpId id = loop_op_id(op);
+  int64_t x;
+  if (!loop_int_is_cast(id) || !is_int_scalar(from) || !is_int_scalar(to) ||
+      !const_cell(consts[0], width_of(from), &x))
     return GILT_FAILURE;
-  out[0].attr = gilt_integer_attr_get(to, gilt_int_extend((uint64_t)v,
-                                                          width_of(to), true));
+  out[0].attr = cell_attr(to, loop_int_cast(id, x, width_of(from),
+                                            width_of(to)));
   return GILT_SUCCESS;
 }
 

@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "dialects/loop/int_semantics.h"
 #include "gilt/register.h"
 #include "ir/asm/asm.h"
 #include "ir/core.h"
@@ -224,8 +225,6 @@ GiltStatus loop_verify_constant(GiltOp *op)
   return GILT_SUCCESS;
 }
 
-static const char *const int_predicates[] = {
-    "eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"};
 static const char *const float_predicates[] = {
     "oeq", "one", "olt", "ole", "ogt", "oge", "ord",
     "ueq", "une", "ult", "ule", "ugt", "uge", "uno"};
@@ -251,7 +250,7 @@ GiltStatus loop_verify_compare(GiltOp *op)
                                   "vectors)");
   const char *pred =
       gilt_string_attr_get_value(gilt_op_get_attr(op, "predicate"), NULL);
-  bool ok = is_int ? is_one_of(pred, int_predicates, 10)
+  bool ok = is_int ? loop_int_predicate(pred) >= 0
                    : is_one_of(pred, float_predicates, 14);
   if (!ok)
     return gilt_op_emit_error(op, "unknown predicate '%s'", pred);

@@ -1,7 +1,10 @@
 /*
 ** arith.c - constants, integer and float arithmetic, comparisons and
-** select, with the interpreter's semantics (dialects/loop/interpreter/
-** scalar.c), on scalars and lane by lane on vectors.
+** select, with the interpreter's semantics (dialects/loop/int_semantics.h
+** for integers, dialects/loop/interpreter/scalar.c for floats), on
+** scalars and lane by lane on vectors. LLVM's integers are signless, as
+** the loop dialect's cells: si and ui types lower to iN, and the op (sdiv
+** or udiv, icmp slt or ult, llvm.smin or llvm.umin) reads the bits.
 **
 ** Where LLVM leaves room the interpreter does not, the lowering closes
 ** it: integer division by zero and the signed minimum divided by -1 fail
@@ -19,6 +22,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dialects/loop/int_semantics.h"
+
 /* ---- constants ----------------------------------------------------------------------- */
 
 GiltStatus l2l_lower_constant(L2L *l, GiltOp *op)
@@ -26,8 +31,10 @@ GiltStatus l2l_lower_constant(L2L *l, GiltOp *op)
   GiltAttr *value = gilt_op_get_attr(op, "value");
   GiltType *t = gilt_value_get_type(gilt_op_get_result(op, 0));
   GiltType *to = l2l_type(l, t);
-  if (value->kind == GILT_ATTR_INTEGER)
-    value = gilt_integer_attr_get(to, gilt_integer_attr_get_value(value));
+  if (value->kind == GILT_ATTR_INTEGER) /* ui200 : ui8 is -56 : i8 */
+    value = gilt_integer_attr_get(
+        to, loop_int_cell((uint64_t)gilt_integer_attr_get_value(value),
+                          gilt_type_get_bit_width(to)));
   else if (to != t) { /* a vector of index: the same 8-byte lanes */
     size_t nbytes;
     const void *data = gilt_dense_attr_get_data(value, &nbytes);
@@ -46,7 +53,8 @@ static unsigned width_of(GiltType *t)
   return e->integer.width;
 }
 
-/* Whether v is a loop.constant other than 0 and -1: no check needed. */
+/* Whether v is a loop.constant other than 0 and -1 at its width (ui8
+** 255 and i1's true are -1): no check needed. */
 static bool safe_divisor(GiltValue *v)
 {
   GiltOp *def = gilt_value_get_defining_op(v);
@@ -55,7 +63,9 @@ static bool safe_divisor(GiltValue *v)
   GiltAttr *value = gilt_op_get_attr(def, "value");
   if (value->kind != GILT_ATTR_INTEGER)
     return false;
-  int64_t c = gilt_integer_attr_get_value(value);
+  unsigned w = gilt_type_get_bit_width(gilt_value_get_type(v));
+  int64_t c = loop_int_sx(
+      loop_int_cell((uint64_t)gilt_integer_attr_get_value(value), w), w);
   return c != 0 && c != -1;
 }
 
@@ -64,16 +74,15 @@ static void check_divisor(L2L *l, GiltValue *x, GiltValue *y, bool sign)
   GiltType *t = gilt_value_get_type(y);
   GiltValue *zero = l2l_any(l, l2l_icmp(l, "eq", y, l2l_int(l, t, 0)));
   l2l_check(l, l2l_icmp(l, "eq", zero, l2l_int(l, l->i1, 0)),
-            "integer division by zero");
+            loop_int_error(LOOP_INT_DIV_ZERO));
   if (!sign)
     return;
-  unsigned w = width_of(t);
-  int64_t min = w >= 64 ? INT64_MIN : -(INT64_C(1) << (w - 1));
-  GiltValue *both = l2l_binary(l, LLVM_OP_AND,
-                               l2l_icmp(l, "eq", x, l2l_int(l, t, min)),
-                               l2l_icmp(l, "eq", y, l2l_int(l, t, -1)));
+  GiltValue *both =
+      l2l_binary(l, LLVM_OP_AND,
+                 l2l_icmp(l, "eq", x, l2l_int(l, t, loop_int_smin(width_of(t)))),
+                 l2l_icmp(l, "eq", y, l2l_int(l, t, -1)));
   l2l_check(l, l2l_icmp(l, "eq", l2l_any(l, both), l2l_int(l, l->i1, 0)),
-            "integer division overflows (the minimum divided by -1)");
+            loop_int_error(LOOP_INT_OVERFLOW));
 }
 
 /* Floor (round -1) or ceiling (round 1) division from sdiv and srem: the

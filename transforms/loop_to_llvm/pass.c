@@ -10,7 +10,7 @@
 ** as it was. lowering.h says why this is one walk rather than conversion
 ** patterns, and which file does what.
 **
-** Types: index becomes i64; iN, f16, bf16, f32, f64 and vectors of them
+** Types: index becomes i64, siN and uiN become iN; iN, f16, bf16, f32, f64 and vectors of them
 ** stay; a memref of rank r becomes the struct {ptr data, i64 offset,
 ** i64 x r sizes, i64 x r strides} (fields flattened, MLIR's descriptor)
 ** held in SSA values. In memory, i1 elements take a byte (i8) and index
@@ -33,8 +33,8 @@ static GiltType *scalar_type(L2L *l, GiltType *t)
   switch (t->kind) {
   case GILT_TYPE_INDEX:
     return l->i64;
-  case GILT_TYPE_INTEGER:
-    return t;
+  case GILT_TYPE_INTEGER: /* LLVM's are signless: the ops say the sign */
+    return gilt_integer_type_get(l->ctx, t->integer.width, GILT_SIGNLESS);
   case GILT_TYPE_FLOAT:
     return t->fkind <= GILT_F64 ? t : NULL;
   default:

@@ -30,13 +30,13 @@ static Cell from_double(InterpElem e, double v)
   return c;
 }
 
-/* extsi, trunci and index_cast: the signed value kept to the new width. */
+/* extsi, trunci and index_cast; extui (dialects/loop/int_semantics.h). */
 static bool cast_signed(Cell *f, const Instr *in, Interp *it)
 {
   (void)it;
   for (uint32_t i = 0; i < in->n; i++)
-    f[in->dst + i].i = interp_norm(
-        (uint64_t)interp_sx(f[in->a + i].i, in->elem.width), in->elem2.width);
+    f[in->dst + i].i = loop_int_cast_signed(f[in->a + i].i, in->elem.width,
+                                            in->elem2.width);
   return true;
 }
 
@@ -44,8 +44,8 @@ static bool cast_extui(Cell *f, const Instr *in, Interp *it)
 {
   (void)it;
   for (uint32_t i = 0; i < in->n; i++)
-    f[in->dst + i].i =
-        interp_norm(interp_zx(f[in->a + i].i, in->elem.width), in->elem2.width);
+    f[in->dst + i].i = loop_int_cast_unsigned(f[in->a + i].i, in->elem.width,
+                                              in->elem2.width);
   return true;
 }
 
@@ -54,8 +54,8 @@ static bool cast_itofp(Cell *f, const Instr *in, Interp *it, bool sign)
   (void)it;
   InterpElem out = in->elem2;
   for (uint32_t i = 0; i < in->n; i++) {
-    int64_t s = interp_sx(f[in->a + i].i, in->elem.width);
-    uint64_t u = interp_zx(f[in->a + i].i, in->elem.width);
+    int64_t s = loop_int_sx(f[in->a + i].i, in->elem.width);
+    uint64_t u = loop_int_zx(f[in->a + i].i, in->elem.width);
     Cell *r = &f[in->dst + i];
     /* Convert straight to the result's C type: one rounding. */
     if (out.cls == ELEM_F32)
@@ -86,17 +86,17 @@ static int64_t fp_to_int(double v, unsigned w, bool sign)
   if (sign) {
     double hi = ldexp(1.0, (int)w - 1); /* exclusive */
     if (v >= hi)
-      return interp_norm((uint64_t)(INT64_MAX >> (64 - w)), w);
+      return loop_int_cell((uint64_t)(INT64_MAX >> (64 - w)), w);
     if (v <= -hi)
-      return interp_norm((uint64_t)(INT64_MIN >> (64 - w)), w);
-    return interp_norm((uint64_t)(int64_t)trunc(v), w);
+      return loop_int_cell((uint64_t)(INT64_MIN >> (64 - w)), w);
+    return loop_int_cell((uint64_t)(int64_t)trunc(v), w);
   }
   double hi = ldexp(1.0, (int)w);
   if (v >= hi)
-    return interp_norm(UINT64_MAX, w);
+    return loop_int_cell(UINT64_MAX, w);
   if (v <= -1.0)
     return 0;
-  return interp_norm((uint64_t)trunc(v), w);
+  return loop_int_cell((uint64_t)trunc(v), w);
 }
 
 static bool cast_fptosi(Cell *f, const Instr *in, Interp *it)

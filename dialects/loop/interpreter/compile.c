@@ -193,8 +193,6 @@ static GiltValue **arg_values(Compiler *c, GiltBlock *b, size_t first)
 
 static bool compile_block(Compiler *c, GiltBlock *b, InterpProgram *out);
 
-static const char *const int_predicates[] = {
-    "eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"};
 static const char *const float_predicates[] = {
     "oeq", "one", "olt", "ole", "ogt", "oge", "ord",
     "ueq", "une", "ult", "ule", "ugt", "uge", "uno"};
@@ -225,7 +223,7 @@ static bool compile_constant(Compiler *c, GiltOp *op)
   InterpElem e = interp_elem_of(loop_element_type(type_of(r)));
   Cell *cells = c->init.data + first;
   if (value->kind == GILT_ATTR_INTEGER) {
-    cells->i = interp_norm((uint64_t)gilt_integer_attr_get_value(value), e.width);
+    cells->i = loop_int_cell((uint64_t)gilt_integer_attr_get_value(value), e.width);
   } else if (value->kind == GILT_ATTR_FLOAT) {
     double v = gilt_float_attr_get_value(value);
     if (e.cls == ELEM_F64)
@@ -253,7 +251,8 @@ static void prepare_lanes(Compiler *c, GiltOp *op, LoopOpId id, Instr *in)
   in->elem = interp_elem_of(loop_element_type(t0));
   in->elem2 = interp_elem_of(loop_element_type(r));
   if (id == LOOP_OP_CMPI)
-    in->imm = string_index(op, "predicate", int_predicates, 10);
+    in->imm = loop_int_predicate(
+        gilt_string_attr_get_value(gilt_op_get_attr(op, "predicate"), NULL));
   else if (id == LOOP_OP_CMPF)
     in->imm = string_index(op, "predicate", float_predicates, 14);
   else if (id == LOOP_OP_SELECT) {

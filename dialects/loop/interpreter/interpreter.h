@@ -12,7 +12,8 @@
 ** is looked up by name while running.
 **
 ** The cell of an integer of width N holds it sign-extended from N bits
-** (i1 is 0 or 1); an f32, f16, bf16 or 8-bit float lane holds a C float
+** (i1 is 0 or 1; dialects/loop/int_semantics.h, which also says what the
+** integer ops compute); an f32, f16, bf16 or 8-bit float lane holds a C float
 ** (already rounded to its type), an f64 a double. Buffers hold elements
 ** in gilt/tensor.h's storage format.
 **
@@ -24,6 +25,7 @@
 
 #include <math.h>
 
+#include "dialects/loop/int_semantics.h"
 #include "dialects/loop/loop.h"
 #include "gilt/interpreter.h"
 #include "ir/support/alloc.h"
@@ -251,30 +253,6 @@ GILT_INTERNAL bool interp_if(Cell *f, const Instr *in, Interp *it);
 GILT_INTERNAL bool interp_while(Cell *f, const Instr *in, Interp *it);
 GILT_INTERNAL bool interp_call_op(Cell *f, const Instr *in, Interp *it);
 GILT_INTERNAL bool interp_assert(Cell *f, const Instr *in, Interp *it);
-
-/* ---- integers ----------------------------------------------------------- */
-
-/* v kept to `w` bits: sign-extended, or 0/1 for i1. */
-static inline int64_t interp_norm(uint64_t v, unsigned w)
-{
-  if (w >= 64)
-    return (int64_t)v;
-  if (w == 1)
-    return (int64_t)(v & 1);
-  return (int64_t)(v << (64 - w)) >> (64 - w);
-}
-
-/* The signed value of a cell of width w (i1's 1 is -1). */
-static inline int64_t interp_sx(int64_t v, unsigned w)
-{
-  return w == 1 ? -(v & 1) : v;
-}
-
-/* The unsigned value of a cell of width w. */
-static inline uint64_t interp_zx(int64_t v, unsigned w)
-{
-  return w >= 64 ? (uint64_t)v : (uint64_t)v & ((UINT64_C(1) << w) - 1);
-}
 
 /* LLVM's minimum/maximum: NaN wins, -0 is below +0. */
 #define MINIMUM(x, y)                                                        \

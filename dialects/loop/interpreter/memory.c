@@ -51,7 +51,7 @@ Cell interp_elem_read(InterpElem e, const char *p)
   case 4: memcpy(&i32, p, 4), v = i32; break;
   default: memcpy(&v, p, 8); break;
   }
-  c.i = interp_norm((uint64_t)v, e.width);
+  c.i = loop_int_cell((uint64_t)v, e.width);
   return c;
 }
 
@@ -75,7 +75,7 @@ void interp_elem_write(InterpElem e, Cell c, char *p)
     break;
   }
   /* Storage extends iN to its bytes: with the sign, or with zeros for ui. */
-  uint64_t v = e.cls == ELEM_UINT ? interp_zx(c.i, e.width) : c.u;
+  uint64_t v = e.cls == ELEM_UINT ? loop_int_zx(c.i, e.width) : c.u;
   int8_t i8 = (int8_t)v;
   int16_t i16 = (int16_t)v;
   int32_t i32 = (int32_t)v;

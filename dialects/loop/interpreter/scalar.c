@@ -129,131 +129,45 @@ static const InterpHandler float_handlers[LOOP_NUM_OPS][6] = {
 
 /* ---- integers --------------------------------------------------------------- */
 
-enum { INT_OK, INT_DIV_ZERO, INT_OVERFLOW };
+/* What each op computes is dialects/loop/int_semantics.h's, which the
+** folder shares; here only the handlers around it. */
 
-/* The signed minimum of width w, as a sign-extended cell. */
-static inline int64_t smin(unsigned w)
+static bool int_error(const Instr *in, LoopIntStatus s)
 {
-  return w >= 64 ? INT64_MIN : -(INT64_C(1) << (w - 1));
-}
-
-/* Each op computes *r from the cells x and y of width w (a constant 64
-** in the handlers for index and i64, so the wrapping folds away). */
-#define INT_OPS(X)                                                           \
-  X(ADDI, addi, *r = interp_norm((uint64_t)x + (uint64_t)y, w))              \
-  X(SUBI, subi, *r = interp_norm((uint64_t)x - (uint64_t)y, w))              \
-  X(MULI, muli, *r = interp_norm((uint64_t)x * (uint64_t)y, w))              \
-  X(DIVSI, divsi, return div_signed(x, y, w, r, 0))                          \
-  X(FLOORDIVSI, floordivsi, return div_signed(x, y, w, r, -1))               \
-  X(CEILDIVSI, ceildivsi, return div_signed(x, y, w, r, 1))                  \
-  X(REMSI, remsi, return rem_signed(x, y, w, r))                             \
-  X(DIVUI, divui, return div_unsigned(x, y, w, r, false))                    \
-  X(REMUI, remui, return div_unsigned(x, y, w, r, true))                     \
-  X(MINSI, minsi, *r = interp_sx(x, w) < interp_sx(y, w) ? x : y)            \
-  X(MAXSI, maxsi, *r = interp_sx(x, w) > interp_sx(y, w) ? x : y)            \
-  X(MINUI, minui, *r = interp_zx(x, w) < interp_zx(y, w) ? x : y)            \
-  X(MAXUI, maxui, *r = interp_zx(x, w) > interp_zx(y, w) ? x : y)            \
-  X(ANDI, andi, *r = x & y)                                                  \
-  X(ORI, ori, *r = x | y)                                                    \
-  X(XORI, xori, *r = x ^ y)                                                  \
-  X(SHLI, shli,                                                              \
-    *r = interp_zx(y, w) >= w ? 0 : interp_norm((uint64_t)x << interp_zx(y, w), w)) \
-  X(SHRSI, shrsi,                                                            \
-    *r = interp_norm((uint64_t)(interp_sx(x, w) >>                           \
-                                (interp_zx(y, w) >= w ? w - 1                \
-                                                      : interp_zx(y, w))),   \
-                     w))                                                     \
-  X(SHRUI, shrui,                                                            \
-    *r = interp_zx(y, w) >= w ? 0 : interp_norm(interp_zx(x, w) >> interp_zx(y, w), w)) \
-  X(ABSI, absi,                                                              \
-    *r = interp_norm(interp_sx(x, w) < 0 ? -(uint64_t)x : (uint64_t)x, w))
-
-/* Truncating (round 0), floor (-1) or ceiling (1) division. */
-static inline int div_signed(int64_t x, int64_t y, unsigned w, int64_t *r,
-                             int round)
-{
-  x = interp_sx(x, w), y = interp_sx(y, w);
-  if (y == 0)
-    return INT_DIV_ZERO;
-  if (y == -1 && x == smin(w))
-    return INT_OVERFLOW;
-  int64_t q = x / y;
-  if (x % y != 0 && round != 0 && ((x < 0) != (y < 0)) == (round < 0))
-    q += round;
-  *r = interp_norm((uint64_t)q, w);
-  return INT_OK;
-}
-
-/* The remainder has the dividend's sign; MIN % -1 overflows as LLVM's
-** srem says it may (a trap on x86). */
-static inline int rem_signed(int64_t x, int64_t y, unsigned w, int64_t *r)
-{
-  x = interp_sx(x, w), y = interp_sx(y, w);
-  if (y == 0)
-    return INT_DIV_ZERO;
-  if (y == -1 && x == smin(w))
-    return INT_OVERFLOW;
-  *r = interp_norm((uint64_t)(x % y), w);
-  return INT_OK;
-}
-
-static inline int div_unsigned(int64_t x, int64_t y, unsigned w, int64_t *r,
-                               bool rem)
-{
-  uint64_t a = interp_zx(x, w), b = interp_zx(y, w);
-  if (b == 0)
-    return INT_DIV_ZERO;
-  *r = interp_norm(rem ? a % b : a / b, w);
-  return INT_OK;
-}
-
-static bool int_error(const Instr *in, int code)
-{
-  gilt_op_emit_error(in->op, code == INT_DIV_ZERO
-                                 ? "integer division by zero"
-                                 : "integer division overflows (the "
-                                   "minimum divided by -1)");
+  gilt_op_emit_error(in->op, "%s", loop_int_error(s));
   return false;
 }
 
-#define INT_FN(sym, name, body)                                              \
-  static inline int name##_fn(int64_t x, int64_t y, unsigned w, int64_t *r)  \
-  {                                                                          \
-    (void)y, (void)w;                                                        \
-    body;                                                                    \
-    return INT_OK;                                                           \
-  }
-INT_OPS(INT_FN)
-
+/* Two handlers per op: index and i64 scalars (the width a constant 64),
+** and any width, lane by lane. */
 #define INT_HANDLERS(sym, name, body)                                        \
   static bool name##_64(Cell *f, const Instr *in, Interp *it)                \
   {                                                                          \
     (void)it;                                                                \
-    int code = name##_fn(f[in->a].i, f[in->b].i, 64, &f[in->dst].i);        \
-    return code == INT_OK || int_error(in, code);                            \
+    LoopIntStatus s =                                                        \
+        loop_int_##name(f[in->a].i, f[in->b].i, 64, &f[in->dst].i);          \
+    return s == LOOP_INT_OK || int_error(in, s);                             \
   }                                                                          \
   static bool name##_w(Cell *f, const Instr *in, Interp *it)                 \
   {                                                                          \
     (void)it;                                                                \
     for (uint32_t i = 0; i < in->n; i++) {                                   \
-      int code = name##_fn(f[in->a + i].i, f[in->b + i].i, in->elem.width,  \
-                           &f[in->dst + i].i);                               \
-      if (code != INT_OK)                                                    \
-        return int_error(in, code);                                          \
+      LoopIntStatus s = loop_int_##name(f[in->a + i].i, f[in->b + i].i,      \
+                                        in->elem.width, &f[in->dst + i].i);  \
+      if (s != LOOP_INT_OK)                                                  \
+        return int_error(in, s);                                             \
     }                                                                        \
     return true;                                                             \
   }
-INT_OPS(INT_HANDLERS)
+LOOP_INT_OPS(INT_HANDLERS)
 
 #define INT_ROW(sym, name, body) [LOOP_OP_##sym] = {name##_64, name##_w},
-static const InterpHandler int_handlers[LOOP_NUM_OPS][2] = {INT_OPS(INT_ROW)};
+static const InterpHandler int_handlers[LOOP_NUM_OPS][2] = {
+    LOOP_INT_OPS(INT_ROW)};
 
 /* ---- comparisons and select ------------------------------------------------ */
 
-/* The predicates in loop.c's order. */
-enum {
-  EQ, NE, SLT, SLE, SGT, SGE, ULT, ULE, UGT, UGE
-};
+/* The float predicates in loop.c's order. */
 enum {
   F_OEQ, F_ONE, F_OLT, F_OLE, F_OGT, F_OGE, F_ORD,
   F_UEQ, F_UNE, F_ULT, F_ULE, F_UGT, F_UGE, F_UNO
@@ -262,26 +176,9 @@ enum {
 static bool cmpi(Cell *f, const Instr *in, Interp *it)
 {
   (void)it;
-  unsigned w = in->elem.width;
-  for (uint32_t i = 0; i < in->n; i++) {
-    int64_t x = f[in->a + i].i, y = f[in->b + i].i;
-    int64_t sx = interp_sx(x, w), sy = interp_sx(y, w);
-    uint64_t ux = interp_zx(x, w), uy = interp_zx(y, w);
-    bool r;
-    switch (in->imm) {
-    case EQ: r = x == y; break;
-    case NE: r = x != y; break;
-    case SLT: r = sx < sy; break;
-    case SLE: r = sx <= sy; break;
-    case SGT: r = sx > sy; break;
-    case SGE: r = sx >= sy; break;
-    case ULT: r = ux < uy; break;
-    case ULE: r = ux <= uy; break;
-    case UGT: r = ux > uy; break;
-    default: r = ux >= uy; break;
-    }
-    f[in->dst + i].i = r;
-  }
+  for (uint32_t i = 0; i < in->n; i++)
+    f[in->dst + i].i = loop_int_compare(in->imm, f[in->a + i].i,
+                                        f[in->b + i].i, in->elem.width);
   return true;
 }
 

@@ -251,15 +251,15 @@ static bool reduce_int(Cell *f, const Instr *in, Interp *it)
   for (uint32_t l = 1; l < in->n; l++) {
     int64_t x = v[l].i;
     switch (in->imm) {
-    case R_IADD: acc = interp_norm((uint64_t)acc + (uint64_t)x, w); break;
-    case R_IMUL: acc = interp_norm((uint64_t)acc * (uint64_t)x, w); break;
-    case R_MINSI: acc = interp_sx(x, w) < interp_sx(acc, w) ? x : acc; break;
-    case R_MAXSI: acc = interp_sx(x, w) > interp_sx(acc, w) ? x : acc; break;
-    case R_MINUI: acc = interp_zx(x, w) < interp_zx(acc, w) ? x : acc; break;
-    case R_MAXUI: acc = interp_zx(x, w) > interp_zx(acc, w) ? x : acc; break;
-    case R_AND: acc &= x; break;
-    case R_OR: acc |= x; break;
-    default: acc ^= x; break;
+    case R_IADD: loop_int_addi(acc, x, w, &acc); break;
+    case R_IMUL: loop_int_muli(acc, x, w, &acc); break;
+    case R_MINSI: loop_int_minsi(x, acc, w, &acc); break;
+    case R_MAXSI: loop_int_maxsi(x, acc, w, &acc); break;
+    case R_MINUI: loop_int_minui(x, acc, w, &acc); break;
+    case R_MAXUI: loop_int_maxui(x, acc, w, &acc); break;
+    case R_AND: loop_int_andi(acc, x, w, &acc); break;
+    case R_OR: loop_int_ori(acc, x, w, &acc); break;
+    default: loop_int_xori(acc, x, w, &acc); break;
     }
   }
   f[in->dst].i = acc;
