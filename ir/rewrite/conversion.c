@@ -19,6 +19,8 @@
 */
 #include "ir/rewrite/conversion.h"
 
+#include "ir/context.h"
+
 #include <string.h>
 
 /* How many times patterns may create an op that must be converted again,
@@ -315,6 +317,7 @@ static void legalize(Conversion *c, WorkItem item)
   if (acceptable(c, legality))
     return;
   bool too_deep = item.depth > MAX_REWRITE_DEPTH, converted = false;
+  size_t errors_before = c->ctx->num_errors;
   if (!too_deep) {
     c->current = op;
     c->depth = item.depth;
@@ -326,6 +329,12 @@ static void legalize(Conversion *c, WorkItem item)
                     acceptable(c, gilt_conversion_target_get_legality(
                                       c->target, op))))
     return;
+  /* A pattern that refused the op and said why has reported it: a
+  ** second, generic error at the same op would only repeat it. */
+  if (c->ctx->num_errors > errors_before) {
+    c->num_errors++;
+    return;
+  }
   report_failure(c, op, legality, too_deep);
 }
 
