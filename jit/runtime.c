@@ -95,6 +95,12 @@ void gilt_rt_free(void *p)
       held[i] = NULL;
       break;
     }
+  /* A loop that frees what each iteration allocates (loop.dealloc) must
+  ** not grow the array: the slots freed last go. A scope frees only its
+  ** own buffers, which lie above its mark, so this never pops below the
+  ** mark of a scope still open unless that scope's slots are all empty. */
+  while (num_held && !held[num_held - 1])
+    num_held--;
   free(p);
 }
 

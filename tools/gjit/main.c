@@ -26,14 +26,17 @@
 #include "tools/gjit/options.h"
 
 /* From a model on tensors to loops: shapes first, constant subgraphs
-** folded (through the interpreter), then lowered and cleaned up. */
+** folded (through the interpreter), then lowered and cleaned up; buffers
+** are freed after their last use last, once no pass moves ops any more. */
 static const char interpret_pipeline[] =
     "canonicalize,graph-infer-shapes,graph-fold-constants,canonicalize,cse,"
-    "graph-to-loop,canonicalize,cse,loop-invariant-code-motion";
+    "graph-to-loop,canonicalize,cse,loop-invariant-code-motion,"
+    "loop-buffer-deallocation";
 /* The same, then on to the llvm dialect. */
 static const char compile_pipeline[] =
     "canonicalize,graph-infer-shapes,graph-fold-constants,canonicalize,cse,"
-    "graph-to-loop,canonicalize,cse,loop-invariant-code-motion,loop-to-llvm";
+    "graph-to-loop,canonicalize,cse,loop-invariant-code-motion,"
+    "loop-buffer-deallocation,loop-to-llvm";
 
 static void print_diagnostic(const GiltDiagnostic *d, void *user)
 {

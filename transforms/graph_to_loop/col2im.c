@@ -97,7 +97,11 @@ static GiltStatus lower_col2im(Lower *l)
   for (size_t k = 0; k < c.r; k++) {
     GiltValue *image = entry(l, 1, k);
     c.block[k] = entry(l, 2, k);
-    c.block_count = lower_times(l, c.block_count, c.block[k]);
+    lower_assert(l, lower_cmp(l, "sgt", c.block[k], lower_index(l, 0)),
+                 "the block shape must be positive");
+    lower_assert(l, lower_cmp(l, "sge", image, lower_index(l, 0)),
+                 "the image shape must not be negative");
+    c.block_count = ix_mul_size(l, c.block_count, c.block[k]);
     GiltValue *dilation = lower_index(l, c.dilations[k]);
     GiltValue *last = lower_minus(l, c.block[k], lower_index(l, 1));
     GiltValue *span_less_one = lower_times(l, dilation, last);
@@ -110,7 +114,14 @@ static GiltStatus lower_col2im(Lower *l)
     dims[2 + k] = image;
   }
   dims[0] = lower_dim(l, c.in, 0);
-  dims[1] = ix_div(l, lower_dim(l, c.in, 1), c.block_count);
+  GiltValue *channels = lower_dim(l, c.in, 1);
+  lower_assert(l, lower_cmp(l, "eq", ix_rem(l, channels, c.block_count),
+                            lower_index(l, 0)),
+               "the input's dimension 1 is not a multiple of the block size");
+  GiltValue *num_blocks = ix_product_size(l, c.blocks, 0, c.r);
+  lower_assert(l, lower_cmp(l, "eq", lower_dim(l, c.in, 2), num_blocks),
+               "the input's dimension 2 is not the number of blocks");
+  dims[1] = ix_div(l, channels, c.block_count);
   c.out = lower_alloc_result(l, 0, dims);
   lower_parallel(l, c.r + 2, dims, image_body, &c);
   return lower_replace(l, &c.out);

@@ -32,7 +32,8 @@ static GiltStatus lower_concat(Lower *l)
   lower_dims(l, lower_operand(l, 0), dims);
   dims[axis] = lower_index(l, 0);
   for (size_t k = 0; k < n; k++)
-    dims[axis] = ix_add(l, dims[axis], lower_dim(l, lower_operand(l, k), axis));
+    dims[axis] = ix_add_size(l, dims[axis],
+                             lower_dim(l, lower_operand(l, k), axis));
   GiltValue *dst = lower_alloc(l, t, dims);
   Slab s = {.dst = dst, .offset = lower_index(l, 0), .axis = axis};
   for (size_t k = 0; k < n; k++) {
@@ -78,17 +79,26 @@ static GiltStatus lower_split(Lower *l)
   s.axis = axis;
   if (lower_operand(l, 1) && lower_static_length(lower_operand(l, 1)) != (int64_t)n)
     return lower_error(l, "'split' does not give one size per output");
-  GiltValue *dims[GRAPH_MAX_RANK], *results[n + 1];
+  GiltValue *dims[GRAPH_MAX_RANK], *results[n + 1], *parts[n + 1];
   lower_dims(l, s.src, dims);
-  GiltValue *whole = dims[axis];
+  GiltValue *whole = dims[axis], *sum = lower_index(l, 0);
+  for (size_t k = 0; k < n; k++)
+    parts[k] = part_size(l, k, n, whole);
+  /* Checked before any part is read: equal parts always add up. */
+  if (lower_operand(l, 1)) {
+    for (size_t k = 0; k < n; k++) {
+      lower_assert(l, lower_cmp(l, "sge", parts[k], lower_index(l, 0)),
+                   "a part's size is negative");
+      sum = ix_add_size(l, sum, parts[k]);
+    }
+    lower_assert(l, lower_cmp(l, "eq", sum, whole),
+                 "the parts do not add up to the input");
+  }
   for (size_t k = 0; k < n; k++) {
-    dims[axis] = part_size(l, k, n, whole);
+    dims[axis] = parts[k];
     results[k] = lower_generate(l, k, dims, load_shifted, &s);
     s.offset = ix_add(l, s.offset, dims[axis]);
   }
-  if (lower_operand(l, 1)) /* equal parts always add up */
-    lower_assert(l, lower_cmp(l, "eq", s.offset, whole),
-                 "the parts do not add up to the input");
   return lower_replace(l, results);
 }
 

@@ -77,8 +77,12 @@ static GiltStatus lower_tile(Lower *l)
   if (lower_static_length(repeats) != (int64_t)r.rank)
     return lower_error(l, "'repeats' needs one entry per dimension");
   lower_dims(l, r.in, r.in_dims);
-  for (size_t d = 0; d < r.rank; d++)
-    dims[d] = ix_mul(l, r.in_dims[d], lower_load_index(l, repeats, (int64_t)d));
+  for (size_t d = 0; d < r.rank; d++) {
+    GiltValue *times = lower_load_index(l, repeats, (int64_t)d);
+    lower_assert(l, lower_cmp(l, "sge", times, lower_index(l, 0)),
+                 "'repeats' must not be negative");
+    dims[d] = ix_mul_size(l, r.in_dims[d], times);
+  }
   GiltValue *out = lower_generate(l, 0, dims, tile_element, &r);
   return lower_replace(l, &out);
 }

@@ -48,6 +48,119 @@ GiltValue *ix_max(Lower *l, GiltValue *a, GiltValue *b)
   return lower_binary(l, LOOP_OP_MAXSI, a, b);
 }
 
+/* ---- checked size arithmetic ---------------------------------------------- */
+
+static const char size_overflows[] = "the result's size overflows";
+
+/* Whether v is a loop.constant, and its value. */
+static bool known_index(GiltValue *v, int64_t *out)
+{
+  GiltOp *def = gilt_value_get_defining_op(v);
+  if (!loop_op_is(def, LOOP_OP_CONSTANT))
+    return false;
+  GiltAttr *a = gilt_op_get_attr(def, "value");
+  if (!a || gilt_attr_get_kind(a) != GILT_ATTR_INTEGER)
+    return false;
+  *out = gilt_integer_attr_get_value(a);
+  return true;
+}
+
+/* The op `id` of a and b, checked by `fits` unless both are constants,
+** whose exact result `exact` gives. */
+static GiltValue *checked(Lower *l, LoopOpId id, GiltValue *a, GiltValue *b,
+                          bool (*exact)(int64_t, int64_t, int64_t *),
+                          GiltValue *(*fits)(Lower *, GiltValue *,
+                                             GiltValue *))
+{
+  int64_t x, y, r;
+  if (known_index(a, &x) && known_index(b, &y) && exact(x, y, &r))
+    return lower_index(l, r);
+  lower_assert(l, fits(l, a, b), size_overflows);
+  return lower_binary(l, id, a, b);
+}
+
+static bool exact_mul(int64_t a, int64_t b, int64_t *r)
+{
+  return !__builtin_mul_overflow(a, b, r);
+}
+
+static bool exact_add(int64_t a, int64_t b, int64_t *r)
+{
+  return !__builtin_add_overflow(a, b, r);
+}
+
+static bool exact_sub(int64_t a, int64_t b, int64_t *r)
+{
+  return !__builtin_sub_overflow(a, b, r);
+}
+
+/* a == 0 || MIN / a <= b <= MAX / a, for a >= 0 (the divisor made 1 where
+** a is 0, so that no lane divides by zero). */
+static GiltValue *mul_fits(Lower *l, GiltValue *a, GiltValue *b)
+{
+  GiltValue *zero = lower_index(l, 0);
+  GiltValue *a_is_zero = lower_cmp(l, "eq", a, zero);
+  GiltValue *d = lower_select(l, a_is_zero, lower_index(l, 1), a);
+  GiltValue *hi = ix_div(l, lower_index(l, INT64_MAX), d);
+  GiltValue *lo = ix_div(l, lower_index(l, INT64_MIN), d);
+  GiltValue *in = lower_binary(l, LOOP_OP_ANDI, lower_cmp(l, "sle", b, hi),
+                               lower_cmp(l, "sge", b, lo));
+  return lower_binary(l, LOOP_OP_ORI, a_is_zero, in);
+}
+
+/* b < 0 ? a >= MIN - b : a <= MAX - b (each side computed without
+** overflow where it is chosen). */
+static GiltValue *add_fits(Lower *l, GiltValue *a, GiltValue *b)
+{
+  GiltValue *neg = lower_cmp(l, "slt", b, lower_index(l, 0));
+  GiltValue *down = lower_cmp(l, "sge", a,
+                              ix_sub(l, lower_index(l, INT64_MIN), b));
+  GiltValue *up = lower_cmp(l, "sle", a,
+                            ix_sub(l, lower_index(l, INT64_MAX), b));
+  return lower_select(l, neg, down, up);
+}
+
+/* b < 0 ? a <= MAX + b : a >= MIN + b (each side computed without
+** overflow where it is chosen). */
+static GiltValue *sub_fits(Lower *l, GiltValue *a, GiltValue *b)
+{
+  GiltValue *neg = lower_cmp(l, "slt", b, lower_index(l, 0));
+  GiltValue *up = lower_cmp(l, "sle", a,
+                            ix_add(l, lower_index(l, INT64_MAX), b));
+  GiltValue *down = lower_cmp(l, "sge", a,
+                              ix_add(l, lower_index(l, INT64_MIN), b));
+  return lower_select(l, neg, up, down);
+}
+
+GiltValue *ix_mul_size(Lower *l, GiltValue *a, GiltValue *b)
+{
+  return checked(l, LOOP_OP_MULI, a, b, exact_mul, mul_fits);
+}
+
+GiltValue *ix_add_size(Lower *l, GiltValue *a, GiltValue *b)
+{
+  return checked(l, LOOP_OP_ADDI, a, b, exact_add, add_fits);
+}
+
+GiltValue *ix_sub_size(Lower *l, GiltValue *a, GiltValue *b)
+{
+  return checked(l, LOOP_OP_SUBI, a, b, exact_sub, sub_fits);
+}
+
+GiltValue *ix_product_size(Lower *l, GiltValue *const *dims, size_t first,
+                           size_t last)
+{
+  GiltValue *p = lower_index(l, 1);
+  for (size_t i = first; i < last; i++)
+    p = ix_mul_size(l, p, dims[i]);
+  return p;
+}
+
+void lower_assert_nonzero(Lower *l, GiltValue *v, const char *what)
+{
+  lower_assert(l, lower_cmp(l, "ne", v, lower_constant_like(l, v, 0)), what);
+}
+
 GiltValue *ix_in_range(Lower *l, GiltValue *v, GiltValue *lo, GiltValue *hi)
 {
   GiltValue *above = lower_cmp(l, "sge", v, lo);

@@ -24,6 +24,21 @@ GILT_INTERNAL GiltValue *ix_div(Lower *l, GiltValue *a, GiltValue *b);
 GILT_INTERNAL GiltValue *ix_rem(Lower *l, GiltValue *a, GiltValue *b);
 GILT_INTERNAL GiltValue *ix_min(Lower *l, GiltValue *a, GiltValue *b);
 GILT_INTERNAL GiltValue *ix_max(Lower *l, GiltValue *a, GiltValue *b);
+/* Sizes computed from run-time values (a shape operand, repeats, pads, a
+** count): the exact a * b (for a >= 0), a + b, a - b or product (of
+** dims >= 0), with a loop.assert "the result's size overflows" where it
+** would not fit an index (loop arithmetic wraps, and a wrapped size
+** silently gives a wrong result). No check is emitted when both are
+** constants whose result fits. */
+GILT_INTERNAL GiltValue *ix_mul_size(Lower *l, GiltValue *a, GiltValue *b);
+GILT_INTERNAL GiltValue *ix_add_size(Lower *l, GiltValue *a, GiltValue *b);
+GILT_INTERNAL GiltValue *ix_sub_size(Lower *l, GiltValue *a, GiltValue *b);
+GILT_INTERNAL GiltValue *ix_product_size(Lower *l, GiltValue *const *dims,
+                                         size_t first, size_t last);
+/* loop.assert that v is not zero: "'op': <what>" (a divisor ONNX forbids
+** to be zero, checked before the division that would fail). */
+GILT_INTERNAL void lower_assert_nonzero(Lower *l, GiltValue *v,
+                                        const char *what);
 /* lo <= v < hi, as an i1. */
 GILT_INTERNAL GiltValue *ix_in_range(Lower *l, GiltValue *v, GiltValue *lo,
                                      GiltValue *hi);

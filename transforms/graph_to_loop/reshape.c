@@ -46,7 +46,7 @@ static void reshape_sizes(Lower *l, GiltValue *in, size_t rank,
   size_t in_rank = gilt_value_get_type(in)->shaped.rank;
   bool allowzero = graph_attr_int(l->op, "allowzero", 0) != 0;
   lower_dims(l, in, in_dims);
-  GiltValue *total = ix_product(l, in_dims, 0, in_rank);
+  GiltValue *total = ix_product_size(l, in_dims, 0, in_rank);
   GiltValue *zero = lower_index(l, 0), *one = lower_index(l, 1);
   GiltValue *minus_one = lower_index(l, -1), *known = one;
   GiltValue *infer[GRAPH_MAX_RANK];
@@ -55,13 +55,15 @@ static void reshape_sizes(Lower *l, GiltValue *in, size_t rank,
     if (!allowzero && k < in_rank)
       v = lower_select(l, lower_cmp(l, "eq", v, zero), in_dims[k], v);
     infer[k] = lower_cmp(l, "eq", v, minus_one);
-    known = ix_mul(l, known, lower_select(l, infer[k], one, v));
+    lower_assert(l, lower_cmp(l, "sge", v, minus_one),
+                 "the new shape has a negative size other than -1");
+    known = ix_mul_size(l, known, lower_select(l, infer[k], one, v));
     dims[k] = v;
   }
   GiltValue *rest = ix_div(l, total, ix_max(l, known, one));
   for (size_t k = 0; k < rank; k++)
     dims[k] = lower_select(l, infer[k], rest, dims[k]);
-  lower_assert(l, lower_cmp(l, "eq", ix_product(l, dims, 0, rank), total),
+  lower_assert(l, lower_cmp(l, "eq", ix_product_size(l, dims, 0, rank), total),
                "the new shape does not hold the input's elements");
 }
 

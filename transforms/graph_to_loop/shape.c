@@ -90,27 +90,57 @@ static GiltValue *range_element(Lower *l, GiltValue *const *ivs, void *user)
                       r->start, step);
 }
 
-/* max(ceil((limit - start) / delta), 0) elements. */
+/* ceil((limit - start) / delta) elements, none when the sign of delta
+** points away from limit. Integers: the distance |limit - start| and
+** |delta| are exact as unsigned values (both may reach 2^63 and more), so
+** the count is (distance - 1) / |delta| + 1 in unsigned division, which
+** must then fit an index. Floats: the count must be a number below 2^63.
+** ONNX forbids a zero delta. */
+static GiltValue *int_range_count(Lower *l)
+{
+  GiltValue *from = lower_load_index(l, lower_operand(l, 0), 0);
+  GiltValue *to = lower_load_index(l, lower_operand(l, 1), 0);
+  GiltValue *delta = lower_load_index(l, lower_operand(l, 2), 0);
+  GiltValue *zero = lower_index(l, 0), *one = lower_index(l, 1);
+  lower_assert_nonzero(l, delta, "delta must not be zero");
+  GiltValue *up = lower_cmp(l, "sgt", delta, zero);
+  GiltValue *ahead = lower_select(l, up, lower_cmp(l, "sgt", to, from),
+                                  lower_cmp(l, "slt", to, from));
+  GiltValue *distance = lower_select(l, up, ix_sub(l, to, from),
+                                     ix_sub(l, from, to));
+  GiltValue *step = lower_select(l, up, delta, ix_sub(l, zero, delta));
+  step = lower_select(l, lower_cmp(l, "eq", step, zero), one, step);
+  GiltValue *q = lower_binary(l, LOOP_OP_DIVUI, ix_sub(l, distance, one), step);
+  GiltValue *n = lower_select(l, ahead, ix_add(l, q, one), zero);
+  lower_assert(l, lower_cmp(l, "sge", n, zero), "the result's size overflows");
+  return n;
+}
+
+static GiltValue *float_range_count(Lower *l, Range *r, GiltValue *limit)
+{
+  GiltValue *zero = lower_constant_like(l, r->delta, 0);
+  lower_assert(l, lower_cmp(l, "une", r->delta, zero),
+               "delta must not be zero");
+  GiltValue *span = lower_binary(l, LOOP_OP_SUBF, limit, r->start);
+  GiltValue *q = lower_unary(l, LOOP_OP_CEIL,
+                             lower_binary(l, LOOP_OP_DIVF, span, r->delta));
+  q = lower_convert(l, q, lower_f64_type(l));
+  /* Ordered: a NaN count (from NaN or infinite operands) fails too. */
+  lower_assert(l, lower_cmp(l, "olt", q, lower_f64(l, 0x1p63)),
+               "the result's size overflows");
+  q = lower_convert(l, q, lower_i64_type(l));
+  GiltValue *n = lower_emit(l, LOOP_OP_INDEX_CAST, lower_index_type(l), 1, &q);
+  return ix_max(l, n, lower_index(l, 0));
+}
+
 static GiltStatus lower_range(Lower *l)
 {
   GiltValue *start = lower_load_first(l, lower_operand(l, 0));
   Range r = {start, lower_load_first(l, lower_operand(l, 2))};
-  GiltValue *limit = lower_load_first(l, lower_operand(l, 1)), *n;
-  GiltType *t = gilt_value_get_type(limit);
-  if (lower_is_float(t)) {
-    GiltValue *span = lower_binary(l, LOOP_OP_SUBF, limit, r.start);
-    GiltValue *q = lower_unary(l, LOOP_OP_CEIL,
-                               lower_binary(l, LOOP_OP_DIVF, span, r.delta));
-    q = lower_convert(l, q, lower_i64_type(l));
-    n = lower_emit(l, LOOP_OP_INDEX_CAST, lower_index_type(l), 1, &q);
-  } else {
-    GiltValue *to = lower_load_index(l, lower_operand(l, 1), 0);
-    GiltValue *from = lower_load_index(l, lower_operand(l, 0), 0);
-    GiltValue *span = ix_sub(l, to, from);
-    n = lower_binary(l, LOOP_OP_CEILDIVSI, span,
-                     lower_load_index(l, lower_operand(l, 2), 0));
-  }
-  n = ix_max(l, n, lower_index(l, 0));
+  GiltValue *limit = lower_load_first(l, lower_operand(l, 1));
+  GiltValue *n = lower_is_float(gilt_value_get_type(limit))
+                     ? float_range_count(l, &r, limit)
+                     : int_range_count(l);
   GiltValue *out = lower_generate(l, 0, &n, range_element, &r);
   return lower_replace(l, &out);
 }

@@ -174,7 +174,7 @@ static bool pad_mode(Lower *l, PadMode *mode)
 static void pad_axis(Lower *l, Window *w, size_t d, GiltValue *on,
                      GiltValue *before, GiltValue *after)
 {
-  GiltValue *size = ix_add(l, ix_add(l, w->dims[d], before), after);
+  GiltValue *size = ix_add_size(l, ix_add_size(l, w->dims[d], before), after);
   w->start[d] = lower_select(l, on, ix_sub(l, lower_index(l, 0), before),
                              w->start[d]);
   w->dims[d] = lower_select(l, on, size, w->dims[d]);

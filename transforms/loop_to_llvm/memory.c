@@ -97,6 +97,35 @@ static void lowered_operands(L2L *l, GiltOp *op, size_t from, size_t n,
 
 /* ---- allocation ------------------------------------------------------------------- */
 
+/* The run fails, as the interpreter's does, when a dynamic size is
+** negative or the byte count overflows: wrapped, it would give a small
+** buffer that the loops then overrun. Each step checks count * size <=
+** MAX / bytes-per-element with count the product so far (made 1 where it
+** is 0, so that no lane divides by zero). */
+static void check_sizes(L2L *l, GiltType *t, GiltValue *const *sizes)
+{
+  size_t rank = t->shaped.rank;
+  bool dynamic = false;
+  for (size_t i = 0; i < rank; i++)
+    dynamic |= t->shaped.shape[i] == GILT_DYNAMIC;
+  if (!dynamic)
+    return;
+  int64_t elem = (int64_t)gilt_type_get_storage_size(t->shaped.elem);
+  GiltValue *zero = l2l_i64(l, 0), *one = l2l_i64(l, 1);
+  GiltValue *limit = l2l_i64(l, INT64_MAX / (elem > 0 ? elem : 1));
+  GiltValue *count = one, *ok = NULL;
+  for (size_t i = 0; i < rank; i++) {
+    GiltValue *s = sizes[i];
+    GiltValue *d = l2l_select(l, l2l_icmp(l, "eq", count, zero), one, count);
+    GiltValue *fits = l2l_binary(
+        l, LLVM_OP_AND, l2l_icmp(l, "sge", s, zero),
+        l2l_icmp(l, "sle", s, l2l_binary(l, LLVM_OP_SDIV, limit, d)));
+    ok = ok ? l2l_binary(l, LLVM_OP_AND, ok, fits) : fits;
+    count = l2l_select(l, fits, l2l_binary(l, LLVM_OP_MUL, count, s), zero);
+  }
+  l2l_check(l, ok, "the buffer's size is negative or overflows");
+}
+
 /* A dense buffer of t's element type and these sizes, from the runtime's
 ** `allocator` (jit/abi.h), as a descriptor; the run fails when it gives
 ** NULL. */
@@ -105,6 +134,7 @@ static GiltValue *alloc_dense(L2L *l, GiltType *t, GiltValue *const *sizes,
 {
   size_t rank = t->shaped.rank;
   GiltValue *strides[rank + 1];
+  check_sizes(l, t, sizes);
   GiltValue *count = row_major(l, rank, sizes, strides);
   size_t elem = gilt_type_get_storage_size(t->shaped.elem);
   GiltValue *bytes = l2l_binary(l, LLVM_OP_MUL, count, l2l_i64(l, (int64_t)elem));
