@@ -7,14 +7,17 @@
 #   sh bench/models.sh [GJIT [MODELS_DIR]] [-- GJIT_FLAGS...]
 #
 # GJIT defaults to bin/gjit, MODELS_DIR to ../shared/models beside the
-# source tree. The run is pinned to one core (taskset -c 0) when taskset
-# exists: issue 9 asks for ResNet-18 interpreted in under two minutes on
+# source tree; GJIT_FLAGS go to every run (`-- --interpret` times the
+# reference interpreter, `-- --threads=1` the compiled code on one thread).
+# The run is pinned to one core (taskset -c 0) when taskset exists: issue 9
+# asks for ResNet-18 interpreted in under two minutes on
 # one core. Times are for information: nothing here fails on them.
 
-gjit=${1:-bin/gjit}
-models=${2:-$(dirname "$0")/../../shared/models}
-[ $# -ge 2 ] && shift 2 || shift $#
-[ "${1:-}" = "--" ] && shift
+gjit=bin/gjit
+models=$(dirname "$0")/../../shared/models
+if [ $# -gt 0 ] && [ "$1" != -- ]; then gjit=$1; shift; fi
+if [ $# -gt 0 ] && [ "$1" != -- ]; then models=$1; shift; fi
+[ "${1:-}" = -- ] && shift
 pin=
 command -v taskset >/dev/null 2>&1 && pin="taskset -c 0"
 
