@@ -26,7 +26,8 @@ void l2l_loop(L2L *l, GiltValue *lb, GiltValue *ub, GiltValue *step,
   GiltBlock *exit = l2l_block(l, n, types + 1);
   GiltValue *args[n + 2];
   args[0] = lb;
-  memcpy(args + 1, inits, n * sizeof *args);
+  for (size_t i = 0; i < n; i++) /* inits may be NULL when n is 0 */
+    args[1 + i] = inits[i];
   l2l_br(l, header, n + 1, args);
 
   l2l_set_block(l, header);
@@ -70,7 +71,8 @@ static void for_body(L2L *l, GiltValue *iv, GiltValue *const *current,
   size_t n = gilt_op_get_num_results(op);
   GiltValue *args[n + 1];
   args[0] = iv;
-  memcpy(args + 1, current, n * sizeof *args);
+  for (size_t i = 0; i < n; i++)
+    args[1 + i] = current[i];
   inline_region(l, gilt_op_get_region(op, 0), args, next);
 }
 
@@ -78,6 +80,7 @@ static GiltStatus lower_for(L2L *l, GiltOp *op)
 {
   size_t n = gilt_op_get_num_results(op);
   GiltValue *bounds[3], *inits[n + 1], *results[n + 1];
+  memset(inits, 0, sizeof inits);
   for (size_t i = 0; i < 3; i++)
     bounds[i] = l2l_value(l, gilt_op_get_operand(op, i));
   for (size_t i = 0; i < n; i++)

@@ -242,8 +242,10 @@ void l2l_cond_br(L2L *l, GiltValue *cond, GiltBlock *t, size_t nt,
 {
   GiltValue *ops[1 + nt + nf];
   ops[0] = cond;
-  memcpy(ops + 1, targs, nt * sizeof *ops);
-  memcpy(ops + 1 + nt, fargs, nf * sizeof *ops);
+  for (size_t i = 0; i < nt; i++) /* targs may be NULL when nt is 0 */
+    ops[1 + i] = targs[i];
+  for (size_t i = 0; i < nf; i++)
+    ops[1 + nt + i] = fargs[i];
   int32_t sizes[3] = {1, (int32_t)nt, (int32_t)nf};
   GiltNamedAttr a = {"operandSegmentSizes",
                      gilt_dense_array_attr_get(l->i32, 3, sizes)};
