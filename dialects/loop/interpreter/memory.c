@@ -115,7 +115,7 @@ char *interp_buffer_alloc(Interp *it, GiltOp *op, int64_t bytes, int64_t align)
     return NULL;
   }
   char *data = raw + (align - (int64_t)((uintptr_t)raw % (uintptr_t)align));
-  memset(data, 0, (size_t)bytes);
+  memset(data, 0xFF, (size_t)bytes);
   gilt_ptr_map_put(&it->allocations, data, (size_t)(uintptr_t)raw);
   return data;
 }
