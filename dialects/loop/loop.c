@@ -145,8 +145,27 @@ static int64_t lanes(GiltType *t)
   return t->kind == GILT_TYPE_VECTOR ? t->shaped.shape[0] : 0;
 }
 
+/* Whether the vectors among op's operands and results have at most
+** LOOP_MAX_LANES lanes; reports the first that has more. */
+static GiltStatus check_lanes(GiltOp *op)
+{
+  size_t n = gilt_op_get_num_operands(op), m = gilt_op_get_num_results(op);
+  for (size_t i = 0; i < n + m; i++) {
+    GiltType *t = i < n ? operand_type(op, i) : result_type(op, i - n);
+    if (t->kind == GILT_TYPE_VECTOR && t->shaped.rank == 1 &&
+        lanes(t) > LOOP_MAX_LANES)
+      return gilt_op_emit_error(op, "%s %zu has %lld lanes; vectors have at "
+                                    "most %d",
+                                i < n ? "operand" : "result", i < n ? i : i - n,
+                                (long long)lanes(t), LOOP_MAX_LANES);
+  }
+  return GILT_SUCCESS;
+}
+
 GiltStatus loop_verify_int_like(GiltOp *op)
 {
+  if (check_lanes(op))
+    return GILT_FAILURE;
   GiltType *t = result_type(op, 0);
   if (!is_scalar_or_vector(t) || !loop_is_int_like(t))
     return gilt_op_emit_error(op, "works on integers or indices (or a "
@@ -156,6 +175,8 @@ GiltStatus loop_verify_int_like(GiltOp *op)
 
 GiltStatus loop_verify_float_like(GiltOp *op)
 {
+  if (check_lanes(op))
+    return GILT_FAILURE;
   GiltType *t = result_type(op, 0);
   if (!is_scalar_or_vector(t) || !loop_is_float_like(t))
     return gilt_op_emit_error(op, "works on floats (or a one-dimensional "
@@ -199,6 +220,8 @@ static bool cast_is_valid(LoopOpId id, GiltType *in, GiltType *out)
 
 GiltStatus loop_verify_cast(GiltOp *op)
 {
+  if (check_lanes(op))
+    return GILT_FAILURE;
   GiltType *in = operand_type(op, 0), *out = result_type(op, 0);
   if (!is_scalar_or_vector(in) || !is_scalar_or_vector(out) ||
       lanes(in) != lanes(out))
@@ -214,6 +237,8 @@ GiltStatus loop_verify_constant(GiltOp *op)
 {
   GiltAttr *value = gilt_op_get_attr(op, "value");
   GiltType *t = result_type(op, 0);
+  if (check_lanes(op))
+    return GILT_FAILURE;
   if (gilt_attr_get_type(value) != t)
     return gilt_op_emit_error(op, "'value' must have the result type");
   bool scalar = value->kind == GILT_ATTR_INTEGER || value->kind == GILT_ATTR_FLOAT;
@@ -241,6 +266,8 @@ GiltStatus loop_verify_compare(GiltOp *op)
 {
   GiltType *t = operand_type(op, 0);
   bool is_int = loop_op_is(op, LOOP_OP_CMPI);
+  if (check_lanes(op))
+    return GILT_FAILURE;
   if (operand_type(op, 1) != t || !is_scalar_or_vector(t) ||
       (is_int ? !loop_is_int_like(t) : !loop_is_float_like(t)))
     return gilt_op_emit_error(op, "compares two %s of one type",
@@ -259,6 +286,8 @@ GiltStatus loop_verify_compare(GiltOp *op)
 
 GiltStatus loop_verify_select(GiltOp *op)
 {
+  if (check_lanes(op))
+    return GILT_FAILURE;
   GiltType *t = result_type(op, 0);
   if (operand_type(op, 1) != t || operand_type(op, 2) != t)
     return gilt_op_emit_error(op, "both values must have the result type");
@@ -285,10 +314,32 @@ GiltStatus loop_verify_alloc(GiltOp *op)
   GiltType *t = result_type(op, 0);
   if (t->shaped.layout)
     return gilt_op_emit_error(op, "allocates buffers of the identity layout");
+  if (!is_scalar_or_vector(t->shaped.elem) ||
+      t->shaped.elem->kind == GILT_TYPE_VECTOR ||
+      (t->shaped.elem->kind == GILT_TYPE_INTEGER &&
+       gilt_type_get_bit_width(t->shaped.elem) > 64))
+    return gilt_op_emit_error(op, "allocates buffers of integers (up to 64 "
+                                  "bits), indices or floats");
   if (gilt_op_get_num_operands(op) != count_dynamic(t))
     return gilt_op_emit_error(op, "needs one size per dynamic dimension "
                                   "(%zu), got %zu",
                               count_dynamic(t), gilt_op_get_num_operands(op));
+  GiltAttr *a = gilt_op_get_attr(op, "alignment");
+  int64_t align = a ? gilt_integer_attr_get_value(a) : 64;
+  if (align <= 0 || (align & (align - 1)) || align > LOOP_MAX_ALIGNMENT)
+    return gilt_op_emit_error(op, "alignment %lld is not a power of two up "
+                                  "to %d",
+                              (long long)align, LOOP_MAX_ALIGNMENT);
+  return GILT_SUCCESS;
+}
+
+/* A view would free its parent, or a block that is not one. */
+GiltStatus loop_verify_dealloc(GiltOp *op)
+{
+  GiltType *t = operand_type(op, 0);
+  if (t->shaped.layout && !loop_memref_is_contiguous(t))
+    return gilt_op_emit_error(op, "frees a whole buffer, not a view of one "
+                                  "(the buffer has a layout)");
   return GILT_SUCCESS;
 }
 
@@ -318,9 +369,22 @@ GiltStatus loop_verify_store(GiltOp *op)
   return check_indices(op, 1);
 }
 
+/* Only a constant index is known here; the interpreter checks others. */
 GiltStatus loop_verify_dim(GiltOp *op)
 {
-  (void)op;
+  size_t rank = operand_type(op, 0)->shaped.rank;
+  if (rank == 0)
+    return gilt_op_emit_error(op, "a buffer of rank 0 has no dimensions");
+  GiltOp *def = gilt_value_get_defining_op(gilt_op_get_operand(op, 1));
+  if (!loop_op_is(def, LOOP_OP_CONSTANT))
+    return GILT_SUCCESS;
+  GiltAttr *value = gilt_op_get_attr(def, "value");
+  if (!value || value->kind != GILT_ATTR_INTEGER)
+    return GILT_SUCCESS; /* loop.constant's verifier reports it */
+  int64_t i = gilt_integer_attr_get_value(value);
+  if (i < 0 || (uint64_t)i >= rank)
+    return gilt_op_emit_error(op, "dimension %lld of a buffer of rank %zu",
+                              (long long)i, rank);
   return GILT_SUCCESS;
 }
 
@@ -420,6 +484,8 @@ static bool is_vector_of(GiltType *t, GiltType *elem)
 
 GiltStatus loop_verify_vector_access(GiltOp *op)
 {
+  if (check_lanes(op))
+    return GILT_FAILURE;
   LoopOpId id = loop_op_id(op);
   bool masked = id == LOOP_OP_MASKED_LOAD || id == LOOP_OP_MASKED_STORE;
   size_t memref = masked ? 2 : id == LOOP_OP_VECTOR_STORE ? 1 : 0;
@@ -444,6 +510,8 @@ GiltStatus loop_verify_vector_access(GiltOp *op)
 
 GiltStatus loop_verify_create_mask(GiltOp *op)
 {
+  if (check_lanes(op))
+    return GILT_FAILURE;
   if (!is_vector_of(result_type(op, 0),
                     gilt_integer_type_get(gilt_op_get_context(op), 1, GILT_SIGNLESS)))
     return gilt_op_emit_error(op, "result must be a vector of i1");
@@ -452,6 +520,8 @@ GiltStatus loop_verify_create_mask(GiltOp *op)
 
 GiltStatus loop_verify_broadcast(GiltOp *op)
 {
+  if (check_lanes(op))
+    return GILT_FAILURE;
   if (!is_vector_of(result_type(op, 0), operand_type(op, 0)))
     return gilt_op_emit_error(op, "result must be a vector of the source's "
                                   "type");
@@ -460,6 +530,8 @@ GiltStatus loop_verify_broadcast(GiltOp *op)
 
 GiltStatus loop_verify_extract(GiltOp *op)
 {
+  if (check_lanes(op))
+    return GILT_FAILURE;
   if (!is_vector_of(operand_type(op, 0), result_type(op, 0)))
     return gilt_op_emit_error(op, "result must be the vector's element type");
   return GILT_SUCCESS;
@@ -467,6 +539,8 @@ GiltStatus loop_verify_extract(GiltOp *op)
 
 GiltStatus loop_verify_insert(GiltOp *op)
 {
+  if (check_lanes(op))
+    return GILT_FAILURE;
   GiltType *v = operand_type(op, 1);
   if (!is_vector_of(v, operand_type(op, 0)) || result_type(op, 0) != v)
     return gilt_op_emit_error(op, "inserts an element into a vector of its "
@@ -482,6 +556,8 @@ GiltStatus loop_verify_reduction(GiltOp *op)
                                           "maxsi", "minui", "maxui",
                                           "and",   "or",    "xor"};
   GiltType *elem = result_type(op, 0);
+  if (check_lanes(op))
+    return GILT_FAILURE;
   if (!is_vector_of(operand_type(op, 0), elem))
     return gilt_op_emit_error(op, "result must be the vector's element type");
   const char *kind =
@@ -501,6 +577,31 @@ GiltStatus loop_verify_reduction(GiltOp *op)
 static GiltBlock *body(GiltOp *op, size_t i)
 {
   return gilt_region_get_first_block(gilt_op_get_region(op, i));
+}
+
+/* Whether region i of op, when it has a block, ends in the loop op `want`
+** (not another terminator: func.return, or a loop.yield where the
+** interpreter and the lowering expect a loop.condition); reports at op
+** when not. */
+static GiltStatus check_terminator(GiltOp *op, size_t i, LoopOpId want,
+                                   const char *region)
+{
+  GiltBlock *b = body(op, i);
+  if (!b || loop_op_is(gilt_block_get_terminator(b), want))
+    return GILT_SUCCESS;
+  return gilt_op_emit_error(op, "%s region must end in %s", region,
+                            loop_ops[want].name);
+}
+
+/* Which region of its parent op holds op. */
+static size_t region_index(GiltOp *op)
+{
+  GiltOp *parent = gilt_op_get_parent_op(op);
+  GiltRegion *r = gilt_block_get_parent(gilt_op_get_block(op));
+  size_t i = 0;
+  while (gilt_op_get_region(parent, i) != r)
+    i++;
+  return i;
 }
 
 /* The types of op's results (results) or operands, into types. */
@@ -542,7 +643,7 @@ GiltStatus loop_verify_for(GiltOp *op)
       !args_match(b, 1, types, num_inits))
     return gilt_op_emit_error(op, "body needs an index argument, then one "
                                   "argument per result, of its type");
-  return GILT_SUCCESS;
+  return check_terminator(op, 0, LOOP_OP_YIELD, "body");
 }
 
 GiltStatus loop_verify_parallel(GiltOp *op)
@@ -561,7 +662,7 @@ GiltStatus loop_verify_parallel(GiltOp *op)
   for (size_t i = 0; i < n[0]; i++)
     if (gilt_value_get_type(gilt_block_get_argument(b, i)) != index)
       return gilt_op_emit_error(op, "body arguments must be indices");
-  return GILT_SUCCESS;
+  return check_terminator(op, 0, LOOP_OP_YIELD, "body");
 }
 
 GiltStatus loop_verify_if(GiltOp *op)
@@ -575,7 +676,9 @@ GiltStatus loop_verify_if(GiltOp *op)
   for (size_t r = 0; r < 2; r++)
     if (body(op, r) && gilt_block_get_num_arguments(body(op, r)) != 0)
       return gilt_op_emit_error(op, "regions take no arguments");
-  return GILT_SUCCESS;
+  if (check_terminator(op, 0, LOOP_OP_YIELD, "then"))
+    return GILT_FAILURE;
+  return check_terminator(op, 1, LOOP_OP_YIELD, "else");
 }
 
 GiltStatus loop_verify_while(GiltOp *op)
@@ -591,18 +694,17 @@ GiltStatus loop_verify_while(GiltOp *op)
     return gilt_op_emit_error(op, "condition region takes the inits' types");
   if (!args_match(after, 0, results, m))
     return gilt_op_emit_error(op, "body region takes the results' types");
-  GiltOp *cond = gilt_block_get_terminator(before);
-  if (!loop_op_is(cond, LOOP_OP_CONDITION))
-    return gilt_op_emit_error(op, "condition region must end in "
-                                  "loop.condition");
-  return GILT_SUCCESS;
+  if (check_terminator(op, 0, LOOP_OP_CONDITION, "condition"))
+    return GILT_FAILURE;
+  return check_terminator(op, 1, LOOP_OP_YIELD, "body");
 }
 
 GiltStatus loop_verify_condition(GiltOp *op)
 {
   GiltOp *parent = gilt_op_get_parent_op(op);
-  if (!loop_op_is(parent, LOOP_OP_WHILE))
-    return gilt_op_emit_error(op, "must be in a loop.while");
+  if (!loop_op_is(parent, LOOP_OP_WHILE) || region_index(op) != 0)
+    return gilt_op_emit_error(op, "must end the condition region of a "
+                                  "loop.while");
   size_t n = gilt_op_get_num_results(parent);
   if (gilt_op_get_num_operands(op) != 1 + n)
     return gilt_op_emit_error(op, "passes one value per result of the "
@@ -628,6 +730,10 @@ GiltStatus loop_verify_yield(GiltOp *op)
   case LOOP_OP_PARALLEL:
     break;
   case LOOP_OP_WHILE: /* the next values of the inits */
+    if (region_index(op) != 1)
+      return gilt_op_emit_error(op, "must end the body region of a "
+                                    "loop.while (the condition region ends "
+                                    "in loop.condition)");
     n = gilt_op_get_num_operands(parent);
     results = false;
     break;

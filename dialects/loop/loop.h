@@ -25,6 +25,7 @@ GILT_INTERNAL extern const GiltDialectDef gilt_loop_dialect;
   X(GiltStatus, verify_compare, (GiltOp *))                                  \
   X(GiltStatus, verify_select, (GiltOp *))                                   \
   X(GiltStatus, verify_alloc, (GiltOp *))                                    \
+  X(GiltStatus, verify_dealloc, (GiltOp *))                                  \
   X(GiltStatus, verify_load, (GiltOp *))                                     \
   X(GiltStatus, verify_store, (GiltOp *))                                    \
   X(GiltStatus, verify_dim, (GiltOp *))                                      \
@@ -109,6 +110,14 @@ static inline LoopOpId loop_op_id(const GiltOp *op)
 }
 
 /* ---- types ---------------------------------------------------------------- */
+
+/* The most lanes a vector of a loop op has: vectors are registers, and
+** the interpreter keeps a vector's lanes in cells it may copy on the C
+** stack; a longer vector is a loop over a buffer. */
+#define LOOP_MAX_LANES 4096
+/* The most bytes loop.alloc's `alignment` asks for (a page of the
+** largest common kind). */
+#define LOOP_MAX_ALIGNMENT (1 << 20)
 
 /* The scalar type of a scalar or of a vector's lanes. */
 GILT_INTERNAL GiltType *loop_element_type(GiltType *t);

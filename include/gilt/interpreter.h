@@ -40,8 +40,9 @@ extern "C" {
 ** or an error while running (an access outside a buffer, an integer
 ** division by zero or overflow, a false loop.assert, a step that is not
 ** positive, a reshape whose counts differ, calls nested deeper than
-** 1000). The run stops at the first error. Not checked: an access
-** through a buffer after its loop.dealloc (undefined, as in MLIR). */
+** 1000, a use of a buffer after its loop.dealloc). The run stops at the
+** first error. A buffer loop.dealloc frees keeps its memory until the
+** call returns, so that no later buffer takes its address. */
 GILT_API GiltStatus gilt_interpret_function(GiltOp *module,
                                             const char *function,
                                             size_t num_inputs,

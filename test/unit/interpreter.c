@@ -422,7 +422,7 @@ static void test_buffers(void)
   destroy_all(out, n);
 
   CHECK(run(m, "twice", 1, (GiltTensor *[]){scalar("index", 3)}, &n) == NULL);
-  CHECK(strstr(last_error, "not allocated") != NULL);
+  CHECK(strstr(last_error, "use of a buffer after loop.dealloc") != NULL);
 
   /* Inputs that do not match the signature. */
   CHECK(run(m, "at", 2, (GiltTensor *[]){tensor("f32", 1, (int64_t[]){5}, grid),

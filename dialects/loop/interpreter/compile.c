@@ -60,7 +60,7 @@ uint32_t interp_cells_of(GiltType *t)
     return 1;
   if (t->kind == GILT_TYPE_VECTOR && t->shaped.rank == 1 &&
       is_scalar(t->shaped.elem) && t->shaped.shape[0] > 0 &&
-      t->shaped.shape[0] < (1 << 20))
+      t->shaped.shape[0] <= LOOP_MAX_LANES)
     return (uint32_t)t->shaped.shape[0];
   if (t->kind == GILT_TYPE_MEMREF && is_scalar(t->shaped.elem))
     return DESC_CELLS((uint32_t)t->shaped.rank);
@@ -276,17 +276,13 @@ static void prepare_access(Compiler *c, GiltOp *op, size_t k, Instr *in)
   in->imm = (int32_t)lanes_of(value);
 }
 
-/* The alignment of loop.alloc: at least 64 bytes, a power of two. */
-static bool alloc_alignment(GiltOp *op, Instr *in)
+/* The alignment of loop.alloc, which its verifier checked; never below
+** the default 64 bytes. */
+static int32_t alloc_alignment(GiltOp *op)
 {
   GiltAttr *a = gilt_op_get_attr(op, "alignment");
   int64_t align = a ? gilt_integer_attr_get_value(a) : 64;
-  if (align <= 0 || (align & (align - 1)) || align > (1 << 20)) {
-    gilt_op_emit_error(op, "alignment must be a power of two");
-    return false;
-  }
-  in->imm = (int32_t)(align < 64 ? 64 : align);
-  return true;
+  return (int32_t)(align < 64 ? 64 : align);
 }
 
 /* Fills in the Instr of an op that is neither control flow nor a
@@ -318,8 +314,7 @@ static bool prepare(Compiler *c, GiltOp *op, LoopOpId id, Instr *in)
     in->n = (uint32_t)r->shaped.rank;
     in->aux = r->shaped.shape;
     in->list = operand_list(c, op, 0, n);
-    if (!alloc_alignment(op, in))
-      return false;
+    in->imm = alloc_alignment(op);
     break;
   case LOOP_OP_DEALLOC:
   case LOOP_OP_DIM:

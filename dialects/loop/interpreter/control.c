@@ -94,20 +94,23 @@ bool interp_while(Cell *f, const Instr *in, Interp *it)
   }
 }
 
-/* list: the operands' cells (n of them), then the results' (imm). */
+/* list: the operands' cells (n of them), then the results' (imm). The
+** argument and result cells are on the heap: with vectors of thousands
+** of lanes and calls nested a thousand deep, the C stack would not do. */
 bool interp_call_op(Cell *f, const Instr *in, Interp *it)
 {
   InterpCallee *callee = (InterpCallee *)in->aux;
   if (!callee->fn && !(callee->fn = interp_function_get(it, callee->func)))
     return false;
-  Cell args[in->n + 1], results[in->imm + 1];
+  Cell *args = gilt_malloc(it->ctx, (in->n + (size_t)in->imm + 1) * sizeof(Cell));
+  Cell *results = args + in->n;
   for (uint32_t i = 0; i < in->n; i++)
     args[i] = f[in->list[i]];
-  if (!interp_call(it, callee->fn, in->op, args, results))
-    return false;
-  for (int32_t i = 0; i < in->imm; i++)
+  bool ok = interp_call(it, callee->fn, in->op, args, results);
+  for (int32_t i = 0; ok && i < in->imm; i++)
     f[in->list[in->n + i]] = results[i];
-  return true;
+  gilt_free(it->ctx, args);
+  return ok;
 }
 
 /* a: the condition; aux: the message. */

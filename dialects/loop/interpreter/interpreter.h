@@ -130,7 +130,9 @@ struct Interp {
   GILT_VEC(InterpFunction *) funcs;
   GiltPtrMap globals;       /* loop.global -> index in global_data + 1 */
   GILT_VEC(char *) global_data;
-  GiltPtrMap allocations;   /* aligned data -> the block to free */
+  GiltPtrMap allocations;   /* aligned data -> the block to free, marked
+                            ** (memory.c) */
+  size_t num_freed;         /* buffers loop.dealloc freed */
   unsigned depth;           /* of nested func.call */
 };
 
@@ -175,12 +177,26 @@ GILT_INTERNAL bool interp_call(Interp *it, InterpFunction *fn, GiltOp *at,
 
 /* ---- buffers (memory.c) ------------------------------------------------- */
 
-/* A zeroed block of `bytes` aligned to `align` (a power of two, at least
-** 64), registered for loop.dealloc and freed at the end of the call;
-** NULL after reporting at op. */
+/* A block of `bytes` aligned to `align` (a power of two, at least 64),
+** filled with 0xFF bytes (loop.alloc's contents are undefined: a float
+** read before a write is NaN, an integer -1), registered for loop.dealloc
+** and freed at the end of the call; NULL after reporting at op. */
 GILT_INTERNAL char *interp_buffer_alloc(Interp *it, GiltOp *op,
                                         int64_t bytes, int64_t align);
 GILT_INTERNAL void interp_free_all(Interp *it);
+/* Whether the buffer at base is one loop.dealloc freed; reports the use
+** at op when it is. */
+GILT_INTERNAL bool interp_buffer_freed(Interp *it, GiltOp *op,
+                                       const char *base);
+
+/* Whether the buffer at base may be used by op: false after reporting a
+** use after loop.dealloc. Inline: every load and store asks, and until
+** the first loop.dealloc the answer costs a compare. */
+static inline bool interp_buffer_live(Interp *it, GiltOp *op,
+                                      const char *base)
+{
+  return it->num_freed == 0 || !interp_buffer_freed(it, op, base);
+}
 /* The cell value of the element at p, and the element stored from c. */
 GILT_INTERNAL Cell interp_elem_read(InterpElem e, const char *p);
 GILT_INTERNAL void interp_elem_write(InterpElem e, Cell c, char *p);

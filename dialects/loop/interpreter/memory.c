@@ -8,8 +8,17 @@
 ** allocator without its abort on failure, so that an absurd size is an
 ** error of the run. A loop.global's elements are copied into a buffer of
 ** the call the first time it is read: a store into it cannot change the
-** module. Not checked: an access through a descriptor whose buffer
-** loop.dealloc freed (as in MLIR, that is undefined).
+** module.
+**
+** New buffers are filled with 0xFF bytes rather than zeros: loop.alloc's
+** contents are undefined, compiled code does not clear them, and a
+** lowering that reads before it writes should see NaN or -1, not a
+** plausible 0. A buffer loop.dealloc frees stays in the map of
+** allocations, marked, and its block stays allocated until the call
+** ends: no later buffer can then take its address, so every use through
+** a stale descriptor (as in MLIR, undefined) is reported at its op rather
+** than reading another buffer. The price is memory: what a run frees is
+** returned at its end.
 */
 #include "dialects/loop/interpreter/interpreter.h"
 
@@ -90,8 +99,10 @@ void interp_elem_write(InterpElem e, Cell c, char *p)
 /* ---- allocation ---------------------------------------------------------------- */
 
 /* Marks, in the map of allocations, the buffers of globals, which
-** loop.dealloc must not free (blocks from an allocator are even). */
+** loop.dealloc must not free, and the buffers it freed (blocks from an
+** allocator are aligned to at least 4 bytes: the two low bits are free). */
 #define GLOBAL_MARK ((size_t)1)
+#define FREED_MARK ((size_t)2)
 
 char *interp_buffer_alloc(Interp *it, GiltOp *op, int64_t bytes, int64_t align)
 {
@@ -104,7 +115,7 @@ char *interp_buffer_alloc(Interp *it, GiltOp *op, int64_t bytes, int64_t align)
     return NULL;
   }
   char *data = raw + (align - (int64_t)((uintptr_t)raw % (uintptr_t)align));
-  memset(data, 0, (size_t)bytes);
+  memset(data, 0xFF, (size_t)bytes);
   gilt_ptr_map_put(&it->allocations, data, (size_t)(uintptr_t)raw);
   return data;
 }
@@ -115,9 +126,19 @@ void interp_free_all(Interp *it)
   for (size_t i = 0; i < it->allocations.cap; i++)
     if (it->allocations.keys[i])
       ctx->realloc_fn(ctx->realloc_user,
-                      (void *)(uintptr_t)(it->allocations.vals[i] & ~GLOBAL_MARK),
+                      (void *)(uintptr_t)(it->allocations.vals[i] &
+                                          ~(GLOBAL_MARK | FREED_MARK)),
                       0);
   gilt_ptr_map_free(&it->allocations);
+}
+
+bool interp_buffer_freed(Interp *it, GiltOp *op, const char *base)
+{
+  size_t raw;
+  if (!gilt_ptr_map_get(&it->allocations, base, &raw) || !(raw & FREED_MARK))
+    return false;
+  gilt_op_emit_error(op, "use of a buffer after loop.dealloc");
+  return true;
 }
 
 /* Row-major strides and the element count of the sizes of descriptor m;
@@ -169,17 +190,22 @@ static bool op_alloc(Cell *f, const Instr *in, Interp *it)
   return data != NULL;
 }
 
+/* Marks the buffer freed; its block is released with the others at the
+** end of the call (see the top of the file). A view at an offset cannot
+** come here: its type has a layout, which the verifier refuses. */
 static bool op_dealloc(Cell *f, const Instr *in, Interp *it)
 {
   size_t raw;
   char *base = DESC_BASE(f, in->a);
+  if (!interp_buffer_live(it, in->op, base))
+    return false;
   if (!gilt_ptr_map_get(&it->allocations, base, &raw) || (raw & GLOBAL_MARK)) {
     gilt_op_emit_error(in->op, "frees a buffer that is not allocated "
-                               "(an argument, a global, or freed already)");
+                               "(an argument or a global)");
     return false;
   }
-  gilt_ptr_map_remove(&it->allocations, base);
-  it->ctx->realloc_fn(it->ctx->realloc_user, (void *)(uintptr_t)raw, 0);
+  gilt_ptr_map_put(&it->allocations, base, raw | FREED_MARK);
+  it->num_freed++;
   return true;
 }
 
@@ -209,8 +235,9 @@ bool interp_out_of_bounds(Cell *f, const Instr *in, uint32_t m,
 
 static bool load_f32(Cell *f, const Instr *in, Interp *it)
 {
-  (void)it;
   int64_t off = 0;
+  if (!interp_buffer_live(it, in->op, DESC_BASE(f, in->a)))
+    return false;
   if (!interp_address(f, in, in->a, in->list, in->n, 1, &off))
     return false;
   float v;
@@ -221,8 +248,9 @@ static bool load_f32(Cell *f, const Instr *in, Interp *it)
 
 static bool load_8(Cell *f, const Instr *in, Interp *it)
 {
-  (void)it;
   int64_t off = 0;
+  if (!interp_buffer_live(it, in->op, DESC_BASE(f, in->a)))
+    return false;
   if (!interp_address(f, in, in->a, in->list, in->n, 1, &off))
     return false;
   memcpy(&f[in->dst], ELEMENT(f, in->a, off, Cell), 8);
@@ -231,8 +259,9 @@ static bool load_8(Cell *f, const Instr *in, Interp *it)
 
 static bool load_any(Cell *f, const Instr *in, Interp *it)
 {
-  (void)it;
   int64_t off = 0;
+  if (!interp_buffer_live(it, in->op, DESC_BASE(f, in->a)))
+    return false;
   if (!interp_address(f, in, in->a, in->list, in->n, 1, &off))
     return false;
   f[in->dst] = interp_elem_read(in->elem, DESC_BASE(f, in->a) + off * in->elem.bytes);
@@ -241,8 +270,9 @@ static bool load_any(Cell *f, const Instr *in, Interp *it)
 
 static bool store_f32(Cell *f, const Instr *in, Interp *it)
 {
-  (void)it;
   int64_t off = 0;
+  if (!interp_buffer_live(it, in->op, DESC_BASE(f, in->b)))
+    return false;
   if (!interp_address(f, in, in->b, in->list, in->n, 1, &off))
     return false;
   memcpy(ELEMENT(f, in->b, off, float), &f[in->a].f, 4);
@@ -251,8 +281,9 @@ static bool store_f32(Cell *f, const Instr *in, Interp *it)
 
 static bool store_8(Cell *f, const Instr *in, Interp *it)
 {
-  (void)it;
   int64_t off = 0;
+  if (!interp_buffer_live(it, in->op, DESC_BASE(f, in->b)))
+    return false;
   if (!interp_address(f, in, in->b, in->list, in->n, 1, &off))
     return false;
   memcpy(ELEMENT(f, in->b, off, Cell), &f[in->a], 8);
@@ -261,8 +292,9 @@ static bool store_8(Cell *f, const Instr *in, Interp *it)
 
 static bool store_any(Cell *f, const Instr *in, Interp *it)
 {
-  (void)it;
   int64_t off = 0;
+  if (!interp_buffer_live(it, in->op, DESC_BASE(f, in->b)))
+    return false;
   if (!interp_address(f, in, in->b, in->list, in->n, 1, &off))
     return false;
   interp_elem_write(in->elem, f[in->a], DESC_BASE(f, in->b) + off * in->elem.bytes);
@@ -303,8 +335,24 @@ static bool matches_type(Cell *f, const Instr *in, uint32_t m, GiltType *t)
   return ok;
 }
 
+/* Whether the window of n elements from o, step apart, lies in [0, size):
+** its last element o + (n - 1) * step, computed without overflow, is
+** below size. An empty window may start at size; one that is not, not. */
+static bool window_fits(int64_t o, int64_t n, int64_t step, int64_t size)
+{
+  int64_t span, last;
+  if (o < 0 || n < 0 || step < 1 || o > size)
+    return false;
+  if (n == 0)
+    return true;
+  return o < size && !__builtin_mul_overflow(n - 1, step, &span) &&
+         !__builtin_add_overflow(o, span, &last) && last < size;
+}
+
 /* subview: list holds the offsets, sizes and strides; aux the result
-** type. */
+** type. The source's descriptor is valid, so o * stride (o < size) stays
+** inside its buffer; the new strides, stride * step, need not when the
+** window has one element, and are checked. */
 static bool op_subview(Cell *f, const Instr *in, Interp *it)
 {
   (void)it;
@@ -313,30 +361,52 @@ static bool op_subview(Cell *f, const Instr *in, Interp *it)
   for (uint32_t d = 0; d < rank; d++) {
     int64_t o = f[in->list[d]].i, n = f[in->list[rank + d]].i;
     int64_t step = f[in->list[2 * rank + d]].i, size = DESC_SIZE(f, s, d);
-    if (o < 0 || n < 0 || step < 1 || o > size ||
-        (n > 0 && (n - 1) > (size - 1 - o) / step)) {
+    int64_t stride = DESC_STRIDE(f, s, rank, d), o_stride;
+    if (!window_fits(o, n, step, size)) {
       gilt_op_emit_error(in->op, "window of dimension %u (offset %lld, size "
                                  "%lld, stride %lld) is outside size %lld",
                          d, (long long)o, (long long)n, (long long)step,
                          (long long)size);
       return false;
     }
-    offset += o * DESC_STRIDE(f, s, rank, d);
+    if (__builtin_mul_overflow(stride, step, &DESC_STRIDE(f, r, rank, d)) ||
+        __builtin_mul_overflow(o, stride, &o_stride) ||
+        __builtin_add_overflow(offset, o_stride, &offset)) {
+      gilt_op_emit_error(in->op, "the stride of dimension %u overflows", d);
+      return false;
+    }
   }
-  for (uint32_t d = 0; d < rank; d++) {
+  for (uint32_t d = 0; d < rank; d++)
     DESC_SIZE(f, r, d) = f[in->list[rank + d]].i;
-    DESC_STRIDE(f, r, rank, d) =
-        DESC_STRIDE(f, s, rank, d) * f[in->list[2 * rank + d]].i;
-  }
   DESC_BASE(f, r) = DESC_BASE(f, s);
   DESC_OFFSET(f, r) = offset;
   return matches_type(f, in, r, (GiltType *)in->aux);
 }
 
-/* Whether descriptor m of rank is dense and row-major. */
-static bool is_contiguous(Cell *f, uint32_t m, uint32_t rank)
+/* The element count of descriptor m of rank: 0 when a size is, whatever
+** the others (an allocation of sizes 2^40, 2^40, 0 is valid); false when
+** it overflows. */
+static bool count_elements(Cell *f, uint32_t m, uint32_t rank, int64_t *count)
+{
+  *count = 1;
+  for (uint32_t d = 0; d < rank; d++)
+    if (DESC_SIZE(f, m, d) == 0) {
+      *count = 0;
+      return true;
+    }
+  for (uint32_t d = 0; d < rank; d++)
+    if (__builtin_mul_overflow(*count, DESC_SIZE(f, m, d), count))
+      return false;
+  return true;
+}
+
+/* Whether descriptor m of rank, of `count` elements, is dense and
+** row-major. */
+static bool is_contiguous(Cell *f, uint32_t m, uint32_t rank, int64_t count)
 {
   int64_t expect = 1;
+  if (count == 0)
+    return true;
   for (uint32_t d = rank; d-- > 0;) {
     if (DESC_SIZE(f, m, d) != 1 && DESC_STRIDE(f, m, rank, d) != expect)
       return false;
@@ -351,10 +421,12 @@ static bool op_reshape(Cell *f, const Instr *in, Interp *it)
 {
   (void)it;
   uint32_t src_rank = (uint32_t)in->imm;
-  int64_t have = 1, want = 0;
-  for (uint32_t d = 0; d < src_rank; d++)
-    have *= DESC_SIZE(f, in->a, d);
-  if (!is_contiguous(f, in->a, src_rank)) {
+  int64_t have, want = 0;
+  if (!count_elements(f, in->a, src_rank, &have)) {
+    gilt_op_emit_error(in->op, "the buffer's element count overflows");
+    return false;
+  }
+  if (!is_contiguous(f, in->a, src_rank, have)) {
     gilt_op_emit_error(in->op, "reshapes a buffer that is not contiguous");
     return false;
   }
@@ -376,9 +448,11 @@ static bool op_reshape(Cell *f, const Instr *in, Interp *it)
 /* copy: element by element, in row-major order of the source. */
 static bool op_copy(Cell *f, const Instr *in, Interp *it)
 {
-  (void)it;
   uint32_t rank = in->n, s = in->a, t = in->b;
-  int64_t count = 1;
+  if (!interp_buffer_live(it, in->op, DESC_BASE(f, s)) ||
+      !interp_buffer_live(it, in->op, DESC_BASE(f, t)))
+    return false;
+  int64_t count;
   for (uint32_t d = 0; d < rank; d++) {
     if (DESC_SIZE(f, s, d) != DESC_SIZE(f, t, d)) {
       gilt_op_emit_error(in->op, "copies dimension %u of size %lld into "
@@ -387,7 +461,10 @@ static bool op_copy(Cell *f, const Instr *in, Interp *it)
                          (long long)DESC_SIZE(f, t, d));
       return false;
     }
-    count *= DESC_SIZE(f, s, d);
+  }
+  if (!count_elements(f, s, rank, &count)) {
+    gilt_op_emit_error(in->op, "the buffer's element count overflows");
+    return false;
   }
   int64_t idx[rank + 1];
   memset(idx, 0, sizeof idx);

@@ -97,12 +97,18 @@ static bool read_inputs(GiltOp *func, InterpFunction *fn, size_t num_inputs,
 
 /* ---- outputs ----------------------------------------------------------------- */
 
-/* The elements of descriptor cells, row-major, into dst. */
+/* The elements of descriptor cells, row-major, into dst, which has room
+** for them all: their count fits, and is 0 when a size is. */
 static void copy_out(const Cell *desc, size_t rank, size_t elem, char *dst)
 {
   int64_t idx[rank + 1], count = 1;
   for (size_t d = 0; d < rank; d++)
-    count *= desc[2 + d].i, idx[d] = 0;
+    idx[d] = 0;
+  for (size_t d = 0; d < rank; d++)
+    if (desc[2 + d].i == 0)
+      return;
+  for (size_t d = 0; d < rank; d++)
+    count *= desc[2 + d].i;
   for (int64_t k = 0; k < count; k++) {
     int64_t off = desc[1].i;
     for (size_t d = 0; d < rank; d++)
@@ -138,11 +144,30 @@ static GiltTensor *make_output(GiltType *t, const Cell *cells)
   return x;
 }
 
-static bool make_outputs(GiltOp *func, InterpFunction *fn, const Cell *results,
-                         size_t *num_outputs, GiltTensor ***outputs)
+/* The func.return of func, where the use of a freed buffer it returns
+** is reported. */
+static GiltOp *return_op(GiltOp *func)
+{
+  GiltRegion *body = gilt_op_get_region(func, 0);
+  GiltBlock *b = gilt_region_get_first_block(body);
+  GiltOp *ret = NULL;
+  for (; b; b = gilt_block_get_next(b))
+    if (gilt_func_op_is(gilt_block_get_terminator(b), FUNC_OP_RETURN))
+      ret = gilt_block_get_terminator(b);
+  return ret ? ret : func;
+}
+
+static bool make_outputs(Interp *it, GiltOp *func, InterpFunction *fn,
+                         const Cell *results, size_t *num_outputs,
+                         GiltTensor ***outputs)
 {
   GiltType *type = gilt_func_get_type(func);
   size_t n = gilt_function_type_get_num_results(type);
+  for (size_t i = 0; i < n; i++)
+    if (gilt_function_type_get_result(type, i)->kind == GILT_TYPE_MEMREF &&
+        !interp_buffer_live(it, return_op(func),
+                            DESC_BASE(results + fn->result_first[i], 0)))
+      return false;
   GiltTensor **out = calloc(n + 1, sizeof *out);
   for (size_t i = 0; out && i < n; i++) {
     out[i] = make_output(gilt_function_type_get_result(type, i),
@@ -200,11 +225,14 @@ GiltStatus gilt_interpret_function(GiltOp *module, const char *function,
   interp_init(&it, module);
   InterpFunction *fn = interp_function_get(&it, func);
   bool ok = fn != NULL;
-  if (ok) {
-    Cell args[fn->num_arg_cells + 1], results[fn->num_result_cells + 1];
+  if (ok) { /* on the heap: vectors make them large */
+    Cell *args = gilt_malloc(it.ctx, (fn->num_arg_cells + fn->num_result_cells + 1) *
+                                         sizeof(Cell));
+    Cell *results = args + fn->num_arg_cells;
     ok = read_inputs(func, fn, num_inputs, inputs, args) &&
          interp_call(&it, fn, func, args, results) &&
-         make_outputs(func, fn, results, num_outputs, outputs);
+         make_outputs(&it, func, fn, results, num_outputs, outputs);
+    gilt_free(it.ctx, args);
   }
   interp_fini(&it);
   return ok ? GILT_SUCCESS : GILT_FAILURE;

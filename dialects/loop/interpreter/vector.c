@@ -39,8 +39,9 @@ static bool lanes_address(Cell *f, const Instr *in, uint32_t m,
 
 static bool vector_load_f32(Cell *f, const Instr *in, Interp *it)
 {
-  (void)it;
   int64_t off, stride, lanes = in->imm;
+  if (!interp_buffer_live(it, in->op, DESC_BASE(f, in->a)))
+    return false;
   if (!lanes_address(f, in, in->a, in->list, 0, lanes, &off, &stride))
     return false;
   const float *p = (const float *)DESC_BASE(f, in->a) + off;
@@ -56,8 +57,9 @@ static bool vector_load_f32(Cell *f, const Instr *in, Interp *it)
 
 static bool vector_load_any(Cell *f, const Instr *in, Interp *it)
 {
-  (void)it;
   int64_t off, stride, lanes = in->imm;
+  if (!interp_buffer_live(it, in->op, DESC_BASE(f, in->a)))
+    return false;
   if (!lanes_address(f, in, in->a, in->list, 0, lanes, &off, &stride))
     return false;
   const char *p = DESC_BASE(f, in->a);
@@ -68,8 +70,9 @@ static bool vector_load_any(Cell *f, const Instr *in, Interp *it)
 
 static bool vector_store_f32(Cell *f, const Instr *in, Interp *it)
 {
-  (void)it;
   int64_t off, stride, lanes = in->imm;
+  if (!interp_buffer_live(it, in->op, DESC_BASE(f, in->b)))
+    return false;
   if (!lanes_address(f, in, in->b, in->list, 0, lanes, &off, &stride))
     return false;
   float *p = (float *)DESC_BASE(f, in->b) + off;
@@ -85,8 +88,9 @@ static bool vector_store_f32(Cell *f, const Instr *in, Interp *it)
 
 static bool vector_store_any(Cell *f, const Instr *in, Interp *it)
 {
-  (void)it;
   int64_t off, stride, lanes = in->imm;
+  if (!interp_buffer_live(it, in->op, DESC_BASE(f, in->b)))
+    return false;
   if (!lanes_address(f, in, in->b, in->list, 0, lanes, &off, &stride))
     return false;
   char *p = DESC_BASE(f, in->b);
@@ -110,30 +114,31 @@ static bool mask_range(const Cell *f, uint32_t m, int64_t lanes, int64_t *lo,
 }
 
 /* masked_load: a the mask, b the passthru, c the memref. */
+/* The result's cells are its own (compile.c gives every value fresh
+** ones), so the lanes go straight there. */
 static bool masked_load(Cell *f, const Instr *in, Interp *it)
 {
-  (void)it;
-  int64_t off, stride, lanes = in->imm, lo, hi;
-  Cell result[lanes];
-  memcpy(result, &f[in->b], (size_t)lanes * sizeof(Cell));
-  if (mask_range(f, in->a, lanes, &lo, &hi)) {
-    if (!lanes_address(f, in, in->c, in->list, lo, hi, &off, &stride))
-      return false;
-    const char *p = DESC_BASE(f, in->c);
-    for (int64_t l = lo; l < hi; l++)
-      if (f[in->a + l].i)
-        result[l] = interp_elem_read(in->elem,
-                                     p + (off + l * stride) * in->elem.bytes);
-  }
-  memcpy(&f[in->dst], result, (size_t)lanes * sizeof(Cell));
+  int64_t off = 0, stride = 0, lanes = in->imm, lo, hi;
+  if (!interp_buffer_live(it, in->op, DESC_BASE(f, in->c)))
+    return false;
+  if (mask_range(f, in->a, lanes, &lo, &hi) &&
+      !lanes_address(f, in, in->c, in->list, lo, hi, &off, &stride))
+    return false;
+  memcpy(&f[in->dst], &f[in->b], (size_t)lanes * sizeof(Cell));
+  const char *p = DESC_BASE(f, in->c);
+  for (int64_t l = lo; l < hi; l++)
+    if (f[in->a + l].i)
+      f[in->dst + l] = interp_elem_read(in->elem,
+                                        p + (off + l * stride) * in->elem.bytes);
   return true;
 }
 
 /* masked_store: a the mask, b the value, c the memref. */
 static bool masked_store(Cell *f, const Instr *in, Interp *it)
 {
-  (void)it;
   int64_t off, stride, lanes = in->imm, lo, hi;
+  if (!interp_buffer_live(it, in->op, DESC_BASE(f, in->c)))
+    return false;
   if (!mask_range(f, in->a, lanes, &lo, &hi))
     return true;
   if (!lanes_address(f, in, in->c, in->list, lo, hi, &off, &stride))
