@@ -7,7 +7,10 @@
 ** The default back end compiles: the module is lowered on to the llvm
 ** dialect, translated to LLVM IR and JIT-compiled with ORC, and the
 ** function is called through libffi (include/gilt/jit.h). --interpret runs
-** the loop level on the reference interpreter instead. Every problem is a
+** the loop level on the reference interpreter instead. --aot writes the
+** compiled model out as an object file and a C header (aot.c) instead of
+** running it; --cache-dir keeps compiled models and runs a stored one
+** without importing or lowering anything (cache.c). Every problem is a
 ** diagnostic printed clang-style on stderr and a non-zero exit: 1 for a
 ** failed run or a mismatch, 2 for a usage error.
 */
