@@ -45,12 +45,17 @@
 ** does not say a pointer's memref shape. */
 #define GILT_ABI_ENTRY_TYPE_ATTR "gilt.entry_type"
 
+/* A header `gjit --aot` writes defines the same struct under the same
+** guard, so that either may be included first. */
+#ifndef GILT_MEMREF_DESC_DEFINED
+#define GILT_MEMREF_DESC_DEFINED
 typedef struct GiltMemRefDesc {
   void *data;
   int64_t offset;
   int64_t sizes[GILT_MAX_RANK];
   int64_t strides[GILT_MAX_RANK];
 } GiltMemRefDesc;
+#endif
 
 /* ---- the runtime compiled code calls (jit/runtime.c) ---------------------- */
 

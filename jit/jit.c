@@ -102,6 +102,12 @@ GiltStatus jit_module_add_llvm(GiltJitModule *jm, LLVMModuleRef m)
   return jit_orc_add_module(jm->orc, m, jm->loc);
 }
 
+GiltStatus jit_module_add_object(GiltJitModule *jm, const void *data,
+                                 size_t size)
+{
+  return jit_orc_add_object(jm->orc, data, size, jm->loc);
+}
+
 GiltStatus jit_module_add_entry(GiltJitModule *jm, const char *name,
                                 GiltType *fn_type, GiltLocation *loc)
 {

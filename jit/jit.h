@@ -22,6 +22,10 @@ GILT_INTERNAL LLVMContextRef jit_module_get_llvm_context(GiltJitModule *jm);
 /* Optimizes m and adds it to jm. Consumes m, also on failure. */
 GILT_INTERNAL GiltStatus jit_module_add_llvm(GiltJitModule *jm,
                                              LLVMModuleRef m);
+/* Adds an object file for this host (gilt_llvm_emit's, or a compile
+** cache entry's) to jm; data is copied. */
+GILT_INTERNAL GiltStatus jit_module_add_object(GiltJitModule *jm,
+                                               const void *data, size_t size);
 /* Makes the function `name` of the added code an entry of loop-level
 ** type fn_type, reporting at loc when it is called wrongly. Compiles it
 ** now: reports when it does not compile or link, or its type has no form

@@ -319,6 +319,18 @@ GiltStatus jit_orc_add_module(JitOrc *orc, LLVMModuleRef m, GiltLocation *loc)
              : GILT_SUCCESS;
 }
 
+GiltStatus jit_orc_add_object(JitOrc *orc, const void *data, size_t size,
+                              GiltLocation *loc)
+{
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(
+      data, size, "gilt-object");
+  /* Takes the buffer, also on failure. */
+  LLVMErrorRef err = LLVMOrcLLJITAddObjectFile(
+      orc->jit, LLVMOrcLLJITGetMainJITDylib(orc->jit), buf);
+  return err ? llvm_error(loc, "cannot add the object file to the JIT", err)
+             : GILT_SUCCESS;
+}
+
 void *jit_orc_lookup(JitOrc *orc, const char *name, GiltLocation *loc)
 {
   LLVMOrcExecutorAddress address = 0;

@@ -36,6 +36,11 @@ GILT_INTERNAL LLVMTargetMachineRef jit_orc_get_target_machine(JitOrc *orc);
 ** when a symbol of it is first looked up. Consumes m, also on failure. */
 GILT_INTERNAL GiltStatus jit_orc_add_module(JitOrc *orc, LLVMModuleRef m,
                                             GiltLocation *loc);
+/* Adds a relocatable object file for this host (an ELF .o as
+** gilt_llvm_emit writes it) to the JIT, which links it when a symbol of it
+** is first looked up. data[0..size) is copied: the caller keeps it. */
+GILT_INTERNAL GiltStatus jit_orc_add_object(JitOrc *orc, const void *data,
+                                            size_t size, GiltLocation *loc);
 /* Defines names[i] at addresses[i] for the code added to this JIT (the
 ** weights of a model, say). A name already defined is an error. */
 GILT_INTERNAL GiltStatus jit_orc_define_symbols(JitOrc *orc, size_t n,

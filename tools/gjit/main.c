@@ -7,7 +7,10 @@
 ** The default back end compiles: the module is lowered on to the llvm
 ** dialect, translated to LLVM IR and JIT-compiled with ORC, and the
 ** function is called through libffi (include/gilt/jit.h). --interpret runs
-** the loop level on the reference interpreter instead. Every problem is a
+** the loop level on the reference interpreter instead. --aot writes the
+** compiled model out as an object file and a C header (aot.c) instead of
+** running it; --cache-dir keeps compiled models and runs a stored one
+** without importing or lowering anything (cache.c). Every problem is a
 ** diagnostic printed clang-style on stderr and a non-zero exit: 1 for a
 ** failed run or a mismatch, 2 for a usage error.
 */
@@ -22,7 +25,9 @@
 #include "gilt/pass.h"
 #include "gilt/register.h"
 #include "jit/tensor_io.h"
+#include "tools/gjit/aot.h"
 #include "tools/gjit/bind_inputs.h"
+#include "tools/gjit/cache.h"
 #include "tools/gjit/options.h"
 
 /* From a model on tensors to loops: shapes first, constant subgraphs
@@ -37,6 +42,8 @@ static const char compile_pipeline[] =
     "canonicalize,graph-infer-shapes,graph-fold-constants,canonicalize,cse,"
     "graph-to-loop,canonicalize,cse,loop-invariant-code-motion,"
     "loop-buffer-deallocation,loop-to-llvm";
+
+static const GiltJitOptions jit_defaults = GILT_JIT_OPTIONS_DEFAULT;
 
 static void print_diagnostic(const GiltDiagnostic *d, void *user)
 {
@@ -81,6 +88,13 @@ static GiltOp *load_model(GiltContext *ctx, const char *path, char **text)
   return gilt_parse_source(ctx, *text, len, path);
 }
 
+static const char *pipeline_of(const GjitOptions *o)
+{
+  return o->pipeline    ? o->pipeline
+         : o->interpret ? interpret_pipeline
+                        : compile_pipeline;
+}
+
 static GiltStatus lower(const GjitOptions *o, GiltOp *module)
 {
   GiltPassManager *pm = gilt_pass_manager_create(gilt_op_get_context(module));
@@ -93,10 +107,7 @@ static GiltStatus lower(const GjitOptions *o, GiltOp *module)
     config.user = stderr;
     gilt_pass_manager_enable_ir_printing(pm, &config);
   }
-  GiltStatus status = gilt_pass_manager_add_pipeline(
-      pm, o->pipeline       ? o->pipeline
-          : o->interpret ? interpret_pipeline
-                         : compile_pipeline);
+  GiltStatus status = gilt_pass_manager_add_pipeline(pm, pipeline_of(o));
   if (status == GILT_SUCCESS)
     status = gilt_pass_manager_run(pm, module);
   gilt_pass_manager_destroy(pm);
@@ -238,16 +249,18 @@ static GiltStatus check_outputs(GiltContext *ctx, const GjitOptions *o,
 }
 
 /* Runs @name of the lowered module on the back end the options pick. */
-static GiltStatus execute(const GjitOptions *o, GiltOp *module,
-                          const char *name, const Tensors *inputs,
-                          size_t *num_outputs, GiltTensor ***outputs)
+static GiltStatus execute(const GjitOptions *o, GjitCache *cache,
+                          GiltOp *module, const char *name,
+                          const Tensors *inputs, size_t *num_outputs,
+                          GiltTensor ***outputs)
 {
   if (o->interpret)
     return gilt_interpret_function(module, name, inputs->len, inputs->data,
                                    num_outputs, outputs);
   GiltJitOptions opts = GILT_JIT_OPTIONS_DEFAULT;
   opts.threads = o->threads;
-  GiltJitModule *jm = gilt_jit_compile(module, &opts);
+  GiltJitModule *jm = cache ? gjit_cache_compile(cache, module, &opts)
+                            : gilt_jit_compile(module, &opts);
   if (!jm)
     return GILT_FAILURE;
   GiltStatus status = gilt_jit_call(jm, name, inputs->len, inputs->data,
@@ -260,7 +273,8 @@ static GiltStatus execute(const GjitOptions *o, GiltOp *module,
 ** under --fold-inputs), runs the function and handles its outputs. The
 ** function's type is read before lowering: its results' tensor types are
 ** what the outputs are checked against. */
-static GiltStatus run(const GjitOptions *o, GiltContext *ctx, GiltOp *module)
+static GiltStatus run(const GjitOptions *o, GjitCache *cache,
+                      GiltContext *ctx, GiltOp *module)
 {
   Tensors inputs;
   GiltTensor **outputs = NULL;
@@ -282,8 +296,13 @@ static GiltStatus run(const GjitOptions *o, GiltContext *ctx, GiltOp *module)
   }
   if (status == GILT_SUCCESS)
     status = lower(o, module);
+  if (status == GILT_SUCCESS && o->aot) {
+    tensors_free(&inputs);
+    return gjit_aot_write(module, o->aot, o->model, jit_defaults.opt_level);
+  }
   if (status == GILT_SUCCESS)
-    status = execute(o, module, name, &inputs, &num_outputs, &outputs);
+    status = execute(o, cache, module, name, &inputs, &num_outputs,
+                     &outputs);
   if (status == GILT_SUCCESS)
     status = write_outputs(ctx, o, outputs, num_outputs);
   if (status == GILT_SUCCESS)
@@ -293,6 +312,41 @@ static GiltStatus run(const GjitOptions *o, GiltContext *ctx, GiltOp *module)
   free(outputs);
   tensors_free(&inputs);
   return status;
+}
+
+/* run() from a compile cache entry, with no module: true when the entry
+** was there and valid and *status is the run's; false to compile. */
+static bool run_cached(const GjitOptions *o, GjitCache *cache,
+                       GiltContext *ctx, GiltStatus *status)
+{
+  GiltJitOptions opts = jit_defaults;
+  opts.threads = o->threads;
+  const char *name;
+  GiltType *type;
+  GiltJitModule *jm = gjit_cache_load(cache, &opts, o->function, &name, &type);
+  if (!jm)
+    return false;
+  Tensors inputs;
+  GiltTensor **outputs = NULL;
+  size_t num_outputs = 0;
+  *status = read_specs(ctx, &o->inputs, "--input", &inputs);
+  for (size_t i = 0; *status == GILT_SUCCESS && i < inputs.len &&
+                     i < gilt_function_type_get_num_inputs(type);
+       i++)
+    accept_legacy_bf16(&inputs.data[i], gilt_function_type_get_input(type, i));
+  if (*status == GILT_SUCCESS)
+    *status = gilt_jit_call(jm, name, inputs.len, inputs.data, &num_outputs,
+                            &outputs);
+  if (*status == GILT_SUCCESS)
+    *status = write_outputs(ctx, o, outputs, num_outputs);
+  if (*status == GILT_SUCCESS)
+    *status = check_outputs(ctx, o, type, outputs, num_outputs);
+  for (size_t i = 0; i < num_outputs; i++)
+    gilt_tensor_destroy(outputs[i]);
+  free(outputs);
+  tensors_free(&inputs);
+  gilt_jit_destroy(jm);
+  return true;
 }
 
 int main(int argc, char **argv)
@@ -315,10 +369,17 @@ int main(int argc, char **argv)
   gilt_register_everything(ctx);
   gilt_context_set_diagnostic_handler(ctx, print_diagnostic, stderr);
   char *text = NULL;
-  GiltOp *module = load_model(ctx, o.model, &text);
-  GiltStatus status = module ? gilt_op_verify(module) : GILT_FAILURE;
-  if (status == GILT_SUCCESS)
-    status = run(&o, ctx, module);
+  GiltOp *module = NULL;
+  GiltStatus status = GILT_FAILURE;
+  GjitCache *cache =
+      gjit_cache_open(&o, ctx, pipeline_of(&o), jit_defaults.opt_level);
+  if (!cache || !run_cached(&o, cache, ctx, &status)) {
+    module = load_model(ctx, o.model, &text);
+    status = module ? gilt_op_verify(module) : GILT_FAILURE;
+    if (status == GILT_SUCCESS)
+      status = run(&o, cache, ctx, module);
+  }
+  gjit_cache_close(cache);
   if (module)
     gilt_op_destroy(module);
   gilt_context_destroy(ctx);

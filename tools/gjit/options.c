@@ -34,11 +34,17 @@ static const char usage[] =
     "  --print-ir-after-all     print the module after every pass (stderr)\n"
     "  --fold-inputs            make the inputs constants before the pipeline,\n"
     "                           so that constant folding computes the outputs\n"
+    "  --aot=OUT                write OUT.o (an object file for this host,\n"
+    "                           weights inside) and OUT.h (its C declarations)\n"
+    "                           instead of running; link lib/libgilt-runtime.a\n"
+    "  --cache-dir=DIR          keep compiled models in DIR and reuse them\n"
+    "                           (default: $GILT_CACHE_DIR; none when unset)\n"
     "  --help, --version\n";
 
 enum { OPT_FUNCTION = 256, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_TOLERANCE,
        OPT_TOLERANCE_L2, OPT_BITWISE, OPT_THREADS,
-       OPT_INTERPRET, OPT_PRINT_IR, OPT_FOLD_INPUTS, OPT_HELP, OPT_VERSION };
+       OPT_INTERPRET, OPT_PRINT_IR, OPT_FOLD_INPUTS, OPT_HELP, OPT_VERSION,
+       OPT_AOT, OPT_CACHE_DIR };
 
 static const struct option long_options[] = {
     {"function", required_argument, NULL, OPT_FUNCTION},
@@ -53,6 +59,8 @@ static const struct option long_options[] = {
     {"pipeline", required_argument, NULL, 'p'},
     {"print-ir-after-all", no_argument, NULL, OPT_PRINT_IR},
     {"fold-inputs", no_argument, NULL, OPT_FOLD_INPUTS},
+    {"aot", required_argument, NULL, OPT_AOT},
+    {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0}};
@@ -107,6 +115,8 @@ GjitParseResult gjit_options_parse(GjitOptions *o, int argc, char **argv)
     case OPT_PRINT_IR: o->print_ir_after_all = true; break;
     case OPT_FOLD_INPUTS: o->fold_inputs = true; break;
     case OPT_BITWISE: o->bitwise = true; break;
+    case OPT_AOT: o->aot = optarg; break;
+    case OPT_CACHE_DIR: o->cache_dir = optarg; break;
     case OPT_TOLERANCE:
       if (parse_tolerance(o, optarg))
         break;

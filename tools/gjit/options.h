@@ -4,7 +4,7 @@
 **   gjit MODEL [--function=NAME] [--input=SPEC]... [--output=SPEC]...
 **        [--expected-output=SPEC]... [--tolerance=RTOL,ATOL] [--interpret]
 **        [--tolerance-l2=E] [--bitwise] [-p PIPELINE] [--print-ir-after-all]
-**        [--fold-inputs]
+**        [--fold-inputs] [--aot=OUT] [--cache-dir=DIR]
 **
 ** A SPEC is `@file.npy`, `@file.pb` (an ONNX TensorProto) or inline text
 ** (`2x3xf32=1 2 3 4 5 6`); an output SPEC may also be `-` (print). This
@@ -33,6 +33,8 @@ typedef struct GjitOptions {
   size_t threads; /* --threads; 0: all cores */
   bool print_ir_after_all;
   bool fold_inputs; /* bind the inputs as constants before the pipeline */
+  const char *aot;       /* --aot: write OUT.o and OUT.h instead of running */
+  const char *cache_dir; /* --cache-dir; NULL: GILT_CACHE_DIR, if set */
 } GjitOptions;
 
 typedef enum GjitParseResult {

@@ -1,0 +1,95 @@
+/*
+** cache.h - the compile cache's entries: one file per compiled model,
+** holding the object file of its llvm-level module and the loop-level
+** types of its entry functions, so that a later run loads the machine
+** code into the JIT without importing, lowering or translating anything.
+**
+** What goes into the key and when the cache is used is the caller's
+** business (gjit: tools/gjit/cache.c); this module writes an entry
+** atomically and reads one back, checking everything it can before any
+** byte of it is run. docs/jit.md describes the file format.
+*/
+#ifndef GILT_JIT_CACHE_H
+#define GILT_JIT_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gilt/jit.h"
+#include "ir/support/alloc.h"
+
+/* The format version; bump it whenever the layout of an entry or the
+** meaning of what it holds changes. */
+#define JIT_CACHE_FORMAT_VERSION 1u
+
+/* An entry function of a compiled module: its symbol and loop-level
+** function type (what gilt_jit_call builds the libffi call from). */
+typedef struct JitCacheFunction {
+  const char *name;
+  GiltType *type;
+} JitCacheFunction;
+
+/* An entry read back: the object and the functions point into the mapped
+** file and live until jit_cache_entry_close. */
+typedef struct JitCacheEntry {
+  void *map;
+  size_t map_size;
+  const void *object;
+  size_t object_size;
+  size_t num_functions;
+  JitCacheFunction *functions;
+} JitCacheEntry;
+
+typedef enum JitCacheRead {
+  JIT_CACHE_HIT,     /* *entry is filled */
+  JIT_CACHE_MISSING, /* no file: nothing to say */
+  JIT_CACHE_INVALID  /* a file that must not be used: *why says why */
+} JitCacheRead;
+
+/* "TRIPLE CPU FEATURES" of the host, as the JIT's target machine sees it:
+** part of a key, since an object for one CPU may not run on another. A
+** new string (free()), or NULL when out of memory. */
+GILT_INTERNAL char *jit_cache_host_target(void);
+
+/* The key of an entry: a hash of everything that decides its machine
+** code. model_hash is the caller's hash of the model's bytes. */
+GILT_INTERNAL uint64_t jit_cache_key(uint64_t model_hash, uint64_t model_size,
+                                     const char *pipeline, const char *target,
+                                     unsigned opt_level, const char *version);
+
+/* The entry functions of a module at the llvm level: its llvm.func ops
+** with a GILT_ABI_ENTRY_TYPE_ATTR. *fns is a new array (free()) whose
+** names and types are borrowed from the module. */
+GILT_INTERNAL GiltStatus jit_cache_collect_functions(GiltOp *module,
+                                                     size_t *num_fns,
+                                                     JitCacheFunction **fns);
+
+/* Writes the entry for `key` to `path`: to a temporary file beside it
+** first, then renamed over it, so that a reader sees the old file, the
+** new one or none, never half of one. On failure returns GILT_FAILURE
+** with a static reason in *why (and errno's text appended to it where it
+** applies, in why_buf) and leaves no temporary file behind. */
+GILT_INTERNAL GiltStatus jit_cache_write(const char *path, uint64_t key,
+                                         size_t num_fns,
+                                         const JitCacheFunction *fns,
+                                         const void *object,
+                                         size_t object_size, char *why_buf,
+                                         size_t why_size);
+
+/* Reads the entry at `path` and checks its magic number, format version,
+** key (`key`), size and payload checksum, then parses its function types
+** in ctx. JIT_CACHE_INVALID fills why_buf with the first check that
+** failed. */
+GILT_INTERNAL JitCacheRead jit_cache_read(GiltContext *ctx, const char *path,
+                                          uint64_t key, JitCacheEntry *entry,
+                                          char *why_buf, size_t why_size);
+GILT_INTERNAL void jit_cache_entry_close(JitCacheEntry *entry);
+
+/* A JIT module for this host with `opts` (NULL: the defaults) running the
+** object file object[0..size) (copied), whose functions fns[] become its
+** entries, each reporting at loc. NULL after reporting at loc. */
+GILT_INTERNAL GiltJitModule *jit_module_create_from_object(
+    GiltLocation *loc, const GiltJitOptions *opts, const void *object,
+    size_t size, size_t num_fns, const JitCacheFunction *fns);
+
+#endif /* GILT_JIT_CACHE_H */

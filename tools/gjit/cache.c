@@ -1,0 +1,183 @@
+/*
+** cache.c - gjit's compile cache (cache.h) over jit/cache.h's entries.
+**
+** The key hashes the model file's bytes (the weights of an .onnx file are
+** in it; external data files of an ONNX model are not, see docs/gjit.md),
+** the pipeline's text, the host's triple, CPU and features, the opt level
+** and gilt's version. The file is DIR/<key in hex>.gjc. A run that finds
+** it skips import, the pipeline and translation: it parses the entry
+** functions' types and hands the object to ORC. A run that does not, or
+** finds an entry that fails a check, compiles through an object file
+** (gilt_llvm_emit, the same code `--aot` writes), runs that object and
+** stores it, so the first and every later run execute the same code.
+*/
+#include "tools/gjit/cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gilt/llvm.h"
+#include "ir/core.h"
+#include "ir/support/alloc.h"
+#include "jit/cache.h"
+#include "jit/hash.h"
+
+struct GjitCache {
+  GiltContext *ctx;
+  GiltLocation *loc;
+  char *path; /* DIR/KEY.gjc */
+  uint64_t key;
+  unsigned opt_level;
+  JitCacheEntry entry;
+};
+
+/* The model's bytes hashed, through a mapping of the file. */
+static bool hash_file(const char *path, uint64_t *hash, uint64_t *size)
+{
+  int fd = open(path, O_RDONLY);
+  if (fd < 0)
+    return false;
+  struct stat st;
+  bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (ok && st.st_size == 0) {
+    *hash = jit_hash64("", 0, 0);
+    *size = 0;
+  } else if (ok) {
+    void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    ok = map != MAP_FAILED;
+    if (ok) {
+      *hash = jit_hash64(map, (size_t)st.st_size, 0);
+      *size = (uint64_t)st.st_size;
+      munmap(map, (size_t)st.st_size);
+    }
+  }
+  close(fd);
+  return ok;
+}
+
+GjitCache *gjit_cache_open(const GjitOptions *o, GiltContext *ctx,
+                           const char *pipeline, unsigned opt_level)
+{
+  const char *dir = o->cache_dir ? o->cache_dir : getenv("GILT_CACHE_DIR");
+  if (!dir || !*dir || o->interpret || o->fold_inputs ||
+      o->print_ir_after_all || o->aot)
+    return NULL;
+  uint64_t hash, size;
+  if (!hash_file(o->model, &hash, &size))
+    return NULL;
+  char *target = jit_cache_host_target();
+  GjitCache *c = calloc(1, sizeof *c);
+  size_t n = strlen(dir) + 32;
+  char *path = malloc(n);
+  if (!target || !c || !path) {
+    free(target);
+    free(c);
+    free(path);
+    return NULL;
+  }
+  c->ctx = ctx;
+  c->loc = gilt_location_name_get(ctx, "compile cache", NULL);
+  c->opt_level = opt_level;
+  c->key = jit_cache_key(hash, size, pipeline, target, opt_level,
+                         GILT_VERSION);
+  free(target);
+  snprintf(path, n, "%s/%016llx.gjc", dir, (unsigned long long)c->key);
+  c->path = path;
+  /* One level, as a build tree's cache folder; an error shows when the
+  ** entry is written. */
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+    gilt_emit_diag(c->loc, GILT_SEVERITY_REMARK, "cannot create '%s': %s",
+                   dir, strerror(errno));
+  return c;
+}
+
+void gjit_cache_close(GjitCache *c)
+{
+  if (!c)
+    return;
+  jit_cache_entry_close(&c->entry);
+  free(c->path);
+  free(c);
+}
+
+/* The same choice as main.c's pick_function, among the entry's functions. */
+static const JitCacheFunction *pick(const JitCacheEntry *e,
+                                    const char *function)
+{
+  const char *want = function ? function : "main";
+  for (size_t i = 0; i < e->num_functions; i++)
+    if (!strcmp(e->functions[i].name, want))
+      return &e->functions[i];
+  return !function && e->num_functions == 1 ? &e->functions[0] : NULL;
+}
+
+GiltJitModule *gjit_cache_load(GjitCache *c, const GiltJitOptions *opts,
+                               const char *function, const char **name,
+                               GiltType **type)
+{
+  char why[256];
+  switch (jit_cache_read(c->ctx, c->path, c->key, &c->entry, why,
+                         sizeof why)) {
+  case JIT_CACHE_MISSING:
+    return NULL;
+  case JIT_CACHE_INVALID:
+    gilt_emit_diag(c->loc, GILT_SEVERITY_REMARK,
+                   "ignoring '%s', rebuilding it: %s", c->path, why);
+    return NULL;
+  case JIT_CACHE_HIT:
+    break;
+  }
+  const JitCacheFunction *fn = pick(&c->entry, function);
+  if (!fn) { /* the module's own error comes from the uncached path */
+    jit_cache_entry_close(&c->entry);
+    return NULL;
+  }
+  GiltJitModule *jm = jit_module_create_from_object(
+      c->loc, opts, c->entry.object, c->entry.object_size,
+      c->entry.num_functions, c->entry.functions);
+  if (jm) {
+    *name = fn->name;
+    *type = fn->type;
+  }
+  return jm;
+}
+
+static void append(const char *data, size_t len, void *user)
+{
+  GiltStrBuf *sb = user;
+  gilt_strbuf_append(sb, data, len);
+}
+
+GiltJitModule *gjit_cache_compile(GjitCache *c, GiltOp *module,
+                                  const GiltJitOptions *opts)
+{
+  if (gilt_op_verify(module))
+    return NULL;
+  GiltLlvmTargetOptions target = gilt_llvm_target_options_default();
+  target.opt_level = c->opt_level;
+  GiltStrBuf obj;
+  gilt_strbuf_init(&obj, c->ctx);
+  size_t num_fns = 0;
+  JitCacheFunction *fns = NULL;
+  GiltJitModule *jm = NULL;
+  if (gilt_llvm_emit(module, &target, GILT_LLVM_OUTPUT_OBJECT, append,
+                     &obj) == GILT_SUCCESS &&
+      jit_cache_collect_functions(module, &num_fns, &fns) == GILT_SUCCESS) {
+    char why[512];
+    if (jit_cache_write(c->path, c->key, num_fns, fns, obj.data, obj.len,
+                        why, sizeof why))
+      gilt_emit_diag(c->loc, GILT_SEVERITY_REMARK,
+                     "the compiled model is not cached: %s", why);
+    jm = jit_module_create_from_object(gilt_op_get_location(module), opts,
+                                       obj.data, obj.len, num_fns, fns);
+  }
+  free(fns);
+  gilt_strbuf_free(&obj);
+  return jm;
+}
