@@ -18,11 +18,14 @@
 #include "gilt/dialect.h"
 #include "gilt/interpreter.h"
 #include "gilt/jit.h"
+#include "gilt/llvm.h"
 #include "gilt/onnx.h"
 #include "gilt/pass.h"
 #include "gilt/register.h"
 #include "jit/tensor_io.h"
+#include "tools/gjit/benchmark.h"
 #include "tools/gjit/bind_inputs.h"
+#include "tools/gjit/check.h"
 #include "tools/gjit/options.h"
 
 /* From a model on tensors to loops: shapes first, constant subgraphs
@@ -193,6 +196,8 @@ static GiltStatus write_outputs(GiltContext *ctx, const GjitOptions *o,
             o->outputs.len, n);
     return GILT_FAILURE;
   }
+  if (o->benchmark_runs && !o->outputs.len)
+    return GILT_SUCCESS;
   GiltStatus status = GILT_SUCCESS;
   for (size_t i = 0; i < n && status == GILT_SUCCESS; i++)
     status = gilt_tensor_write_spec(ctx, outputs[i],
@@ -237,22 +242,31 @@ static GiltStatus check_outputs(GiltContext *ctx, const GjitOptions *o,
   return status;
 }
 
-/* Runs @name of the lowered module on the back end the options pick. */
-static GiltStatus execute(const GjitOptions *o, GiltOp *module,
-                          const char *name, const Tensors *inputs,
-                          size_t *num_outputs, GiltTensor ***outputs)
+/* Runs @name of the lowered module on the back end the options pick,
+** once or, under --benchmark, timed (benchmark.c). */
+static GiltStatus execute(const GjitOptions *o, GjitTimes *times,
+                          GiltOp *module, const char *name,
+                          const Tensors *inputs, size_t *num_outputs,
+                          GiltTensor ***outputs)
 {
-  if (o->interpret)
-    return gilt_interpret_function(module, name, inputs->len, inputs->data,
-                                   num_outputs, outputs);
-  GiltJitOptions opts = GILT_JIT_OPTIONS_DEFAULT;
-  opts.threads = o->threads;
-  GiltJitModule *jm = gilt_jit_compile(module, &opts);
-  if (!jm)
-    return GILT_FAILURE;
-  GiltStatus status = gilt_jit_call(jm, name, inputs->len, inputs->data,
-                                    num_outputs, outputs);
-  gilt_jit_destroy(jm);
+  GjitCallee callee = {NULL, module, name, inputs->len, inputs->data};
+  if (!o->interpret) {
+    if (o->dump_llvm && gilt_llvm_emit(module, NULL, GILT_LLVM_OUTPUT_IR,
+                                       gilt_print_to_file, stderr))
+      return GILT_FAILURE;
+    GiltJitOptions opts = GILT_JIT_OPTIONS_DEFAULT;
+    opts.threads = o->threads;
+    gjit_phase_begin(times);
+    callee.jm = gilt_jit_compile(module, &opts);
+    gjit_phase_end(times, GJIT_PHASE_JIT);
+    if (!callee.jm)
+      return GILT_FAILURE;
+  }
+  GiltStatus status =
+      o->benchmark_runs
+          ? gjit_benchmark_run(o, times, &callee, num_outputs, outputs)
+          : gjit_callee_call(&callee, num_outputs, outputs);
+  gilt_jit_destroy(callee.jm);
   return status;
 }
 
@@ -260,7 +274,8 @@ static GiltStatus execute(const GjitOptions *o, GiltOp *module,
 ** under --fold-inputs), runs the function and handles its outputs. The
 ** function's type is read before lowering: its results' tensor types are
 ** what the outputs are checked against. */
-static GiltStatus run(const GjitOptions *o, GiltContext *ctx, GiltOp *module)
+static GiltStatus run(const GjitOptions *o, GiltContext *ctx, GiltOp *module,
+                      GjitTimes *times)
 {
   Tensors inputs;
   GiltTensor **outputs = NULL;
@@ -280,10 +295,18 @@ static GiltStatus run(const GjitOptions *o, GiltContext *ctx, GiltOp *module)
     tensors_free(&inputs);
     inputs = (Tensors){NULL, 0};
   }
+  if (status == GILT_SUCCESS && o->check) {
+    status = gjit_check(o, module, name, inputs.data, inputs.len,
+                        o->pipeline ? o->pipeline : interpret_pipeline);
+    tensors_free(&inputs);
+    return status;
+  }
+  gjit_phase_begin(times);
   if (status == GILT_SUCCESS)
     status = lower(o, module);
+  gjit_phase_end(times, GJIT_PHASE_PIPELINE);
   if (status == GILT_SUCCESS)
-    status = execute(o, module, name, &inputs, &num_outputs, &outputs);
+    status = execute(o, times, module, name, &inputs, &num_outputs, &outputs);
   if (status == GILT_SUCCESS)
     status = write_outputs(ctx, o, outputs, num_outputs);
   if (status == GILT_SUCCESS)
@@ -315,10 +338,13 @@ int main(int argc, char **argv)
   gilt_register_everything(ctx);
   gilt_context_set_diagnostic_handler(ctx, print_diagnostic, stderr);
   char *text = NULL;
+  GjitTimes times = {0};
+  gjit_phase_begin(&times);
   GiltOp *module = load_model(ctx, o.model, &text);
   GiltStatus status = module ? gilt_op_verify(module) : GILT_FAILURE;
+  gjit_phase_end(&times, GJIT_PHASE_IMPORT);
   if (status == GILT_SUCCESS)
-    status = run(&o, ctx, module);
+    status = run(&o, ctx, module, &times);
   if (module)
     gilt_op_destroy(module);
   gilt_context_destroy(ctx);

@@ -4,7 +4,8 @@
 **   gjit MODEL [--function=NAME] [--input=SPEC]... [--output=SPEC]...
 **        [--expected-output=SPEC]... [--tolerance=RTOL,ATOL] [--interpret]
 **        [--tolerance-l2=E] [--bitwise] [-p PIPELINE] [--print-ir-after-all]
-**        [--fold-inputs]
+**        [--fold-inputs] [--benchmark=N [--benchmark-format=text|json]]
+**        [--dump-llvm] [--check [--bisect]]
 **
 ** A SPEC is `@file.npy`, `@file.pb` (an ONNX TensorProto) or inline text
 ** (`2x3xf32=1 2 3 4 5 6`); an output SPEC may also be `-` (print). This
@@ -33,6 +34,14 @@ typedef struct GjitOptions {
   size_t threads; /* --threads; 0: all cores */
   bool print_ir_after_all;
   bool fold_inputs; /* bind the inputs as constants before the pipeline */
+  size_t benchmark_runs; /* --benchmark=N; 0: run once, no report */
+  bool benchmark_json;   /* --benchmark-format=json */
+  bool dump_llvm;        /* print the optimized LLVM IR (stderr) */
+  bool check;            /* compiled against interpreted (check.c) */
+  bool bisect;           /* with check: the first loop pass that differs */
+  /* Hidden, for lit tests: bisect.c perturbs the results from this pass
+  ** on, to exercise the report of a divergence. */
+  const char *test_bisect_perturb;
 } GjitOptions;
 
 typedef enum GjitParseResult {
