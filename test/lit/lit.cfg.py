@@ -37,6 +37,8 @@ tool("FileCheck", config.filecheck)
 tool("not", config.not_tool)
 config.substitutions.append(("%gilt_src", config.gilt_src_root))
 config.substitutions.append(("%gilt_bin", config.gilt_tools_dir))
+# The Python running lit, for tests that read JSON a tool wrote.
+config.substitutions.append(("%python", sys.executable))
 if config.onnx_testdata:
     config.substitutions.append(("%onnx_testdata", config.onnx_testdata))
 if config.ptxas:

@@ -21,13 +21,16 @@
 #include "gilt/dialect.h"
 #include "gilt/interpreter.h"
 #include "gilt/jit.h"
+#include "gilt/llvm.h"
 #include "gilt/onnx.h"
 #include "gilt/pass.h"
 #include "gilt/register.h"
 #include "jit/tensor_io.h"
 #include "tools/gjit/aot.h"
+#include "tools/gjit/benchmark.h"
 #include "tools/gjit/bind_inputs.h"
 #include "tools/gjit/cache.h"
+#include "tools/gjit/check.h"
 #include "tools/gjit/options.h"
 
 /* From a model on tensors to loops: shapes first, constant subgraphs
@@ -204,6 +207,8 @@ static GiltStatus write_outputs(GiltContext *ctx, const GjitOptions *o,
             o->outputs.len, n);
     return GILT_FAILURE;
   }
+  if (o->benchmark_runs && !o->outputs.len)
+    return GILT_SUCCESS;
   GiltStatus status = GILT_SUCCESS;
   for (size_t i = 0; i < n && status == GILT_SUCCESS; i++)
     status = gilt_tensor_write_spec(ctx, outputs[i],
@@ -248,24 +253,34 @@ static GiltStatus check_outputs(GiltContext *ctx, const GjitOptions *o,
   return status;
 }
 
-/* Runs @name of the lowered module on the back end the options pick. */
+/* Runs @name of the lowered module on the back end the options pick,
+** compiled through the cache when there is one; once or, under
+** --benchmark, timed (benchmark.c). */
 static GiltStatus execute(const GjitOptions *o, GjitCache *cache,
+                          GjitTimes *times,
                           GiltOp *module, const char *name,
                           const Tensors *inputs, size_t *num_outputs,
                           GiltTensor ***outputs)
 {
-  if (o->interpret)
-    return gilt_interpret_function(module, name, inputs->len, inputs->data,
-                                   num_outputs, outputs);
-  GiltJitOptions opts = GILT_JIT_OPTIONS_DEFAULT;
-  opts.threads = o->threads;
-  GiltJitModule *jm = cache ? gjit_cache_compile(cache, module, &opts)
-                            : gilt_jit_compile(module, &opts);
-  if (!jm)
-    return GILT_FAILURE;
-  GiltStatus status = gilt_jit_call(jm, name, inputs->len, inputs->data,
-                                    num_outputs, outputs);
-  gilt_jit_destroy(jm);
+  GjitCallee callee = {NULL, module, name, inputs->len, inputs->data};
+  if (!o->interpret) {
+    if (o->dump_llvm && gilt_llvm_emit(module, NULL, GILT_LLVM_OUTPUT_IR,
+                                       gilt_print_to_file, stderr))
+      return GILT_FAILURE;
+    GiltJitOptions opts = jit_defaults;
+    opts.threads = o->threads;
+    gjit_phase_begin(times);
+    callee.jm = cache ? gjit_cache_compile(cache, module, &opts)
+                      : gilt_jit_compile(module, &opts);
+    gjit_phase_end(times, GJIT_PHASE_JIT);
+    if (!callee.jm)
+      return GILT_FAILURE;
+  }
+  GiltStatus status =
+      o->benchmark_runs
+          ? gjit_benchmark_run(o, times, &callee, num_outputs, outputs)
+          : gjit_callee_call(&callee, num_outputs, outputs);
+  gilt_jit_destroy(callee.jm);
   return status;
 }
 
@@ -274,7 +289,7 @@ static GiltStatus execute(const GjitOptions *o, GjitCache *cache,
 ** function's type is read before lowering: its results' tensor types are
 ** what the outputs are checked against. */
 static GiltStatus run(const GjitOptions *o, GjitCache *cache,
-                      GiltContext *ctx, GiltOp *module)
+                      GiltContext *ctx, GiltOp *module, GjitTimes *times)
 {
   Tensors inputs;
   GiltTensor **outputs = NULL;
@@ -294,14 +309,22 @@ static GiltStatus run(const GjitOptions *o, GjitCache *cache,
     tensors_free(&inputs);
     inputs = (Tensors){NULL, 0};
   }
+  if (status == GILT_SUCCESS && o->check) {
+    status = gjit_check(o, module, name, inputs.data, inputs.len,
+                        o->pipeline ? o->pipeline : interpret_pipeline);
+    tensors_free(&inputs);
+    return status;
+  }
+  gjit_phase_begin(times);
   if (status == GILT_SUCCESS)
     status = lower(o, module);
+  gjit_phase_end(times, GJIT_PHASE_PIPELINE);
   if (status == GILT_SUCCESS && o->aot) {
     tensors_free(&inputs);
     return gjit_aot_write(module, o->aot, o->model, jit_defaults.opt_level);
   }
   if (status == GILT_SUCCESS)
-    status = execute(o, cache, module, name, &inputs, &num_outputs,
+    status = execute(o, cache, times, module, name, &inputs, &num_outputs,
                      &outputs);
   if (status == GILT_SUCCESS)
     status = write_outputs(ctx, o, outputs, num_outputs);
@@ -371,13 +394,19 @@ int main(int argc, char **argv)
   char *text = NULL;
   GiltOp *module = NULL;
   GiltStatus status = GILT_FAILURE;
+  GjitTimes times = {0};
+  /* A timed, checked or dumped run compiles: it measures or shows that. */
   GjitCache *cache =
-      gjit_cache_open(&o, ctx, pipeline_of(&o), jit_defaults.opt_level);
+      o.benchmark_runs || o.check || o.dump_llvm
+          ? NULL
+          : gjit_cache_open(&o, ctx, pipeline_of(&o), jit_defaults.opt_level);
   if (!cache || !run_cached(&o, cache, ctx, &status)) {
+    gjit_phase_begin(&times);
     module = load_model(ctx, o.model, &text);
     status = module ? gilt_op_verify(module) : GILT_FAILURE;
+    gjit_phase_end(&times, GJIT_PHASE_IMPORT);
     if (status == GILT_SUCCESS)
-      status = run(&o, cache, ctx, module);
+      status = run(&o, cache, ctx, module, &times);
   }
   gjit_cache_close(cache);
   if (module)

@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char usage[] =
     "usage: gjit MODEL [options]\n"
@@ -39,12 +40,24 @@ static const char usage[] =
     "                           instead of running; link lib/libgilt-runtime.a\n"
     "  --cache-dir=DIR          keep compiled models in DIR and reuse them\n"
     "                           (default: $GILT_CACHE_DIR; none when unset)\n"
+    "  --benchmark=N            report compile time, then the median and\n"
+    "                           minimum latency of N runs after a warm-up,\n"
+    "                           and peak memory; outputs are not printed\n"
+    "  --benchmark-format=FMT   text (default) or json: one JSON object on\n"
+    "                           one line of stdout\n"
+    "  --dump-llvm              print the optimized LLVM IR the JIT runs\n"
+    "                           (stderr)\n"
+    "  --check                  run compiled and interpreted, and report the\n"
+    "                           first result that differs beyond tolerance\n"
+    "  --bisect                 with --check: interpret after each loop-level\n"
+    "                           pass and name the first that changes results\n"
     "  --help, --version\n";
 
 enum { OPT_FUNCTION = 256, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_TOLERANCE,
        OPT_TOLERANCE_L2, OPT_BITWISE, OPT_THREADS,
        OPT_INTERPRET, OPT_PRINT_IR, OPT_FOLD_INPUTS, OPT_HELP, OPT_VERSION,
-       OPT_AOT, OPT_CACHE_DIR };
+       OPT_AOT, OPT_CACHE_DIR, OPT_BENCHMARK, OPT_BENCHMARK_FORMAT,
+       OPT_DUMP_LLVM, OPT_CHECK, OPT_BISECT, OPT_TEST_BISECT_PERTURB };
 
 static const struct option long_options[] = {
     {"function", required_argument, NULL, OPT_FUNCTION},
@@ -61,6 +74,12 @@ static const struct option long_options[] = {
     {"fold-inputs", no_argument, NULL, OPT_FOLD_INPUTS},
     {"aot", required_argument, NULL, OPT_AOT},
     {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
+    {"benchmark", required_argument, NULL, OPT_BENCHMARK},
+    {"benchmark-format", required_argument, NULL, OPT_BENCHMARK_FORMAT},
+    {"dump-llvm", no_argument, NULL, OPT_DUMP_LLVM},
+    {"check", no_argument, NULL, OPT_CHECK},
+    {"bisect", no_argument, NULL, OPT_BISECT},
+    {"test-bisect-perturb", required_argument, NULL, OPT_TEST_BISECT_PERTURB},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0}};
@@ -88,10 +107,66 @@ static bool parse_tolerance(GjitOptions *o, const char *s)
   return end != a && *end == '\0' && o->rtol >= 0 && o->atol >= 0;
 }
 
+/* The flags that measure or inspect a run rather than define it:
+** --benchmark, --benchmark-format, --dump-llvm, --check, --bisect. */
+static bool parse_inspection(GjitOptions *o, int c, const char *arg)
+{
+  switch (c) {
+  case OPT_BENCHMARK: {
+    char *end;
+    long n = strtol(arg, &end, 10);
+    if (end != arg && *end == '\0' && n >= 1 && n <= 1000000) {
+      o->benchmark_runs = (size_t)n;
+      return true;
+    }
+    fprintf(stderr, "gjit: --benchmark wants a number of runs in [1, "
+                    "1000000], got '%s'\n", arg);
+    return false;
+  }
+  case OPT_BENCHMARK_FORMAT:
+    if (!strcmp(arg, "json") || !strcmp(arg, "text")) {
+      o->benchmark_json = !strcmp(arg, "json");
+      return true;
+    }
+    fprintf(stderr, "gjit: --benchmark-format wants 'text' or 'json', got "
+                    "'%s'\n", arg);
+    return false;
+  case OPT_DUMP_LLVM: o->dump_llvm = true; return true;
+  case OPT_CHECK: o->check = true; return true;
+  case OPT_BISECT: o->bisect = true; return true;
+  default: o->test_bisect_perturb = arg; return true;
+  }
+}
+
+/* Combinations of those flags that mean nothing: reports the first. */
+static bool inspection_conflicts(const GjitOptions *o, bool format_given)
+{
+  const char *why = NULL;
+  if (format_given && !o->benchmark_runs)
+    why = "--benchmark-format needs --benchmark";
+  else if (o->bisect && !o->check)
+    why = "--bisect needs --check";
+  else if (o->check && o->interpret)
+    why = "--check runs both back ends: drop --interpret";
+  else if (o->check && o->benchmark_runs)
+    why = "--check and --benchmark do not go together";
+  else if (o->check && (o->outputs.len || o->expected.len))
+    why = "--check compares the back ends with each other: drop --output "
+          "and --expected-output";
+  else if (o->dump_llvm && o->interpret)
+    why = "--dump-llvm needs the compiled back end: drop --interpret";
+  if (why) {
+    fprintf(stderr, "gjit: %s\n", why);
+    fputs("Try 'gjit --help' for more information.\n", stderr);
+  }
+  return why != NULL;
+}
+
 GjitParseResult gjit_options_parse(GjitOptions *o, int argc, char **argv)
 {
   *o = (GjitOptions){.rtol = 1e-5, .atol = 1e-8, .l2 = -1};
   int c;
+  bool format_given = false;
   opterr = 1;
   while ((c = getopt_long(argc, argv, "p:", long_options, NULL)) != -1) {
     switch (c) {
@@ -132,6 +207,16 @@ GjitParseResult gjit_options_parse(GjitOptions *o, int argc, char **argv)
               optarg);
       return GJIT_PARSE_ERROR;
     }
+    case OPT_BENCHMARK:
+    case OPT_BENCHMARK_FORMAT:
+    case OPT_DUMP_LLVM:
+    case OPT_CHECK:
+    case OPT_BISECT:
+    case OPT_TEST_BISECT_PERTURB:
+      format_given = format_given || c == OPT_BENCHMARK_FORMAT;
+      if (parse_inspection(o, c, optarg))
+        break;
+      return GJIT_PARSE_ERROR;
     case OPT_HELP: fputs(usage, stdout); return GJIT_PARSE_DONE;
     case OPT_VERSION: puts("gjit " GILT_VERSION); return GJIT_PARSE_DONE;
     default: fputs("Try 'gjit --help' for more information.\n", stderr);
@@ -145,7 +230,8 @@ GjitParseResult gjit_options_parse(GjitOptions *o, int argc, char **argv)
     return GJIT_PARSE_ERROR;
   }
   o->model = argv[optind];
-  return GJIT_PARSE_RUN;
+  return inspection_conflicts(o, format_given) ? GJIT_PARSE_ERROR
+                                               : GJIT_PARSE_RUN;
 }
 
 void gjit_options_free(GjitOptions *o)

@@ -5,6 +5,8 @@
 **        [--expected-output=SPEC]... [--tolerance=RTOL,ATOL] [--interpret]
 **        [--tolerance-l2=E] [--bitwise] [-p PIPELINE] [--print-ir-after-all]
 **        [--fold-inputs] [--aot=OUT] [--cache-dir=DIR]
+**        [--benchmark=N [--benchmark-format=text|json]] [--dump-llvm]
+**        [--check [--bisect]]
 **
 ** A SPEC is `@file.npy`, `@file.pb` (an ONNX TensorProto) or inline text
 ** (`2x3xf32=1 2 3 4 5 6`); an output SPEC may also be `-` (print). This
@@ -35,6 +37,14 @@ typedef struct GjitOptions {
   bool fold_inputs; /* bind the inputs as constants before the pipeline */
   const char *aot;       /* --aot: write OUT.o and OUT.h instead of running */
   const char *cache_dir; /* --cache-dir; NULL: GILT_CACHE_DIR, if set */
+  size_t benchmark_runs; /* --benchmark=N; 0: run once, no report */
+  bool benchmark_json;   /* --benchmark-format=json */
+  bool dump_llvm;        /* print the optimized LLVM IR (stderr) */
+  bool check;            /* compiled against interpreted (check.c) */
+  bool bisect;           /* with check: the first loop pass that differs */
+  /* Hidden, for lit tests: bisect.c perturbs the results from this pass
+  ** on, to exercise the report of a divergence. */
+  const char *test_bisect_perturb;
 } GjitOptions;
 
 typedef enum GjitParseResult {
