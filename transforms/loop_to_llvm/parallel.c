@@ -6,11 +6,12 @@
 **
 **     void f__parallel_K(i64 begin, i64 end, ptr context)
 **
-** that runs iterations [begin, end) of the outermost dimension, the other
-** dimensions as sequential loops inside, and the loop becomes
+** that runs iterations [begin, end) of one dimension, the outermost that
+** is not known to run once (models run at batch 1), the other dimensions
+** as sequential loops around and inside it, and the loop becomes
 **
 **     context = {captured values..., i32 status = 0}
-**     gilt_rt_parallel_for(trip count of dimension 0, @f__parallel_K, context)
+**     gilt_rt_parallel_for(trip count of that dimension, @f__parallel_K, context)
 **     if (context.status != 0) exit the scope and return it
 **
 ** The context is one alloca per loop in the parent's entry block, holding
@@ -239,10 +240,10 @@ static void restore(L2L *l, const Saved *s)
 /* Builds the body of `fn`: loads the captured values (`lowered`, the
 ** parent's llvm values of `captured`; field[i] their context field or
 ** SIZE_MAX) and runs the chunk. */
-static void build_body(L2L *l, Rebuild *r, GiltOp *op, GiltOp *fn,
-                       GiltType *context_type, const ValueVec *captured,
-                       GiltValue *const *lowered, const size_t *field,
-                       size_t status_field)
+static void build_body(L2L *l, Rebuild *r, GiltOp *op, size_t dim,
+                       GiltOp *fn, GiltType *context_type,
+                       const ValueVec *captured, GiltValue *const *lowered,
+                       const size_t *field, size_t status_field)
 {
   GiltType *inputs[3] = {l->i64, l->i64, l->ptr};
   l->body = gilt_op_get_region(fn, 0);
@@ -264,18 +265,18 @@ static void build_body(L2L *l, Rebuild *r, GiltOp *op, GiltOp *fn,
     }
     l2l_map(l, captured->data[i], v);
   }
-  /* Dimension 0 runs iterations [begin, end): lb + begin * step up to
-  ** lb + end * step. */
+  /* The split dimension runs iterations [begin, end): lb + begin * step
+  ** up to lb + end * step. */
   size_t rank = gilt_op_get_num_operands(op) / 3;
   GiltValue *bounds[3 * rank + 1];
   for (size_t i = 0; i < 3 * rank; i++)
-    if (i != rank) /* the upper bound of dimension 0 is the chunk's */
+    if (i != rank + dim) /* its upper bound is the chunk's */
       bounds[i] = l2l_value(l, gilt_op_get_operand(op, i));
-  GiltValue *lb = bounds[0], *step = bounds[2 * rank];
-  bounds[0] = l2l_binary(l, LLVM_OP_ADD, lb,
-                         l2l_binary(l, LLVM_OP_MUL, begin, step));
-  bounds[rank] = l2l_binary(l, LLVM_OP_ADD, lb,
-                            l2l_binary(l, LLVM_OP_MUL, end, step));
+  GiltValue *lb = bounds[dim], *step = bounds[2 * rank + dim];
+  bounds[dim] = l2l_binary(l, LLVM_OP_ADD, lb,
+                           l2l_binary(l, LLVM_OP_MUL, begin, step));
+  bounds[rank + dim] = l2l_binary(l, LLVM_OP_ADD, lb,
+                                  l2l_binary(l, LLVM_OP_MUL, end, step));
   l2l_parallel_loops(l, op, bounds);
   l2l_exit_scope(l);
   l2l_emit(l, LLVM_OP_RETURN, NULL, 0, NULL);
@@ -283,16 +284,51 @@ static void build_body(L2L *l, Rebuild *r, GiltOp *op, GiltOp *fn,
 
 /* ---- the loop ------------------------------------------------------------------------ */
 
+/* Whether the parent's llvm value v is the integer constant it stores in
+** *c. */
+static bool constant_int(GiltValue *v, int64_t *c)
+{
+  GiltOp *def = gilt_value_get_defining_op(v);
+  if (!def || !llvm_op_is(def, LLVM_OP_CONSTANT))
+    return false;
+  GiltAttr *a = gilt_op_get_attr(def, "value");
+  if (gilt_value_get_type(v)->kind != GILT_TYPE_INTEGER)
+    return false;
+  *c = gilt_integer_attr_get_value(a);
+  return true;
+}
+
+/* The dimension to split over the threads: the first one not known to
+** run at most once. Models run at batch 1, so dimension 0 often has one
+** iteration; the dimensions before the one chosen then run whole in
+** every chunk, which covers each iteration once as long as they have at
+** most one (and would still, in another order, with more). */
+static size_t split_dimension(L2L *l, GiltOp *op)
+{
+  size_t rank = gilt_op_get_num_operands(op) / 3;
+  for (size_t d = 0; d < rank; d++) {
+    int64_t lb, ub, step;
+    if (!constant_int(l2l_value(l, gilt_op_get_operand(op, d)), &lb) ||
+        !constant_int(l2l_value(l, gilt_op_get_operand(op, rank + d)), &ub) ||
+        !constant_int(l2l_value(l, gilt_op_get_operand(op, 2 * rank + d)),
+                      &step) ||
+        step <= 0 || ub - lb > step)
+      return d;
+  }
+  return 0;
+}
+
 GiltStatus l2l_lower_parallel_outlined(L2L *l, GiltOp *op)
 {
   size_t rank = gilt_op_get_num_operands(op) / 3;
+  size_t dim = split_dimension(l, op);
   Captures c = {.l = l, .op = op};
   Rebuild r = {.l = l};
   gilt_ptr_map_init(&c.seen, l->ctx);
   gilt_ptr_map_init(&r.known, l->ctx);
   gilt_ptr_map_init(&r.copies, l->ctx);
   for (size_t i = 0; i < 3 * rank; i++)
-    if (i != rank) /* the body needs no upper bound of dimension 0 */
+    if (i != rank + dim) /* the chunk is the split dimension's bounds */
       capture(&c, gilt_op_get_operand(op, i));
   gilt_op_walk(op, GILT_WALK_PRE_ORDER, capture_operands, &c);
 
@@ -317,7 +353,7 @@ GiltStatus l2l_lower_parallel_outlined(L2L *l, GiltOp *op)
   GiltOp *fn = outlined_function(l);
   Saved saved;
   save(l, &saved);
-  build_body(l, &r, op, fn, context_type, &c.values, lowered, field,
+  build_body(l, &r, op, dim, fn, context_type, &c.values, lowered, field,
              status_field);
   restore(l, &saved);
 
@@ -329,9 +365,9 @@ GiltStatus l2l_lower_parallel_outlined(L2L *l, GiltOp *op)
   GiltValue *status = field_address(l, context_type, context, status_field);
   l2l_store(l, l2l_int(l, l->i32, 0), status, 4);
   /* Trip count: ceil((ub - lb) / step); none when it is not positive. */
-  GiltValue *lb = l2l_value(l, gilt_op_get_operand(op, 0));
-  GiltValue *ub = l2l_value(l, gilt_op_get_operand(op, rank));
-  GiltValue *step = l2l_value(l, gilt_op_get_operand(op, 2 * rank));
+  GiltValue *lb = l2l_value(l, gilt_op_get_operand(op, dim));
+  GiltValue *ub = l2l_value(l, gilt_op_get_operand(op, rank + dim));
+  GiltValue *step = l2l_value(l, gilt_op_get_operand(op, 2 * rank + dim));
   GiltValue *span = l2l_binary(l, LLVM_OP_SUB, ub, lb);
   span = l2l_binary(l, LLVM_OP_ADD, span,
                     l2l_binary(l, LLVM_OP_SUB, step, l2l_i64(l, 1)));
