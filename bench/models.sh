@@ -11,15 +11,23 @@
 # reference interpreter, `-- --threads=1` the compiled code on one thread).
 # The run is pinned to one core (taskset -c 0) when taskset exists: issue 9
 # asks for ResNet-18 interpreted in under two minutes on
-# one core. Times are for information: nothing here fails on them.
+# one core; with --threads=N among GJIT_FLAGS, to cores 0 to N-1, so that
+# the threads of a parallel loop have cores to run on. Times are for
+# information: nothing here fails on them.
 
 gjit=bin/gjit
 models=$(dirname "$0")/../../shared/models
 if [ $# -gt 0 ] && [ "$1" != -- ]; then gjit=$1; shift; fi
 if [ $# -gt 0 ] && [ "$1" != -- ]; then models=$1; shift; fi
 [ "${1:-}" = -- ] && shift
+cores=0
+for flag; do
+	case $flag in
+	--threads=[1-9]*) cores=0-$((${flag#--threads=} - 1)) ;;
+	esac
+done
 pin=
-command -v taskset >/dev/null 2>&1 && pin="taskset -c 0"
+command -v taskset >/dev/null 2>&1 && pin="taskset -c $cores"
 
 printf '%-14s %10s  %s\n' model seconds result
 for dir in "$models"/*/; do

@@ -222,11 +222,29 @@ GiltStatus llvm_verify_select(GiltOp *op)
   return GILT_SUCCESS;
 }
 
+/* An atomic access's ordering: LLVM's names, those the access allows. */
+static GiltStatus verify_ordering(GiltOp *op)
+{
+  GiltAttr *a = gilt_op_get_attr(op, "ordering");
+  if (!a)
+    return GILT_SUCCESS;
+  const char *o = gilt_string_attr_get_value(a, NULL);
+  bool store = llvm_op_is(op, LLVM_OP_STORE);
+  if (strcmp(o, "unordered") && strcmp(o, "monotonic") &&
+      strcmp(o, "seq_cst") && strcmp(o, store ? "release" : "acquire"))
+    return gilt_op_emit_error(op, "ordering '%s' is none of unordered, "
+                                  "monotonic, %s, seq_cst",
+                              o, store ? "release" : "acquire");
+  return GILT_SUCCESS;
+}
+
 GiltStatus llvm_verify_pointer_operand(GiltOp *op)
 {
   size_t i = llvm_op_is(op, LLVM_OP_STORE) ? 1 : 0;
   if (!llvm_is_ptr(operand_type(op, i)))
     return gilt_op_emit_error(op, "operand %zu must be an !llvm.ptr", i);
+  if (!llvm_op_is(op, LLVM_OP_GEP))
+    return verify_ordering(op);
   if (llvm_op_is(op, LLVM_OP_GEP)) {
     if (!llvm_is_ptr(result_type(op, 0)))
       return gilt_op_emit_error(op, "result must be an !llvm.ptr");

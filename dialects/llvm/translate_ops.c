@@ -224,6 +224,27 @@ static LLVMValueRef aligned(GiltOp *op, LLVMValueRef inst)
   return llvm_translate_set_alignment(op, inst) == GILT_SUCCESS ? inst : NULL;
 }
 
+/* A load or store, atomic when it has an `ordering` (the verifier checked
+** its name). */
+static LLVMValueRef access(GiltOp *op, LLVMValueRef inst)
+{
+  GiltAttr *a = gilt_op_get_attr(op, "ordering");
+  if (inst && a) {
+    static const struct { const char *name; LLVMAtomicOrdering o; } orders[] = {
+        {"unordered", LLVMAtomicOrderingUnordered},
+        {"monotonic", LLVMAtomicOrderingMonotonic},
+        {"acquire", LLVMAtomicOrderingAcquire},
+        {"release", LLVMAtomicOrderingRelease},
+        {"seq_cst", LLVMAtomicOrderingSequentiallyConsistent},
+    };
+    const char *name = gilt_string_attr_get_value(a, NULL);
+    for (size_t i = 0; i < sizeof orders / sizeof *orders; i++)
+      if (!strcmp(name, orders[i].name))
+        LLVMSetOrdering(inst, orders[i].o);
+  }
+  return aligned(op, inst);
+}
+
 /* LLVM indexes a struct only with a constant field number, and nothing
 ** but aggregates and vectors: check the indices past the first. */
 static bool check_gep_indices(GiltOp *op, LLVMTypeRef type, Operands a)
@@ -521,9 +542,9 @@ static LLVMValueRef build(LlvmTranslator *t, GiltOp *op, LlvmOpId id,
   case LLVM_OP_SELECT:
     return LLVMBuildSelect(b, a.v[0], a.v[1], a.v[2], "");
   case LLVM_OP_LOAD:
-    return aligned(op, LLVMBuildLoad2(b, rt, a.v[0], ""));
+    return access(op, LLVMBuildLoad2(b, rt, a.v[0], ""));
   case LLVM_OP_STORE:
-    return aligned(op, LLVMBuildStore(b, a.v[0], a.v[1]));
+    return access(op, LLVMBuildStore(b, a.v[0], a.v[1]));
   case LLVM_OP_GEP:
     return gep(t, op, a);
   case LLVM_OP_ALLOCA:

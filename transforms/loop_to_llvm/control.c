@@ -4,10 +4,12 @@
 ** variable and the carried values (the phis), a body, and an exit block
 ** whose arguments are the results; loop.if branches to its regions and
 ** joins in a block taking the yielded values; loop.while is MLIR's
-** before/after pair. loop.parallel runs as nested sequential loops (its
-** iterations are independent, so any order is right); spreading its
-** outer dimension over gilt_rt_parallel_for is not done yet. loop.assert
-** fails the run with its message and location, as the interpreter stops.
+** before/after pair. loop.parallel in a function goes to parallel.c,
+** which outlines its body for gilt_rt_parallel_for; nested in such a body
+** (which already runs on a worker; the runtime would run it serially) it
+** runs here as nested sequential loops, any order being right for
+** independent iterations. loop.assert fails the run with its message and
+** location, as the interpreter stops.
 */
 #include "transforms/loop_to_llvm/lowering.h"
 
@@ -97,7 +99,7 @@ static GiltStatus lower_for(L2L *l, GiltOp *op)
 typedef struct Nest {
   GiltOp *op;
   size_t rank, dim;
-  GiltValue **bounds; /* lowers, uppers, steps */
+  GiltValue *const *bounds; /* lowers, uppers, steps */
   GiltValue **ivs;
 } Nest;
 
@@ -117,19 +119,28 @@ static void nest_level(L2L *l, GiltValue *iv, GiltValue *const *current,
   nest->dim = d;
 }
 
-static GiltStatus lower_parallel(L2L *l, GiltOp *op)
+void l2l_parallel_loops(L2L *l, GiltOp *op, GiltValue *const *bounds)
 {
   size_t rank = gilt_op_get_num_operands(op) / 3;
-  GiltValue *bounds[3 * rank + 1], *ivs[rank + 1];
-  for (size_t i = 0; i < 3 * rank; i++)
-    bounds[i] = l2l_value(l, gilt_op_get_operand(op, i));
+  GiltValue *ivs[rank + 1];
   if (rank == 0) {
     inline_region(l, gilt_op_get_region(op, 0), NULL, NULL);
-    return GILT_SUCCESS;
+    return;
   }
   Nest nest = {op, rank, 0, bounds, ivs};
   l2l_loop(l, bounds[0], bounds[rank], bounds[2 * rank], 0, NULL, NULL,
            nest_level, &nest);
+}
+
+static GiltStatus lower_parallel(L2L *l, GiltOp *op)
+{
+  size_t rank = gilt_op_get_num_operands(op) / 3;
+  if (rank > 0 && !l->status)
+    return l2l_lower_parallel_outlined(l, op);
+  GiltValue *bounds[3 * rank + 1];
+  for (size_t i = 0; i < 3 * rank; i++)
+    bounds[i] = l2l_value(l, gilt_op_get_operand(op, i));
+  l2l_parallel_loops(l, op, bounds);
   return GILT_SUCCESS;
 }
 

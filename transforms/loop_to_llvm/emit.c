@@ -312,10 +312,27 @@ void l2l_check(L2L *l, GiltValue *ok, const char *message)
   GiltValue *args[2] = {string(l, message), string(l, text)};
   gilt_strbuf_free(&where);
   l2l_call_extern(l, "gilt_rt_fail", NULL, 2, args);
-  l2l_exit_scope(l);
-  GiltValue *one = l2l_int(l, l->i32, 1);
-  l2l_emit(l, LLVM_OP_RETURN, NULL, 1, &one);
+  l2l_return_failure(l, l2l_int(l, l->i32, 1));
   l2l_set_block(l, next);
+}
+
+void l2l_return_failure(L2L *l, GiltValue *status)
+{
+  l2l_exit_scope(l);
+  if (!l->status) {
+    l2l_emit(l, LLVM_OP_RETURN, NULL, 1, &status);
+    return;
+  }
+  /* Chunks on several threads may fail at once: the store is atomic
+  ** (monotonic is enough, the runtime's join orders it before the
+  ** caller's load). */
+  GiltValue *ops[2] = {status, l->status};
+  GiltNamedAttr attrs[] = {
+      {"alignment", gilt_integer_attr_get(l->i64, 4)},
+      {"ordering", gilt_string_attr_get(l->ctx, "monotonic", 9)},
+  };
+  l2l_create(l, LLVM_OP_STORE, NULL, 2, ops, 2, attrs);
+  l2l_emit(l, LLVM_OP_RETURN, NULL, 0, NULL);
 }
 
 void l2l_exit_scope(L2L *l)

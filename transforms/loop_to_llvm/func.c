@@ -195,6 +195,8 @@ void l2l_lower_func(L2L *l, GiltOp *func)
   GiltType *llvm_ft =
       gilt_type_attr_get_value(gilt_op_get_attr(fn, "function_type"));
   size_t n_in = ft->func.num_inputs, n = llvm_ft->func.num_inputs;
+  l->func_name = gilt_symbol_get_name(func);
+  l->status = NULL;
   l->body = gilt_op_get_region(fn, 0);
   l->entry = l2l_block(l, n, llvm_ft->func.types);
   l2l_set_block(l, l->entry);
@@ -228,8 +230,7 @@ static void pass_on_failure(L2L *l, GiltValue *status)
   GiltValue *ok = l2l_icmp(l, "eq", status, l2l_int(l, l->i32, 0));
   l2l_cond_br(l, ok, next, 0, NULL, fail, 0, NULL);
   l2l_set_block(l, fail);
-  l2l_exit_scope(l);
-  l2l_emit(l, LLVM_OP_RETURN, NULL, 1, &status);
+  l2l_return_failure(l, status);
   l2l_set_block(l, next);
 }
 

@@ -17,7 +17,8 @@
 ** Files: pass.c (the walk, types, values), emit.c (op building, runtime
 ** declarations, failure paths), func.c (signatures and calls, jit/abi.h),
 ** memory.c (descriptors and buffers), arith.c (scalar arithmetic), cast.c,
-** vector.c, control.c (loops, branches, asserts).
+** vector.c, control.c (loops, branches, asserts), parallel.c (loop.parallel
+** outlined for the runtime's parallel-for).
 */
 #ifndef GILT_TRANSFORMS_LOOP_TO_LLVM_LOWERING_H
 #define GILT_TRANSFORMS_LOOP_TO_LLVM_LOWERING_H
@@ -39,6 +40,11 @@ typedef struct L2L {
   GiltBlock *entry; /* its entry block, where stack slots go */
   GiltValue *const *results; /* its result pointers (func.return) */
   GiltValue *scope; /* its buffers' scope (gilt_rt_scope_enter's mark) */
+  /* In the body outlined from a loop.parallel, the i32 of its context
+  ** where a failed chunk leaves its status; NULL in a function. */
+  GiltValue *status;
+  const char *func_name; /* the func.func being lowered */
+  unsigned num_outlined; /* bodies outlined so far (their names) */
   GiltPtrMap values;  /* loop value -> llvm value */
   GiltPtrMap symbols; /* interned name -> 1: symbols already in `out` */
   GiltPtrMap strings; /* interned text -> number of its string global */
@@ -123,6 +129,11 @@ GILT_INTERNAL void l2l_set_block(L2L *l, GiltBlock *block);
 /* Unless `ok` (i1) holds, records `message` at l->op's location with
 ** gilt_rt_fail and returns 1; goes on in a new block otherwise. */
 GILT_INTERNAL void l2l_check(L2L *l, GiltValue *ok, const char *message);
+/* Stops the run with `status` (i32, nonzero) after its buffers' scope is
+** exited: returns it from a function; in an outlined parallel body,
+** leaves it in the context for the function running the loop, which
+** returns it. */
+GILT_INTERNAL void l2l_return_failure(L2L *l, GiltValue *status);
 /* Whether any lane of an i1 vector (or the i1 itself) is set. */
 GILT_INTERNAL GiltValue *l2l_any(L2L *l, GiltValue *cond);
 
@@ -175,6 +186,18 @@ GILT_INTERNAL void l2l_loop(L2L *l, GiltValue *lb, GiltValue *ub,
                             GiltValue *step, size_t n,
                             GiltValue *const *inits, GiltValue **results,
                             L2LBodyFn body, void *user);
+
+/* Emits loop.parallel `op` as nested sequential loops over `bounds`
+** (lowered: lowers, uppers, steps), which may differ from op's operands:
+** an outlined body runs one chunk of the outer dimension. */
+GILT_INTERNAL void l2l_parallel_loops(L2L *l, GiltOp *op,
+                                      GiltValue *const *bounds);
+
+/* ---- parallel.c ------------------------------------------------------------------ */
+
+/* Lowers loop.parallel `op` (rank 1 or more, in a function, not in another
+** outlined body) to a call of gilt_rt_parallel_for with its body outlined. */
+GILT_INTERNAL GiltStatus l2l_lower_parallel_outlined(L2L *l, GiltOp *op);
 
 /* ---- func.c ---------------------------------------------------------------------- */
 

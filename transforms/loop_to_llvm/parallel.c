@@ -1,0 +1,394 @@
+/*
+** parallel.c - loop.parallel to the runtime's parallel-for (jit/abi.h),
+** by outlining, as clang does for OpenMP (`.omp_outlined.` and
+** __kmpc_fork_call) and MLIR's async-parallel-for: the body becomes a
+** private function
+**
+**     void f__parallel_K(i64 begin, i64 end, ptr context)
+**
+** that runs iterations [begin, end) of one dimension, the outermost that
+** is not known to run once (models run at batch 1), the other dimensions
+** as sequential loops around and inside it, and the loop becomes
+**
+**     context = {captured values..., i32 status = 0}
+**     gilt_rt_parallel_for(trip count of that dimension, @f__parallel_K, context)
+**     if (context.status != 0) exit the scope and return it
+**
+** The context is one alloca per loop in the parent's entry block, holding
+** every value the body uses from outside it (scalars, vectors, descriptor
+** structs) and loaded at the outlined function's entry. What the parent's
+** code knows as a constant stays one: a captured value, or a field of a
+** captured descriptor, that the parent computes from constants and
+** symbols' addresses by pure ops (llvm.constant, llvm.addressof,
+** arithmetic, insertvalue) is computed again in the outlined function
+** rather than passed, so loop bounds, static sizes and strides and the
+** addresses of weights stay visible to LLVM's optimizer there, and symbol
+** references resolve as in the parent.
+**
+** Buffers: scopes are per thread (jit/runtime.c), so each chunk enters
+** its own and exits it on every return; what a chunk allocates never
+** lands in a worker's list or outlives the chunk. A failed check in a
+** chunk calls gilt_rt_fail (the runtime carries the message back to the
+** calling thread), stores its status in the context atomically, and
+** returns; the parent then returns it, as after a failed check of its own.
+**
+** Only a loop.parallel of a function is outlined; one nested in an
+** outlined body runs as sequential loops in it (control.c): it already
+** runs on a worker, where the runtime would run it serially anyway.
+*/
+#include "transforms/loop_to_llvm/lowering.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ir/support/alloc.h"
+
+typedef GILT_VEC(GiltValue *) ValueVec;
+
+/* ---- what the body uses from outside ----------------------------------------------- */
+
+typedef struct Captures {
+  L2L *l;
+  GiltOp *op;       /* the loop.parallel */
+  GiltPtrMap seen;  /* loop value -> 1 */
+  ValueVec values;  /* loop values, in order of first use */
+} Captures;
+
+static void capture(Captures *c, GiltValue *v)
+{
+  if (gilt_ptr_map_get(&c->seen, v, NULL))
+    return;
+  gilt_ptr_map_put(&c->seen, v, 1);
+  gilt_vec_push(c->l->ctx, &c->values, v);
+}
+
+static GiltWalkResult capture_operands(GiltOp *op, void *user)
+{
+  Captures *c = user;
+  if (op == c->op)
+    return GILT_WALK_ADVANCE;
+  for (size_t i = 0; i < gilt_op_get_num_operands(op); i++) {
+    GiltValue *v = gilt_op_get_operand(op, i);
+    GiltOp *owner = gilt_block_get_parent_op(gilt_value_get_parent_block(v));
+    if (!owner || !gilt_op_is_ancestor(c->op, owner))
+      capture(c, v);
+  }
+  return GILT_WALK_ADVANCE;
+}
+
+/* ---- constants built again ---------------------------------------------------------- */
+
+/* How deep an expression of constants may be to be built again: enough
+** for a descriptor's row-major strides. */
+#define REBUILD_DEPTH 24
+
+typedef struct Rebuild {
+  L2L *l;
+  GiltPtrMap known;  /* parent value -> 1 + whether it can be rebuilt */
+  GiltPtrMap copies; /* parent value -> its copy in the outlined function */
+} Rebuild;
+
+/* Whether the parent's llvm value v can be computed again in the outlined
+** function: a pure op (a constant, a symbol's address, arithmetic,
+** insertvalue) of such values, down to ops without operands. */
+static bool rebuildable_at(Rebuild *r, GiltValue *v, unsigned depth)
+{
+  size_t known = 0;
+  if (gilt_ptr_map_get(&r->known, v, &known))
+    return known == 2;
+  GiltOp *def = gilt_value_get_defining_op(v);
+  bool ok = def && depth > 0 && llvm_op_id(def) != LLVM_NUM_OPS &&
+            gilt_op_has_trait(def, GILT_TRAIT_PURE) &&
+            gilt_op_get_num_regions(def) == 0 &&
+            gilt_op_get_num_results(def) == 1;
+  for (size_t i = 0; ok && i < gilt_op_get_num_operands(def); i++)
+    ok = rebuildable_at(r, gilt_op_get_operand(def, i), depth - 1);
+  gilt_ptr_map_put(&r->known, v, ok ? 2 : 1);
+  return ok;
+}
+
+static bool rebuildable(Rebuild *r, GiltValue *v)
+{
+  return rebuildable_at(r, v, REBUILD_DEPTH);
+}
+
+/* The copy of v (rebuildable) at the insertion point, made once. */
+static GiltValue *rebuild(Rebuild *r, GiltValue *v)
+{
+  size_t copy = 0;
+  if (gilt_ptr_map_get(&r->copies, v, &copy))
+    return (GiltValue *)(uintptr_t)copy;
+  GiltOp *def = gilt_value_get_defining_op(v);
+  GiltOp *op = gilt_op_clone(def);
+  for (size_t i = 0; i < gilt_op_get_num_operands(def); i++)
+    gilt_op_set_operand(op, i, rebuild(r, gilt_op_get_operand(def, i)));
+  gilt_builder_insert(r->l->b, op);
+  GiltValue *result = gilt_op_get_result(op, 0);
+  gilt_ptr_map_put(&r->copies, v, (size_t)(uintptr_t)result);
+  return result;
+}
+
+/* `loaded` (the context's copy of the struct `v` of the parent) with the
+** fields the parent computed from constants computed again: a
+** descriptor's static sizes and strides, a weight's address. */
+static GiltValue *rebuild_fields(Rebuild *r, GiltValue *v, GiltValue *loaded)
+{
+  GiltType *t = gilt_value_get_type(v);
+  if (!llvm_is_struct(t))
+    return loaded;
+  size_t n = llvm_struct_num_fields(t);
+  bool done[n + 1];
+  for (size_t i = 0; i < n; i++)
+    done[i] = false;
+  /* The last insertvalue of a field decides it: walk the chain back. */
+  GiltOp *def = gilt_value_get_defining_op(v);
+  while (def && llvm_op_is(def, LLVM_OP_INSERTVALUE)) {
+    size_t pos =
+        (size_t)gilt_integer_attr_get_value(gilt_op_get_attr(def, "position"));
+    GiltValue *field = gilt_op_get_operand(def, 1);
+    if (pos < n && !done[pos]) {
+      done[pos] = true;
+      if (rebuildable(r, field))
+        loaded = l2l_insert(r->l, loaded, rebuild(r, field), (int64_t)pos);
+    }
+    def = gilt_value_get_defining_op(gilt_op_get_operand(def, 0));
+  }
+  return loaded;
+}
+
+/* ---- the context -------------------------------------------------------------------- */
+
+/* The address of field k of the context struct `type` at `context`. */
+static GiltValue *field_address(L2L *l, GiltType *type, GiltValue *context,
+                                size_t k)
+{
+  GiltValue *ops[3] = {context, l2l_i64(l, 0),
+                       l2l_int(l, l->i32, (int64_t)k)};
+  return l2l_emit_attr(l, LLVM_OP_GEP, l->ptr, 3, ops, "elem_type",
+                       gilt_type_attr_get(type));
+}
+
+/* One `type` on the stack, in the entry block: allocas in a loop would
+** grow the stack at every iteration. */
+static GiltValue *entry_alloca(L2L *l, GiltType *type)
+{
+  GiltBlock *here = gilt_builder_get_insertion_block(l->b);
+  gilt_builder_set_insertion_point_to_start(l->b, l->entry);
+  GiltValue *one = l2l_i64(l, 1);
+  GiltValue *slot = l2l_emit_attr(l, LLVM_OP_ALLOCA, l->ptr, 1, &one,
+                                  "elem_type", gilt_type_attr_get(type));
+  l2l_set_block(l, here);
+  return slot;
+}
+
+/* ---- the outlined function ---------------------------------------------------------- */
+
+/* A private llvm.func (i64 begin, i64 end, ptr context) -> () named after
+** the function being lowered, added to the new module. */
+static GiltOp *outlined_function(L2L *l)
+{
+  char name[256];
+  do
+    snprintf(name, sizeof name, "%s__parallel_%u", l->func_name,
+             l->num_outlined++);
+  while (gilt_symbol_table_lookup(l->module, name) ||
+         gilt_ptr_map_get(&l->symbols, gilt_ident_get_cstr(l->ctx, name),
+                          NULL));
+  GiltType *inputs[3] = {l->i64, l->i64, l->ptr};
+  GiltType *type = gilt_function_type_get(l->ctx, 3, inputs, 0, NULL);
+  GiltNamedAttr attrs[] = {
+      {"function_type", gilt_type_attr_get(type)},
+      {"sym_name", gilt_string_attr_get(l->ctx, name, strlen(name))},
+      {"sym_visibility", gilt_string_attr_get(l->ctx, "private", 7)},
+  };
+  GiltOpState st = gilt_op_state_get("llvm.func", l->loc);
+  st.num_attrs = 3;
+  st.attrs = attrs;
+  st.num_regions = 1;
+  GiltOp *fn = gilt_op_create(l->ctx, &st);
+  l2l_add_symbol(l, fn);
+  return fn;
+}
+
+/* The state of the function being built, which outlining replaces. */
+typedef struct Saved {
+  GiltBlock *block;
+  GiltRegion *body;
+  GiltBlock *entry;
+  GiltValue *scope, *status;
+  GiltPtrMap values;
+} Saved;
+
+static void save(L2L *l, Saved *s)
+{
+  *s = (Saved){gilt_builder_get_insertion_block(l->b), l->body, l->entry,
+               l->scope, l->status, l->values};
+  gilt_ptr_map_init(&l->values, l->ctx);
+}
+
+static void restore(L2L *l, const Saved *s)
+{
+  gilt_ptr_map_free(&l->values);
+  l->values = s->values;
+  l->body = s->body;
+  l->entry = s->entry;
+  l->scope = s->scope;
+  l->status = s->status;
+  l2l_set_block(l, s->block);
+}
+
+/* Builds the body of `fn`: loads the captured values (`lowered`, the
+** parent's llvm values of `captured`; field[i] their context field or
+** SIZE_MAX) and runs the chunk. */
+static void build_body(L2L *l, Rebuild *r, GiltOp *op, size_t dim,
+                       GiltOp *fn, GiltType *context_type,
+                       const ValueVec *captured, GiltValue *const *lowered,
+                       const size_t *field, size_t status_field)
+{
+  GiltType *inputs[3] = {l->i64, l->i64, l->ptr};
+  l->body = gilt_op_get_region(fn, 0);
+  l->entry = l2l_block(l, 3, inputs);
+  l2l_set_block(l, l->entry);
+  GiltValue *begin = gilt_block_get_argument(l->entry, 0);
+  GiltValue *end = gilt_block_get_argument(l->entry, 1);
+  GiltValue *context = gilt_block_get_argument(l->entry, 2);
+  l->scope = l2l_call_extern(l, "gilt_rt_scope_enter", l->i64, 0, NULL);
+  l->status = field_address(l, context_type, context, status_field);
+  for (size_t i = 0; i < captured->len; i++) {
+    GiltValue *v;
+    if (field[i] == SIZE_MAX)
+      v = rebuild(r, lowered[i]);
+    else {
+      GiltType *t = gilt_value_get_type(lowered[i]);
+      v = l2l_load(l, t, field_address(l, context_type, context, field[i]), 0);
+      v = rebuild_fields(r, lowered[i], v);
+    }
+    l2l_map(l, captured->data[i], v);
+  }
+  /* The split dimension runs iterations [begin, end): lb + begin * step
+  ** up to lb + end * step. */
+  size_t rank = gilt_op_get_num_operands(op) / 3;
+  GiltValue *bounds[3 * rank + 1];
+  for (size_t i = 0; i < 3 * rank; i++)
+    if (i != rank + dim) /* its upper bound is the chunk's */
+      bounds[i] = l2l_value(l, gilt_op_get_operand(op, i));
+  GiltValue *lb = bounds[dim], *step = bounds[2 * rank + dim];
+  bounds[dim] = l2l_binary(l, LLVM_OP_ADD, lb,
+                           l2l_binary(l, LLVM_OP_MUL, begin, step));
+  bounds[rank + dim] = l2l_binary(l, LLVM_OP_ADD, lb,
+                                  l2l_binary(l, LLVM_OP_MUL, end, step));
+  l2l_parallel_loops(l, op, bounds);
+  l2l_exit_scope(l);
+  l2l_emit(l, LLVM_OP_RETURN, NULL, 0, NULL);
+}
+
+/* ---- the loop ------------------------------------------------------------------------ */
+
+/* Whether the parent's llvm value v is the integer constant it stores in
+** *c. */
+static bool constant_int(GiltValue *v, int64_t *c)
+{
+  GiltOp *def = gilt_value_get_defining_op(v);
+  if (!def || !llvm_op_is(def, LLVM_OP_CONSTANT))
+    return false;
+  GiltAttr *a = gilt_op_get_attr(def, "value");
+  if (gilt_value_get_type(v)->kind != GILT_TYPE_INTEGER)
+    return false;
+  *c = gilt_integer_attr_get_value(a);
+  return true;
+}
+
+/* The dimension to split over the threads: the first one not known to
+** run at most once. Models run at batch 1, so dimension 0 often has one
+** iteration; the dimensions before the one chosen then run whole in
+** every chunk, which covers each iteration once as long as they have at
+** most one (and would still, in another order, with more). */
+static size_t split_dimension(L2L *l, GiltOp *op)
+{
+  size_t rank = gilt_op_get_num_operands(op) / 3;
+  for (size_t d = 0; d < rank; d++) {
+    int64_t lb, ub, step;
+    if (!constant_int(l2l_value(l, gilt_op_get_operand(op, d)), &lb) ||
+        !constant_int(l2l_value(l, gilt_op_get_operand(op, rank + d)), &ub) ||
+        !constant_int(l2l_value(l, gilt_op_get_operand(op, 2 * rank + d)),
+                      &step) ||
+        step <= 0 || ub - lb > step)
+      return d;
+  }
+  return 0;
+}
+
+GiltStatus l2l_lower_parallel_outlined(L2L *l, GiltOp *op)
+{
+  size_t rank = gilt_op_get_num_operands(op) / 3;
+  size_t dim = split_dimension(l, op);
+  Captures c = {.l = l, .op = op};
+  Rebuild r = {.l = l};
+  gilt_ptr_map_init(&c.seen, l->ctx);
+  gilt_ptr_map_init(&r.known, l->ctx);
+  gilt_ptr_map_init(&r.copies, l->ctx);
+  for (size_t i = 0; i < 3 * rank; i++)
+    if (i != rank + dim) /* the chunk is the split dimension's bounds */
+      capture(&c, gilt_op_get_operand(op, i));
+  gilt_op_walk(op, GILT_WALK_PRE_ORDER, capture_operands, &c);
+
+  /* The context: a field per captured value that is not a constant, and
+  ** the status. */
+  size_t n = c.values.len, num_fields = 0;
+  GiltValue *lowered[n + 1];
+  GiltType *types[n + 2];
+  size_t field[n + 1];
+  for (size_t i = 0; i < n; i++) {
+    lowered[i] = l2l_value(l, c.values.data[i]);
+    field[i] = SIZE_MAX;
+    if (!rebuildable(&r, lowered[i])) {
+      field[i] = num_fields;
+      types[num_fields++] = gilt_value_get_type(lowered[i]);
+    }
+  }
+  size_t status_field = num_fields;
+  types[num_fields++] = l->i32;
+  GiltType *context_type = llvm_struct_type(l->ctx, num_fields, types);
+
+  GiltOp *fn = outlined_function(l);
+  Saved saved;
+  save(l, &saved);
+  build_body(l, &r, op, dim, fn, context_type, &c.values, lowered, field,
+             status_field);
+  restore(l, &saved);
+
+  GiltValue *context = entry_alloca(l, context_type);
+  for (size_t i = 0; i < n; i++)
+    if (field[i] != SIZE_MAX)
+      l2l_store(l, lowered[i],
+                field_address(l, context_type, context, field[i]), 0);
+  GiltValue *status = field_address(l, context_type, context, status_field);
+  l2l_store(l, l2l_int(l, l->i32, 0), status, 4);
+  /* Trip count: ceil((ub - lb) / step); none when it is not positive. */
+  GiltValue *lb = l2l_value(l, gilt_op_get_operand(op, dim));
+  GiltValue *ub = l2l_value(l, gilt_op_get_operand(op, rank + dim));
+  GiltValue *step = l2l_value(l, gilt_op_get_operand(op, 2 * rank + dim));
+  GiltValue *span = l2l_binary(l, LLVM_OP_SUB, ub, lb);
+  span = l2l_binary(l, LLVM_OP_ADD, span,
+                    l2l_binary(l, LLVM_OP_SUB, step, l2l_i64(l, 1)));
+  GiltValue *trips = l2l_binary(l, LLVM_OP_SDIV, span, step);
+  GiltValue *body = l2l_emit_attr(
+      l, LLVM_OP_ADDRESSOF, l->ptr, 0, NULL, "global_name",
+      gilt_symbol_ref_attr_get(l->ctx, gilt_symbol_get_name(fn), 0, NULL));
+  GiltValue *args[3] = {trips, body, context};
+  l2l_call_extern(l, "gilt_rt_parallel_for", NULL, 3, args);
+
+  GiltValue *result = l2l_load(l, l->i32, status, 4);
+  GiltBlock *fail = l2l_block(l, 0, NULL), *next = l2l_block(l, 0, NULL);
+  l2l_cond_br(l, l2l_icmp(l, "eq", result, l2l_int(l, l->i32, 0)), next, 0,
+              NULL, fail, 0, NULL);
+  l2l_set_block(l, fail);
+  l2l_return_failure(l, result);
+  l2l_set_block(l, next);
+
+  gilt_ptr_map_free(&c.seen);
+  gilt_ptr_map_free(&r.known);
+  gilt_ptr_map_free(&r.copies);
+  gilt_vec_free(l->ctx, &c.values);
+  return GILT_SUCCESS;
+}
