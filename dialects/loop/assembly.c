@@ -28,29 +28,6 @@
 typedef GILT_VEC(GiltUnresolvedOperand) OperandVec;
 typedef GILT_VEC(GiltType *) TypeVec;
 
-/* Resolves n parsed operands, all of `type` (types NULL) or of types[i],
-** into the build. */
-static GiltStatus resolve_all(GiltAsmParser *p, GiltOpBuild *b,
-                              const GiltUnresolvedOperand *ops, size_t n,
-                              GiltType *type, GiltType *const *types)
-{
-  for (size_t i = 0; i < n; i++) {
-    GiltValue *v;
-    if (gilt_asm_resolve_operand(p, &ops[i], types ? types[i] : type, &v))
-      return GILT_FAILURE;
-    gilt_op_build_add_operand(b, v);
-  }
-  return GILT_SUCCESS;
-}
-
-/* `: type` into *out. */
-static GiltStatus parse_colon_type(GiltAsmParser *p, GiltType **out)
-{
-  if (gilt_asm_parse_punct(p, ":"))
-    return GILT_FAILURE;
-  return gilt_asm_parse_type(p, out);
-}
-
 /* ---- constants: the value, whose type is the result's ------------------------ */
 
 void loop_print_constant(GiltOp *op, GiltAsmPrinter *p)
@@ -106,7 +83,7 @@ GiltStatus loop_parse_compare(GiltAsmParser *p, GiltOpBuild *b)
       gilt_asm_parse_operand(p, &ops[0]) || gilt_asm_parse_punct(p, ",") ||
       gilt_asm_parse_operand(p, &ops[1]) ||
       gilt_asm_parse_optional_attr_dict(p, b, false) ||
-      parse_colon_type(p, &t) || resolve_all(p, b, ops, 2, t, NULL))
+      gilt_asm_parse_colon_type(p, &t) || gilt_asm_resolve_into(p, b, ops, 2, t, NULL))
     return GILT_FAILURE;
   if (t->kind == GILT_TYPE_VECTOR && t->shaped.rank != 1)
     return gilt_asm_emit_error(p, "compares scalars or one-dimensional "
@@ -142,7 +119,7 @@ GiltStatus loop_parse_select(GiltAsmParser *p, GiltOpBuild *b)
         gilt_asm_parse_operand(p, &ops[i]))
       return GILT_FAILURE;
   if (gilt_asm_parse_optional_attr_dict(p, b, false) ||
-      parse_colon_type(p, &t))
+      gilt_asm_parse_colon_type(p, &t))
     return GILT_FAILURE;
   if (gilt_asm_parse_optional_punct(p, ",")) {
     cond = t;
@@ -150,7 +127,7 @@ GiltStatus loop_parse_select(GiltAsmParser *p, GiltOpBuild *b)
       return GILT_FAILURE;
   }
   GiltType *types[3] = {cond, t, t};
-  if (resolve_all(p, b, ops, 3, NULL, types))
+  if (gilt_asm_resolve_into(p, b, ops, 3, NULL, types))
     return GILT_FAILURE;
   gilt_op_build_add_result_type(b, t);
   return GILT_SUCCESS;
@@ -181,9 +158,9 @@ GiltStatus loop_parse_alloc(GiltAsmParser *p, GiltOpBuild *b)
   if (st == GILT_SUCCESS)
     st = gilt_asm_parse_optional_attr_dict(p, b, false);
   if (st == GILT_SUCCESS)
-    st = parse_colon_type(p, &t);
+    st = gilt_asm_parse_colon_type(p, &t);
   if (st == GILT_SUCCESS)
-    st = resolve_all(p, b, ops.data, ops.len, gilt_index_type_get(ctx), NULL);
+    st = gilt_asm_resolve_into(p, b, ops.data, ops.len, gilt_index_type_get(ctx), NULL);
   if (st == GILT_SUCCESS)
     gilt_op_build_add_result_type(b, t);
   gilt_vec_free(ctx, &ops);
@@ -205,9 +182,9 @@ GiltStatus loop_parse_memref_only(GiltAsmParser *p, GiltOpBuild *b)
   GiltType *t;
   if (gilt_asm_parse_operand(p, &m) ||
       gilt_asm_parse_optional_attr_dict(p, b, false) ||
-      parse_colon_type(p, &t))
+      gilt_asm_parse_colon_type(p, &t))
     return GILT_FAILURE;
-  return resolve_all(p, b, &m, 1, t, NULL);
+  return gilt_asm_resolve_into(p, b, &m, 1, t, NULL);
 }
 
 /* `[value,] %m[%i, %j] : memref<...>` for loads and stores; the vector
@@ -260,7 +237,7 @@ GiltStatus loop_parse_access(GiltAsmParser *p, GiltOpBuild *b)
   if (st == GILT_SUCCESS)
     st = gilt_asm_parse_optional_attr_dict(p, b, false);
   if (st == GILT_SUCCESS)
-    st = parse_colon_type(p, &t);
+    st = gilt_asm_parse_colon_type(p, &t);
   if (st == GILT_SUCCESS && t->kind != GILT_TYPE_MEMREF)
     st = gilt_asm_emit_error(p, "expected a memref type");
   if (st == GILT_SUCCESS && vector) {
@@ -269,11 +246,11 @@ GiltStatus loop_parse_access(GiltAsmParser *p, GiltOpBuild *b)
       st = gilt_asm_parse_type(p, &vt);
   }
   if (st == GILT_SUCCESS && store)
-    st = resolve_all(p, b, &value, 1, vector ? vt : t->shaped.elem, NULL);
+    st = gilt_asm_resolve_into(p, b, &value, 1, vector ? vt : t->shaped.elem, NULL);
   if (st == GILT_SUCCESS)
-    st = resolve_all(p, b, &m, 1, t, NULL);
+    st = gilt_asm_resolve_into(p, b, &m, 1, t, NULL);
   if (st == GILT_SUCCESS)
-    st = resolve_all(p, b, idx.data, idx.len, gilt_index_type_get(ctx), NULL);
+    st = gilt_asm_resolve_into(p, b, idx.data, idx.len, gilt_index_type_get(ctx), NULL);
   if (st == GILT_SUCCESS && !store)
     gilt_op_build_add_result_type(b, vector ? vt : t->shaped.elem);
   gilt_vec_free(ctx, &idx);
@@ -323,7 +300,7 @@ static GiltStatus parse_index_operand(GiltAsmParser *p, GiltOpBuild *b)
   GiltUnresolvedOperand u;
   if (gilt_asm_parse_operand(p, &u))
     return GILT_FAILURE;
-  return resolve_all(p, b, &u, 1,
+  return gilt_asm_resolve_into(p, b, &u, 1,
                      gilt_index_type_get(gilt_asm_parser_get_context(p)),
                      NULL);
 }
@@ -385,7 +362,7 @@ GiltStatus loop_parse_for(GiltAsmParser *p, GiltOpBuild *b)
     gilt_op_build_add_result_type(b, types.data[i]);
   }
   if (st == GILT_SUCCESS)
-    st = resolve_all(p, b, inits.data, inits.len, NULL, types.data);
+    st = gilt_asm_resolve_into(p, b, inits.data, inits.len, NULL, types.data);
   if (st == GILT_SUCCESS)
     st = gilt_asm_parse_region(p, gilt_op_build_add_region(b), args.data,
                                args.len);
@@ -437,7 +414,7 @@ static GiltStatus parse_index_group(GiltAsmParser *p, GiltOpBuild *b,
   if (st == GILT_SUCCESS)
     st = gilt_asm_parse_punct(p, ")");
   if (st == GILT_SUCCESS)
-    st = resolve_all(p, b, ops.data, ops.len, gilt_index_type_get(ctx), NULL);
+    st = gilt_asm_resolve_into(p, b, ops.data, ops.len, gilt_index_type_get(ctx), NULL);
   *n = ops.len;
   gilt_vec_free(ctx, &ops);
   return st;
@@ -511,7 +488,7 @@ GiltStatus loop_parse_if(GiltAsmParser *p, GiltOpBuild *b)
   TypeVec types = {0};
   GiltStatus st = gilt_asm_parse_operand(p, &cond);
   if (st == GILT_SUCCESS)
-    st = resolve_all(p, b, &cond, 1,
+    st = gilt_asm_resolve_into(p, b, &cond, 1,
                      gilt_integer_type_get(ctx, 1, GILT_SIGNLESS), NULL);
   if (st == GILT_SUCCESS && gilt_asm_parse_optional_punct(p, "->")) {
     st = gilt_asm_parse_punct(p, "(");
@@ -564,7 +541,7 @@ GiltStatus loop_parse_yield(GiltAsmParser *p, GiltOpBuild *b)
       st = gilt_asm_emit_error(p, "expected %zu types", ops.len);
   }
   if (st == GILT_SUCCESS)
-    st = resolve_all(p, b, ops.data, ops.len, NULL, types.data);
+    st = gilt_asm_resolve_into(p, b, ops.data, ops.len, NULL, types.data);
   gilt_vec_free(ctx, &ops);
   gilt_vec_free(ctx, &types);
   return st;

@@ -40,6 +40,15 @@ GILT_INTERNAL GiltStatus gilt_asm_push_type(GiltAsmParser *p, GiltType *t,
 #define gilt_asm_parse_type_vec(p, v)                                        \
   gilt_asm_parse_type_list((p), gilt_asm_push_type, GILT_ASM_VEC_REF(v))
 
+/* op_forms.c: `: type` into *out; and n parsed operands resolved into the
+** build, each of `type` (types NULL) or of types[i]. */
+GILT_INTERNAL GiltStatus gilt_asm_parse_colon_type(GiltAsmParser *p,
+                                                   GiltType **out);
+GILT_INTERNAL GiltStatus gilt_asm_resolve_into(GiltAsmParser *p,
+                                               GiltOpBuild *b,
+                                               const GiltUnresolvedOperand *ops,
+                                               size_t n, GiltType *type,
+                                               GiltType *const *types);
 /* op_forms.c: the shared custom forms `%a, %b : T` (every operand and the
 ** result of type T) and `%a : T to U` (a conversion), ... */
 GILT_INTERNAL void gilt_same_type_asm_print(GiltOp *op, GiltAsmPrinter *p);

@@ -21,36 +21,20 @@
 typedef GILT_VEC(GiltUnresolvedOperand) OperandVec;
 typedef GILT_VEC(GiltType *) TypeVec;
 
-/* `: type` into *out. */
-static GiltStatus parse_colon_type(GiltAsmParser *p, GiltType **out)
+GiltStatus gilt_asm_parse_colon_type(GiltAsmParser *p, GiltType **out)
 {
   if (gilt_asm_parse_punct(p, ":"))
     return GILT_FAILURE;
   return gilt_asm_parse_type(p, out);
 }
 
-/* Resolves n parsed operands, all of `type`, into the build. */
-static GiltStatus resolve_all(GiltAsmParser *p, GiltOpBuild *b,
-                              const GiltUnresolvedOperand *ops, size_t n,
-                              GiltType *type)
+GiltStatus gilt_asm_resolve_into(GiltAsmParser *p, GiltOpBuild *b,
+                                 const GiltUnresolvedOperand *ops, size_t n,
+                                 GiltType *type, GiltType *const *types)
 {
   for (size_t i = 0; i < n; i++) {
     GiltValue *v;
-    if (gilt_asm_resolve_operand(p, &ops[i], type, &v))
-      return GILT_FAILURE;
-    gilt_op_build_add_operand(b, v);
-  }
-  return GILT_SUCCESS;
-}
-
-/* Resolves n parsed operands of types[i] into the build. */
-static GiltStatus resolve_typed(GiltAsmParser *p, GiltOpBuild *b,
-                                const GiltUnresolvedOperand *ops, size_t n,
-                                GiltType *const *types)
-{
-  for (size_t i = 0; i < n; i++) {
-    GiltValue *v;
-    if (gilt_asm_resolve_operand(p, &ops[i], types[i], &v))
+    if (gilt_asm_resolve_operand(p, &ops[i], types ? types[i] : type, &v))
       return GILT_FAILURE;
     gilt_op_build_add_operand(b, v);
   }
@@ -77,9 +61,9 @@ GiltStatus gilt_same_type_asm_parse(GiltAsmParser *p, GiltOpBuild *b)
   if (st == GILT_SUCCESS)
     st = gilt_asm_parse_optional_attr_dict(p, b, false);
   if (st == GILT_SUCCESS)
-    st = parse_colon_type(p, &t);
+    st = gilt_asm_parse_colon_type(p, &t);
   if (st == GILT_SUCCESS)
-    st = resolve_all(p, b, ops.data, ops.len, t);
+    st = gilt_asm_resolve_into(p, b, ops.data, ops.len, t, NULL);
   if (st == GILT_SUCCESS)
     gilt_op_build_add_result_type(b, t);
   gilt_vec_free(ctx, &ops);
@@ -106,7 +90,7 @@ GiltStatus gilt_cast_asm_parse(GiltAsmParser *p, GiltOpBuild *b)
   GiltValue *v;
   if (gilt_asm_parse_operand(p, &in) ||
       gilt_asm_parse_optional_attr_dict(p, b, false) ||
-      parse_colon_type(p, &from) || gilt_asm_parse_keyword(p, "to") ||
+      gilt_asm_parse_colon_type(p, &from) || gilt_asm_parse_keyword(p, "to") ||
       gilt_asm_parse_type(p, &to) ||
       gilt_asm_resolve_operand(p, &in, from, &v))
     return GILT_FAILURE;
@@ -154,7 +138,7 @@ GiltStatus gilt_functional_asm_parse(GiltAsmParser *p, GiltOpBuild *b)
     st = gilt_asm_emit_error(p, "expected %zu operand types, got %zu",
                              ops.len, types.len);
   if (st == GILT_SUCCESS)
-    st = resolve_typed(p, b, ops.data, ops.len, types.data);
+    st = gilt_asm_resolve_into(p, b, ops.data, ops.len, NULL, types.data);
   if (st == GILT_SUCCESS)
     st = gilt_asm_parse_optional_arrow_type_list(p, push_type, b);
   gilt_vec_free(ctx, &ops);
