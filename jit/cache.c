@@ -16,10 +16,17 @@
 **         48        payload: u32 number of functions; per function a u32
 **                   length and the NUL-terminated name, a u32 length and
 **                   the NUL-terminated loop-level type as gilt prints it;
-**                   then a u64 object size and the object file's bytes.
+**                   u32 number of weights; per weight a u32 length and the
+**                   NUL-terminated symbol, and a u64 size in bytes; then a
+**                   u64 object size and the object file's bytes; then each
+**                   weight's bytes in table order, each starting at a file
+**                   offset that is a multiple of 64 (zeros between).
 **
-** The file is mapped, not read: a ResNet-18 entry is 45 MB, and the
-** checksum and ORC's copy are then the only passes over it. The header
+** The file is mapped, not read: the object (the code only: its large
+** weights are linked, translate.h) is copied once by ORC, and the weights
+** are used where they lie in the mapping, aligned as the code assumes. A
+** ResNet-18 entry is 45 MB of weights and the checksum is the only pass
+** over them before the model runs. The header
 ** holds the key so that a file renamed, or a hash that collides in the
 ** file name's truncation, is still caught; the checksum catches a file
 ** cut short or damaged. What it does not do is stop anyone who can write
@@ -142,9 +149,11 @@ static void put64(unsigned char *b, uint64_t v)
     b[i] = (unsigned char)(v >> (8 * i));
 }
 
-/* The payload before the object: the functions, then the object's size. */
-static void write_functions(GiltStrBuf *sb, size_t num_fns,
-                            const JitCacheFunction *fns, size_t object_size)
+/* The payload before the object: the functions, the weights, then the
+** object's size. */
+static void write_tables(GiltStrBuf *sb, size_t num_fns,
+                         const JitCacheFunction *fns, size_t num_weights,
+                         const LlvmLinkedWeight *weights, size_t object_size)
 {
   put32(sb, (uint32_t)num_fns);
   for (size_t i = 0; i < num_fns; i++) {
@@ -158,8 +167,22 @@ static void write_functions(GiltStrBuf *sb, size_t num_fns,
     gilt_strbuf_free(&type);
   }
   unsigned char b[8];
+  put32(sb, (uint32_t)num_weights);
+  for (size_t i = 0; i < num_weights; i++) {
+    put32(sb, (uint32_t)strlen(weights[i].symbol) + 1);
+    gilt_strbuf_append(sb, weights[i].symbol, strlen(weights[i].symbol) + 1);
+    put64(b, weights[i].nbytes);
+    gilt_strbuf_append(sb, (const char *)b, 8);
+  }
   put64(b, object_size);
   gilt_strbuf_append(sb, (const char *)b, 8);
+}
+
+/* The zeros that take file offset `at` to the next weight's start. */
+static size_t padding(uint64_t at)
+{
+  return (size_t)((JIT_CACHE_WEIGHT_ALIGN - at % JIT_CACHE_WEIGHT_ALIGN) %
+                  JIT_CACHE_WEIGHT_ALIGN);
 }
 
 static bool write_all(int fd, const void *data, size_t len)
@@ -177,39 +200,57 @@ static bool write_all(int fd, const void *data, size_t len)
   return true;
 }
 
-/* XXH64 over the two parts of the payload as if they were one buffer. */
-static uint64_t payload_checksum(const void *head, size_t head_len,
-                                 const void *object, size_t object_size,
-                                 unsigned char **joined)
+/* Pads the file (at offset *at) with zeros to the next weight's start. */
+static bool write_padding(int fd, uint64_t *at)
 {
-  *joined = malloc(head_len + object_size);
-  if (!*joined)
-    return 0;
-  memcpy(*joined, head, head_len);
-  memcpy(*joined + head_len, object, object_size);
-  return jit_hash64(*joined, head_len + object_size, 0);
+  static const unsigned char zeros[JIT_CACHE_WEIGHT_ALIGN];
+  size_t n = padding(*at);
+  *at += n;
+  return write_all(fd, zeros, n);
+}
+
+/* Everything after the header, then the payload's checksum into the
+** header: hashed from a mapping of what was written, so that no second
+** copy of the weights is made to hash them. */
+static bool write_payload(int fd, const GiltStrBuf *tables,
+                          const void *object, size_t object_size,
+                          size_t num_weights, const LlvmLinkedWeight *weights)
+{
+  uint64_t at = HEADER_SIZE + tables->len + object_size;
+  bool ok = write_all(fd, tables->data, tables->len) &&
+            write_all(fd, object, object_size);
+  for (size_t i = 0; i < num_weights && ok; i++) {
+    ok = write_padding(fd, &at) &&
+         write_all(fd, weights[i].data, weights[i].nbytes);
+    at += weights[i].nbytes;
+  }
+  if (!ok)
+    return false;
+  void *map = mmap(NULL, (size_t)at, PROT_READ, MAP_SHARED, fd, 0);
+  if (map == MAP_FAILED)
+    return false;
+  unsigned char sum[8];
+  put64(sum, jit_hash64((unsigned char *)map + HEADER_SIZE,
+                        (size_t)at - HEADER_SIZE, 0));
+  munmap(map, (size_t)at);
+  return pwrite(fd, sum, 8, 32) == 8;
 }
 
 GiltStatus jit_cache_write(const char *path, uint64_t key, size_t num_fns,
-                           const JitCacheFunction *fns, const void *object,
+                           const JitCacheFunction *fns, size_t num_weights,
+                           const LlvmLinkedWeight *weights, const void *object,
                            size_t object_size, char *why_buf, size_t why_size)
 {
   if (num_fns == 0 || !fns[0].type) {
     snprintf(why_buf, why_size, "the module has no entry function");
     return GILT_FAILURE;
   }
-  GiltStrBuf head;
-  gilt_strbuf_init(&head, gilt_type_get_context(fns[0].type));
-  write_functions(&head, num_fns, fns, object_size);
-  unsigned char *payload;
-  uint64_t sum = payload_checksum(head.data, head.len, object, object_size,
-                                  &payload);
-  size_t payload_size = head.len + object_size;
-  gilt_strbuf_free(&head);
-  if (!payload) {
-    snprintf(why_buf, why_size, "out of memory");
-    return GILT_FAILURE;
-  }
+  GiltStrBuf tables;
+  gilt_strbuf_init(&tables, gilt_type_get_context(fns[0].type));
+  write_tables(&tables, num_fns, fns, num_weights, weights, object_size);
+  uint64_t payload_size = tables.len + object_size;
+  for (size_t i = 0; i < num_weights; i++)
+    payload_size += padding(HEADER_SIZE + payload_size) + weights[i].nbytes;
   unsigned char header[HEADER_SIZE] = {0};
   memcpy(header, magic, 8);
   for (int i = 0; i < 4; i++) {
@@ -218,7 +259,6 @@ GiltStatus jit_cache_write(const char *path, uint64_t key, size_t num_fns,
   }
   put64(header + 16, key);
   put64(header + 24, payload_size);
-  put64(header + 32, sum);
 
   size_t tmp_len = strlen(path) + 16;
   char *tmp = malloc(tmp_len);
@@ -228,8 +268,10 @@ GiltStatus jit_cache_write(const char *path, uint64_t key, size_t num_fns,
     fd = mkstemp(tmp);
   }
   bool ok = fd >= 0 && write_all(fd, header, sizeof header) &&
-            write_all(fd, payload, payload_size);
+            write_payload(fd, &tables, object, object_size, num_weights,
+                          weights);
   int saved = errno;
+  gilt_strbuf_free(&tables);
   if (fd >= 0 && close(fd) != 0 && ok) {
     ok = false;
     saved = errno;
@@ -245,7 +287,6 @@ GiltStatus jit_cache_write(const char *path, uint64_t key, size_t num_fns,
       unlink(tmp);
   }
   free(tmp);
-  free(payload);
   return ok ? GILT_SUCCESS : GILT_FAILURE;
 }
 
@@ -282,10 +323,52 @@ static const char *get_string(const unsigned char **p,
   return s;
 }
 
-/* The payload's functions and object, into e; a reason when malformed. */
-static const char *parse_payload(GiltContext *ctx, const unsigned char *p,
+/* The payload's weights (table at *p, bytes after the object) into e. */
+static const char *parse_weights(const unsigned char **p,
                                  const unsigned char *end, JitCacheEntry *e)
 {
+  if (end - *p < 4)
+    return "no weight table";
+  uint32_t n = get32(*p);
+  *p += 4;
+  if (n > (size_t)(end - *p) / 10)
+    return "a bad number of weights";
+  e->weights = calloc(n ? n : 1, sizeof *e->weights);
+  if (!e->weights)
+    return "out of memory";
+  for (uint32_t i = 0; i < n; i++) {
+    const char *symbol = get_string(p, end);
+    if (!symbol || end - *p < 8)
+      return "a malformed weight table";
+    e->weights[e->num_weights++] =
+        (LlvmLinkedWeight){symbol, NULL, (size_t)get64(*p)};
+    *p += 8;
+  }
+  return NULL;
+}
+
+/* Where each weight's bytes lie in the file of `size` bytes at `file`,
+** after the object that ends at offset `at`; the last must end with the
+** file. */
+static const char *place_weights(const unsigned char *file, uint64_t at,
+                                 uint64_t size, JitCacheEntry *e)
+{
+  for (size_t i = 0; i < e->num_weights; i++) {
+    at += padding(at);
+    if (at > size || size - at < e->weights[i].nbytes)
+      return "weights that do not fit in the file";
+    e->weights[i].data = file + at;
+    at += e->weights[i].nbytes;
+  }
+  return at == size ? NULL : "bytes after the last weight";
+}
+
+/* The payload's functions, weights and object, into e; a reason when
+** malformed. */
+static const char *parse_payload(GiltContext *ctx, const unsigned char *file,
+                                 const unsigned char *end, JitCacheEntry *e)
+{
+  const unsigned char *p = file + HEADER_SIZE;
   if (end - p < 4)
     return "no function table";
   uint32_t n = get32(p);
@@ -305,11 +388,15 @@ static const char *parse_payload(GiltContext *ctx, const unsigned char *p,
       return "a function type that does not parse";
     e->functions[e->num_functions++] = (JitCacheFunction){name, t};
   }
-  if (end - p < 8 || get64(p) != (uint64_t)(end - p - 8))
+  const char *why = parse_weights(&p, end, e);
+  if (why)
+    return why;
+  if (end - p < 8 || get64(p) > (uint64_t)(end - p - 8))
     return "an object size that does not match the file";
   e->object = p + 8;
-  e->object_size = (size_t)(end - p - 8);
-  return NULL;
+  e->object_size = (size_t)get64(p);
+  return place_weights(file, (uint64_t)(p + 8 - file) + e->object_size,
+                       (uint64_t)(end - file), e);
 }
 
 /* The first check the mapped file fails, or NULL. */
@@ -330,7 +417,7 @@ static const char *check(GiltContext *ctx, const unsigned char *b,
     return "its size does not match its header (truncated?)";
   if (jit_hash64(b + HEADER_SIZE, size - HEADER_SIZE, 0) != get64(b + 32))
     return "its checksum does not match (damaged)";
-  return parse_payload(ctx, b + HEADER_SIZE, b + size, e);
+  return parse_payload(ctx, b, b + size, e);
 }
 
 JitCacheRead jit_cache_read(GiltContext *ctx, const char *path, uint64_t key,
@@ -374,6 +461,7 @@ void jit_cache_entry_close(JitCacheEntry *e)
   if (e->map)
     munmap(e->map, e->map_size);
   free(e->functions);
+  free(e->weights);
   *e = (JitCacheEntry){0};
 }
 
@@ -383,12 +471,16 @@ GiltJitModule *jit_module_create_from_object(GiltLocation *loc,
                                              const GiltJitOptions *opts,
                                              const void *object, size_t size,
                                              size_t num_fns,
-                                             const JitCacheFunction *fns)
+                                             const JitCacheFunction *fns,
+                                             size_t num_weights,
+                                             const LlvmLinkedWeight *weights)
 {
   GiltJitModule *jm = jit_module_create(loc, opts);
   if (!jm)
     return NULL;
-  GiltStatus s = jit_module_add_object(jm, object, size);
+  GiltStatus s = jit_module_define_weights(jm, num_weights, weights);
+  if (s == GILT_SUCCESS)
+    s = jit_module_add_object(jm, object, size);
   for (size_t i = 0; i < num_fns && s == GILT_SUCCESS; i++)
     s = jit_module_add_entry(jm, fns[i].name, fns[i].type, loc);
   if (s) {

@@ -1,7 +1,7 @@
 /*
 ** cache.h - the compile cache's entries: one file per compiled model,
-** holding the object file of its llvm-level module and the loop-level
-** types of its entry functions, so that a later run loads the machine
+** holding the object file of its llvm-level module, its linked weights
+** and the loop-level types of its entry functions, so that a later run loads the machine
 ** code into the JIT without importing, lowering or translating anything.
 **
 ** What goes into the key and when the cache is used is the caller's
@@ -15,12 +15,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dialects/llvm/translate.h"
 #include "gilt/jit.h"
 #include "ir/support/alloc.h"
 
 /* The format version; bump it whenever the layout of an entry or the
 ** meaning of what it holds changes. */
-#define JIT_CACHE_FORMAT_VERSION 1u
+#define JIT_CACHE_FORMAT_VERSION 2u
+
+/* Where a weight's bytes start in an entry: at a multiple of this file
+** offset, so that mapped they are aligned as the code assumes. */
+#define JIT_CACHE_WEIGHT_ALIGN LLVM_LINKED_WEIGHT_ALIGN
 
 /* An entry function of a compiled module: its symbol and loop-level
 ** function type (what gilt_jit_call builds the libffi call from). */
@@ -29,8 +34,9 @@ typedef struct JitCacheFunction {
   GiltType *type;
 } JitCacheFunction;
 
-/* An entry read back: the object and the functions point into the mapped
-** file and live until jit_cache_entry_close. */
+/* An entry read back: the object, the functions and the weights point
+** into the mapped file and live until jit_cache_entry_close (after the
+** JIT module that runs them). */
 typedef struct JitCacheEntry {
   void *map;
   size_t map_size;
@@ -38,6 +44,8 @@ typedef struct JitCacheEntry {
   size_t object_size;
   size_t num_functions;
   JitCacheFunction *functions;
+  size_t num_weights;
+  LlvmLinkedWeight *weights;
 } JitCacheEntry;
 
 typedef enum JitCacheRead {
@@ -72,6 +80,8 @@ GILT_INTERNAL GiltStatus jit_cache_collect_functions(GiltOp *module,
 GILT_INTERNAL GiltStatus jit_cache_write(const char *path, uint64_t key,
                                          size_t num_fns,
                                          const JitCacheFunction *fns,
+                                         size_t num_weights,
+                                         const LlvmLinkedWeight *weights,
                                          const void *object,
                                          size_t object_size, char *why_buf,
                                          size_t why_size);
@@ -87,9 +97,12 @@ GILT_INTERNAL void jit_cache_entry_close(JitCacheEntry *entry);
 
 /* A JIT module for this host with `opts` (NULL: the defaults) running the
 ** object file object[0..size) (copied), whose functions fns[] become its
-** entries, each reporting at loc. NULL after reporting at loc. */
+** entries, each reporting at loc, and whose linked weights are weights[]
+** (jit_module_define_weights: borrowed where aligned). NULL after
+** reporting at loc. */
 GILT_INTERNAL GiltJitModule *jit_module_create_from_object(
     GiltLocation *loc, const GiltJitOptions *opts, const void *object,
-    size_t size, size_t num_fns, const JitCacheFunction *fns);
+    size_t size, size_t num_fns, const JitCacheFunction *fns,
+    size_t num_weights, const LlvmLinkedWeight *weights);
 
 #endif /* GILT_JIT_CACHE_H */

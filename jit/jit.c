@@ -9,6 +9,13 @@
 ** the module, not the process, so that two modules compiled with
 ** different thread counts each get theirs; a call installs it as its
 ** thread's pool for the runtime's parallel-for, and removes it after.
+**
+** Large weights are linked, not compiled in (translate.h's
+** LLVM_WEIGHTS_LINKED): each weight's symbol is defined at its bytes in
+** the model's memory when they are aligned as the code assumes, and at
+** an aligned copy the module owns when they are not (ONNX raw_data lies
+** at any offset of a mapped file). So a model's weights are in memory
+** once or twice, never in LLVM's constants and again in an object file.
 */
 #include "jit/jit.h"
 
@@ -36,6 +43,8 @@ struct GiltJitModule {
   JitThreadPool *pool;
   JitEntry *entries;
   size_t num_entries, cap_entries;
+  void **weight_copies; /* aligned copies of misaligned weights */
+  size_t num_weight_copies;
 };
 
 static const GiltJitOptions default_options = GILT_JIT_OPTIONS_DEFAULT;
@@ -108,6 +117,50 @@ GiltStatus jit_module_add_object(GiltJitModule *jm, const void *data,
   return jit_orc_add_object(jm->orc, data, size, jm->loc);
 }
 
+/* The address weight w is linked at: its own bytes when they are
+** aligned, else a copy appended to jm's; NULL when out of memory. */
+static const void *weight_address(GiltJitModule *jm,
+                                  const LlvmLinkedWeight *w)
+{
+  if ((uintptr_t)w->data % LLVM_LINKED_WEIGHT_ALIGN == 0)
+    return w->data;
+  size_t size = (w->nbytes + LLVM_LINKED_WEIGHT_ALIGN - 1) /
+                LLVM_LINKED_WEIGHT_ALIGN * LLVM_LINKED_WEIGHT_ALIGN;
+  void *copy = aligned_alloc(LLVM_LINKED_WEIGHT_ALIGN, size);
+  if (!copy)
+    return NULL;
+  memcpy(copy, w->data, w->nbytes);
+  jm->weight_copies[jm->num_weight_copies++] = copy;
+  return copy;
+}
+
+GiltStatus jit_module_define_weights(GiltJitModule *jm, size_t n,
+                                     const LlvmLinkedWeight *weights)
+{
+  if (n == 0)
+    return GILT_SUCCESS;
+  const char **names = calloc(n, sizeof *names);
+  void **addresses = calloc(n, sizeof *addresses);
+  void **copies = realloc(jm->weight_copies,
+                          (jm->num_weight_copies + n) * sizeof *copies);
+  if (copies)
+    jm->weight_copies = copies;
+  GiltStatus s = names && addresses && copies ? GILT_SUCCESS : GILT_FAILURE;
+  for (size_t i = 0; i < n && s == GILT_SUCCESS; i++) {
+    names[i] = weights[i].symbol;
+    addresses[i] = (void *)(uintptr_t)weight_address(jm, &weights[i]);
+    if (!addresses[i])
+      s = GILT_FAILURE;
+  }
+  if (s)
+    gilt_emit_error(jm->loc, "out of memory linking %zu weights", n);
+  else
+    s = jit_orc_define_symbols(jm->orc, n, names, addresses, jm->loc);
+  free(names);
+  free(addresses);
+  return s;
+}
+
 GiltStatus jit_module_add_entry(GiltJitModule *jm, const char *name,
                                 GiltType *fn_type, GiltLocation *loc)
 {
@@ -171,13 +224,20 @@ GiltJitModule *gilt_jit_compile(GiltOp *module, const GiltJitOptions *opts)
   if (gilt_op_verify(module))
     return NULL;
   GiltJitModule *jm = jit_module_create(gilt_op_get_location(module), opts);
-  if (!jm)
+  size_t num_weights = 0;
+  LlvmLinkedWeight *weights = NULL;
+  if (!jm || llvm_collect_linked_weights(module, &num_weights, &weights) ||
+      jit_module_define_weights(jm, num_weights, weights)) {
+    free(weights);
+    gilt_jit_destroy(jm);
     return NULL;
+  }
+  free(weights);
   /* Built for the JIT's own machine, so that its data layout decides the
   ** alignments from the first instruction on. */
   LLVMModuleRef m = llvm_translate_module(
       module, jit_module_get_llvm_context(jm),
-      jit_orc_get_target_machine(jm->orc));
+      jit_orc_get_target_machine(jm->orc), LLVM_WEIGHTS_LINKED);
   if (!m || jit_module_add_llvm(jm, m) || add_entries(jm, module)) {
     gilt_jit_destroy(jm);
     return NULL;
@@ -222,5 +282,9 @@ void gilt_jit_destroy(GiltJitModule *jm)
   free(jm->entries);
   jit_threadpool_destroy(jm->pool);
   jit_orc_destroy(jm->orc, jm->loc);
+  /* After the code that reads them. */
+  for (size_t i = 0; i < jm->num_weight_copies; i++)
+    free(jm->weight_copies[i]);
+  free(jm->weight_copies);
   free(jm);
 }

@@ -9,6 +9,7 @@
 
 #include <llvm-c/Core.h>
 
+#include "dialects/llvm/translate.h"
 #include "gilt/jit.h"
 #include "ir/support/alloc.h"
 
@@ -26,6 +27,11 @@ GILT_INTERNAL GiltStatus jit_module_add_llvm(GiltJitModule *jm,
 ** cache entry's) to jm; data is copied. */
 GILT_INTERNAL GiltStatus jit_module_add_object(GiltJitModule *jm,
                                                const void *data, size_t size);
+/* Defines the symbols of n linked weights (translate.h) for the code of
+** jm: at their own bytes where these are aligned, else at aligned copies
+** jm owns. Bytes not copied are borrowed and must outlive jm. */
+GILT_INTERNAL GiltStatus jit_module_define_weights(
+    GiltJitModule *jm, size_t n, const LlvmLinkedWeight *weights);
 /* Makes the function `name` of the added code an entry of loop-level
 ** type fn_type, reporting at loc when it is called wrongly. Compiles it
 ** now: reports when it does not compile or link, or its type has no form

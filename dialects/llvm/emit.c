@@ -6,7 +6,8 @@
 ** a target machine, translation (translate.c) into a private LLVM
 ** context, optimization (target.c), then the output, produced in memory
 ** and handed over only when every step succeeded. The JIT takes the same
-** steps through translate.h, with its own context and machine.
+** steps through translate.h, with its own context and machine; the
+** compile cache takes them through llvm_emit, with its weights linked.
 */
 #include "gilt/llvm.h"
 
@@ -46,12 +47,13 @@ static GiltStatus write_code(GiltLocation *loc, LLVMModuleRef m,
 }
 
 static GiltStatus compile(GiltOp *module, LLVMTargetMachineRef tm,
-                          unsigned opt_level, GiltLlvmOutput what,
-                          GiltStringCallback cb, void *user)
+                          unsigned opt_level, LlvmWeights weights,
+                          GiltLlvmOutput what, GiltStringCallback cb,
+                          void *user)
 {
   GiltLocation *loc = gilt_op_get_location(module);
   LLVMContextRef llctx = LLVMContextCreate();
-  LLVMModuleRef m = llvm_translate_module(module, llctx, tm);
+  LLVMModuleRef m = llvm_translate_module(module, llctx, tm, weights);
   GiltStatus s = m ? llvm_optimize_module(loc, m, tm, opt_level)
                    : GILT_FAILURE;
   if (s == GILT_SUCCESS) {
@@ -69,9 +71,9 @@ static GiltStatus compile(GiltOp *module, LLVMTargetMachineRef tm,
   return s;
 }
 
-GiltStatus gilt_llvm_emit(GiltOp *module, const GiltLlvmTargetOptions *opts,
-                          GiltLlvmOutput what, GiltStringCallback cb,
-                          void *user)
+GiltStatus llvm_emit(GiltOp *module, const GiltLlvmTargetOptions *opts,
+                     LlvmWeights weights, GiltLlvmOutput what,
+                     GiltStringCallback cb, void *user)
 {
   GiltLlvmTargetOptions defaults = gilt_llvm_target_options_default();
   LLVMTargetMachineRef tm =
@@ -80,7 +82,14 @@ GiltStatus gilt_llvm_emit(GiltOp *module, const GiltLlvmTargetOptions *opts,
   if (!tm)
     return GILT_FAILURE;
   GiltStatus s = compile(module, tm, (opts ? opts : &defaults)->opt_level,
-                         what, cb, user);
+                         weights, what, cb, user);
   LLVMDisposeTargetMachine(tm);
   return s;
+}
+
+GiltStatus gilt_llvm_emit(GiltOp *module, const GiltLlvmTargetOptions *opts,
+                          GiltLlvmOutput what, GiltStringCallback cb,
+                          void *user)
+{
+  return llvm_emit(module, opts, LLVM_WEIGHTS_EMBEDDED, what, cb, user);
 }

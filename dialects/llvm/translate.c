@@ -194,19 +194,25 @@ GiltStatus llvm_translate_set_alignment(GiltOp *op, LLVMValueRef v)
 }
 
 /* A global with a value is defined (internal when private); one without
-** is a declaration, defined elsewhere: by the JIT, or at link time. */
+** is a declaration, defined elsewhere: by the JIT, or at link time. A
+** linked weight (translate.h) is such a declaration too, public whatever
+** its visibility, since the loader defines it. */
 static GiltStatus declare_global(LlvmTranslator *t, GiltOp *op)
 {
   GiltType *type = gilt_type_attr_get_value(gilt_op_get_attr(op, "type"));
   GiltAttr *value = gilt_op_get_attr(op, "value");
+  bool linked = t->weights == LLVM_WEIGHTS_LINKED &&
+                llvm_global_is_linked_weight(op);
   LLVMTypeRef llvm_type = NULL;
   LLVMValueRef init = NULL;
-  if (value)
+  if (linked)
+    llvm_type = llvm_translate_linked_weight_type(t, op);
+  else if (value)
     init = llvm_translate_global_initializer(t, value, type, op, &llvm_type);
   else
     llvm_type = llvm_translate_type(t, type, op);
   unsigned align = 0;
-  if (!llvm_type || (value && !init) || !get_alignment(op, &align))
+  if (!llvm_type || (value && !linked && !init) || !get_alignment(op, &align))
     return GILT_FAILURE;
   LLVMValueRef g = LLVMAddGlobal(t->mod, llvm_type, gilt_symbol_get_name(op));
   if (init) {
@@ -222,6 +228,12 @@ static GiltStatus declare_global(LlvmTranslator *t, GiltOp *op)
     align = (unsigned)gilt_type_get_storage_size(elem);
     align = align & (align - 1) ? 1 : align;
   }
+  if (linked && align > LLVM_LINKED_WEIGHT_ALIGN)
+    return gilt_op_emit_error(op, "asks for an alignment of %u; a linked "
+                                  "weight gets %d",
+                              align, LLVM_LINKED_WEIGHT_ALIGN);
+  if (linked)
+    align = LLVM_LINKED_WEIGHT_ALIGN;
   if (align)
     LLVMSetAlignment(g, align);
   return GILT_SUCCESS;
@@ -557,11 +569,13 @@ static GiltStatus translate(LlvmTranslator *t)
 }
 
 LLVMModuleRef llvm_translate_module(GiltOp *module, LLVMContextRef llctx,
-                                    LLVMTargetMachineRef tm)
+                                    LLVMTargetMachineRef tm,
+                                    LlvmWeights weights)
 {
   GiltContext *ctx = gilt_op_get_context(module);
   const char *name = gilt_symbol_get_name(module);
-  LlvmTranslator t = {.ctx = ctx, .module = module, .llctx = llctx};
+  LlvmTranslator t = {
+      .ctx = ctx, .module = module, .llctx = llctx, .weights = weights};
   t.mod = LLVMModuleCreateWithNameInContext(name ? name : "gilt", llctx);
   if (tm)
     llvm_module_set_target(t.mod, tm);

@@ -18,8 +18,43 @@
 #include "gilt/llvm.h"
 #include "ir/support/alloc.h"
 
+/* Where the bytes of a module's large weights go. Embedded, they are the
+** initializers of their globals and so part of the object file (what an
+** ahead-of-time build wants: one self-contained .o). Linked, their globals
+** are only declared, and whoever loads the code defines each symbol at
+** the weight's bytes: a JIT points them at the model's own memory, so the
+** weights are not copied into LLVM constants and again into the object. */
+typedef enum LlvmWeights { LLVM_WEIGHTS_EMBEDDED, LLVM_WEIGHTS_LINKED } LlvmWeights;
+
+/* The alignment a linked weight's address must have: what the generated
+** code may assume of it (loop-to-llvm gives weights 64, a cache line and
+** an AVX-512 register). */
+#define LLVM_LINKED_WEIGHT_ALIGN 64
+
+/* A weight that LLVM_WEIGHTS_LINKED leaves to the loader: its global's
+** symbol and its bytes (borrowed from the module's attribute, so valid as
+** long as the module's context; any alignment). */
+typedef struct LlvmLinkedWeight {
+  const char *symbol;
+  const void *data;
+  size_t nbytes;
+} LlvmLinkedWeight;
+
+/* Whether `global` (an llvm.global) is one LLVM_WEIGHTS_LINKED declares
+** rather than defines: a dense, non-splat array of more than a few
+** elements. Small weights stay constants that LLVM can fold. */
+GILT_INTERNAL bool llvm_global_is_linked_weight(GiltOp *global);
+
+/* The weights of `module` that LLVM_WEIGHTS_LINKED declares, in module
+** order, as a new array (free()) of *n entries. Fails after reporting
+** only when out of memory. */
+GILT_INTERNAL GiltStatus llvm_collect_linked_weights(GiltOp *module,
+                                                     size_t *n,
+                                                     LlvmLinkedWeight **w);
+
 /* Translates `module`, a verified builtin.module of llvm.func and
-** llvm.global ops, into a new LLVM module in `llctx` and verifies it.
+** llvm.global ops, into a new LLVM module in `llctx` and verifies it,
+** with its weights placed as `weights` says.
 ** `tm` (may be NULL) sets the module's triple and data layout before any
 ** instruction is built, so that the default alignments of loads, stores
 ** and allocas are the target's; a JIT passes the machine it compiles for.
@@ -28,7 +63,16 @@
 ** LLVM's verifier found (at the module's location). */
 GILT_INTERNAL LLVMModuleRef llvm_translate_module(GiltOp *module,
                                                   LLVMContextRef llctx,
-                                                  LLVMTargetMachineRef tm);
+                                                  LLVMTargetMachineRef tm,
+                                                  LlvmWeights weights);
+
+/* gilt_llvm_emit with the weights placed as `weights` says: an object
+** whose weights are linked is loaded with their symbols defined (the
+** compile cache's entries). */
+GILT_INTERNAL GiltStatus llvm_emit(GiltOp *module,
+                                   const GiltLlvmTargetOptions *opts,
+                                   LlvmWeights weights, GiltLlvmOutput what,
+                                   GiltStringCallback cb, void *user);
 
 /* Initializes LLVM's native target (with its assembly printer and
 ** parser) and NVPTX, once per process; safe to call from several

@@ -9,12 +9,18 @@
 ** LLVM copies once instead of making a constant per element, so that a
 ** 100 MB model translates in the time of a memcpy. Pointers being
 ** opaque, the code addressing a global never depends on which.
+**
+** The same large weights are the ones a JIT links rather than embeds
+** (translate.h's LLVM_WEIGHTS_LINKED): they would be bytes anyway, and
+** copying them into LLVM and then into an object is what linking avoids.
 */
 #include "dialects/llvm/translator.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "dialects/llvm/llvm.h"
 #include "ir/core.h"
 
 /* Weights with more elements than this are written as bytes. */
@@ -204,4 +210,59 @@ LLVMValueRef llvm_translate_global_initializer(LlvmTranslator *t,
   if (c)
     *llvm_type = LLVMTypeOf(c);
   return c;
+}
+
+/* ---- linked weights --------------------------------------------------------- */
+
+bool llvm_global_is_linked_weight(GiltOp *global)
+{
+  GiltAttr *value = gilt_op_get_attr(global, "value");
+  if (!value || (gilt_attr_get_kind(value) != GILT_ATTR_DENSE_ELEMENTS &&
+                 gilt_attr_get_kind(value) != GILT_ATTR_DENSE_RESOURCE) ||
+      gilt_dense_attr_is_splat(value))
+    return false;
+  GiltType *vt = gilt_attr_get_type(value);
+  GiltType *type = gilt_type_attr_get_value(gilt_op_get_attr(global, "type"));
+  return type == gilt_shaped_type_get_element_type(vt) &&
+         gilt_shaped_type_get_num_elements(vt) > BYTES_FROM;
+}
+
+LLVMTypeRef llvm_translate_linked_weight_type(LlvmTranslator *t,
+                                              GiltOp *global)
+{
+  GiltAttr *value = gilt_op_get_attr(global, "value");
+  if (!dense_data(value, global)) /* the checks an initializer gets */
+    return NULL;
+  size_t nbytes;
+  gilt_dense_attr_get_data(value, &nbytes);
+  return LLVMArrayType2(LLVMInt8TypeInContext(t->llctx), nbytes);
+}
+
+GiltStatus llvm_collect_linked_weights(GiltOp *module, size_t *n,
+                                       LlvmLinkedWeight **w)
+{
+  *n = 0;
+  *w = NULL;
+  size_t cap = 0;
+  for (GiltOp *op = gilt_block_get_first_op(gilt_module_get_body(module)); op;
+       op = gilt_op_get_next(op)) {
+    if (!llvm_op_is(op, LLVM_OP_GLOBAL) || !llvm_global_is_linked_weight(op))
+      continue;
+    if (*n == cap) {
+      cap = cap ? 2 * cap : 16;
+      LlvmLinkedWeight *grown = realloc(*w, cap * sizeof *grown);
+      if (!grown) {
+        free(*w);
+        *w = NULL;
+        *n = 0;
+        return gilt_op_emit_error(module, "out of memory listing weights");
+      }
+      *w = grown;
+    }
+    LlvmLinkedWeight *lw = &(*w)[(*n)++];
+    lw->symbol = gilt_symbol_get_name(op);
+    lw->data = gilt_dense_attr_get_data(gilt_op_get_attr(op, "value"),
+                                        &lw->nbytes);
+  }
+  return GILT_SUCCESS;
 }

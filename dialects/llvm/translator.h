@@ -18,6 +18,7 @@ typedef struct LlvmTranslator {
   LLVMContextRef llctx;
   LLVMModuleRef mod;
   LLVMBuilderRef builder;
+  LlvmWeights weights;
   GiltPtrMap values;      /* GiltValue * -> LLVMValueRef */
   GiltPtrMap blocks;      /* GiltBlock * -> LLVMBasicBlockRef */
 } LlvmTranslator;
@@ -50,6 +51,11 @@ GILT_INTERNAL LLVMValueRef llvm_translate_constant(LlvmTranslator *t,
 GILT_INTERNAL LLVMValueRef llvm_translate_global_initializer(
     LlvmTranslator *t, GiltAttr *value, GiltType *type, GiltOp *global,
     LLVMTypeRef *llvm_type);
+
+/* A linked weight's declaration: its bytes as `[nbytes x i8]`, which
+** is all the code addressing it needs (pointers are opaque). */
+GILT_INTERNAL LLVMTypeRef llvm_translate_linked_weight_type(LlvmTranslator *t,
+                                                            GiltOp *global);
 
 /* Sets the alignment of a load, store or alloca from the op's
 ** `alignment` attribute, if any; fails after reporting one that is no

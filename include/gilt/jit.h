@@ -58,7 +58,9 @@ typedef struct GiltJitOptions {
 ** GILT_ABI_ENTRY_TYPE_ATTR): those are what gilt_jit_call calls. `opts`
 ** may be NULL for GILT_JIT_OPTIONS_DEFAULT. The module is not modified or
 ** kept: it may be destroyed afterwards, but its context must outlive the
-** returned module, which reports through it. Returns a new module owned
+** returned module, which reports through it and reads the module's large
+** weights where the context holds them (in place when aligned, else from
+** a copy: docs/jit.md), so that they are not in memory twice more. Returns a new module owned
 ** by the caller (gilt_jit_destroy), or NULL after reporting through the
 ** module's context: IR that does not verify, an op with no translation to
 ** LLVM IR, an entry whose type has no form in the calling convention (a

@@ -144,6 +144,10 @@ enum {
   ARENA_FIRST_CHUNK = 64 * 1024,
   ARENA_MAX_CHUNK = 4 * 1024 * 1024,
   ARENA_ALIGN = _Alignof(max_align_t),
+  /* Large objects start on a cache line: weights folded at compile time
+  ** are then aligned as compiled code reads them, and the JIT links them
+  ** in place instead of copying (jit/jit.c). */
+  LARGE_ALIGN = 64,
   HUGE_PAGE = 2 * 1024 * 1024
 };
 
@@ -194,8 +198,10 @@ static void *arena_bump(GiltArena *a, size_t size)
   size = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
   if (size == 0)
     size = ARENA_ALIGN;
-  if (size > a->chunk_size / 4) /* large objects: weights, big tables */
-    return new_chunk(a, size, true)->data;
+  if (size > a->chunk_size / 4) { /* large objects: weights, big tables */
+    char *p = (char *)new_chunk(a, size + LARGE_ALIGN, true)->data;
+    return p + (LARGE_ALIGN - (uintptr_t)p % LARGE_ALIGN) % LARGE_ALIGN;
+  }
   if ((size_t)(a->end - a->cur) < size) {
     GiltArenaChunk *c = new_chunk(a, a->chunk_size, false);
     a->cur = (char *)c->data;

@@ -61,7 +61,8 @@ typedef struct GiltArena {
   size_t chunk_size; /* of the next chunk: grows from 64 KiB to 4 MiB */
 } GiltArena;
 GILT_INTERNAL void gilt_arena_init(GiltArena *a, GiltContext *ctx);
-/* Zero-filled, aligned for any object. Large requests get their own chunk. */
+/* Zero-filled, aligned for any object. Large requests get their own chunk
+** and start at a multiple of 64 bytes. */
 GILT_INTERNAL void *gilt_arena_alloc(GiltArena *a, size_t size);
 GILT_INTERNAL void *gilt_arena_dup(GiltArena *a, const void *src,
                                    size_t size);

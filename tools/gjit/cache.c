@@ -140,7 +140,8 @@ GiltJitModule *gjit_cache_load(GjitCache *c, const GiltJitOptions *opts,
   }
   GiltJitModule *jm = jit_module_create_from_object(
       c->loc, opts, c->entry.object, c->entry.object_size,
-      c->entry.num_functions, c->entry.functions);
+      c->entry.num_functions, c->entry.functions, c->entry.num_weights,
+      c->entry.weights);
   if (jm) {
     *name = fn->name;
     *type = fn->type;
@@ -163,20 +164,25 @@ GiltJitModule *gjit_cache_compile(GjitCache *c, GiltOp *module,
   target.opt_level = c->opt_level;
   GiltStrBuf obj;
   gilt_strbuf_init(&obj, c->ctx);
-  size_t num_fns = 0;
+  size_t num_fns = 0, num_weights = 0;
   JitCacheFunction *fns = NULL;
+  LlvmLinkedWeight *weights = NULL;
   GiltJitModule *jm = NULL;
-  if (gilt_llvm_emit(module, &target, GILT_LLVM_OUTPUT_OBJECT, append,
-                     &obj) == GILT_SUCCESS &&
-      jit_cache_collect_functions(module, &num_fns, &fns) == GILT_SUCCESS) {
+  if (llvm_emit(module, &target, LLVM_WEIGHTS_LINKED, GILT_LLVM_OUTPUT_OBJECT,
+                append, &obj) == GILT_SUCCESS &&
+      jit_cache_collect_functions(module, &num_fns, &fns) == GILT_SUCCESS &&
+      llvm_collect_linked_weights(module, &num_weights, &weights) ==
+          GILT_SUCCESS) {
     char why[512];
-    if (jit_cache_write(c->path, c->key, num_fns, fns, obj.data, obj.len,
-                        why, sizeof why))
+    if (jit_cache_write(c->path, c->key, num_fns, fns, num_weights, weights,
+                        obj.data, obj.len, why, sizeof why))
       gilt_emit_diag(c->loc, GILT_SEVERITY_REMARK,
                      "the compiled model is not cached: %s", why);
     jm = jit_module_create_from_object(gilt_op_get_location(module), opts,
-                                       obj.data, obj.len, num_fns, fns);
+                                       obj.data, obj.len, num_fns, fns,
+                                       num_weights, weights);
   }
+  free(weights);
   free(fns);
   gilt_strbuf_free(&obj);
   return jm;
