@@ -80,7 +80,9 @@ void gilt_rt_adopt(void *p);
 ** ignored. */
 void gilt_rt_free(void *p);
 /* Records that the run failed with `message` at `location` (both static
-** strings of the compiled module); the compiled function then returns 1. */
+** strings of the compiled module; the location as gilt prints it inside
+** `loc(...)`, so that the JIT reports the failure there); the compiled
+** function then returns 1. */
 void gilt_rt_fail(const char *message, const char *location);
 /* The last failure of this thread: "location: message", or NULL. */
 const char *gilt_rt_last_error(void);

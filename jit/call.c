@@ -264,6 +264,26 @@ static GiltStatus make_outputs(const JitCall *call, Slot *results,
   return GILT_SUCCESS;
 }
 
+/* The run's failure as a diagnostic at the failing op's location (the
+** ONNX node's, for a model), as the interpreter reports it: the compiled
+** code gives that location as text, which is parsed back. At the entry's
+** location `loc` when there is none (out of memory). */
+static void report_failure(GiltLocation *loc)
+{
+  const char *message, *where;
+  if (!jit_runtime_last_failure(&message, &where)) {
+    gilt_emit_error(loc, "the compiled function failed without saying why");
+    return;
+  }
+  GiltLocation *at =
+      where ? gilt_location_parse(gilt_location_get_context(loc), where)
+            : NULL;
+  if (at || !where)
+    gilt_emit_error(at ? at : loc, "%s", message);
+  else
+    gilt_emit_error(loc, "%s: %s", where, message);
+}
+
 GiltStatus jit_call_run(JitCall *call, void *fn, GiltLocation *loc,
                         size_t num_inputs, GiltTensor *const *inputs,
                         size_t *num_outputs, GiltTensor ***outputs)
@@ -309,9 +329,7 @@ GiltStatus jit_call_run(JitCall *call, void *fn, GiltLocation *loc,
   ffi_call(&call->cif, FFI_FN(fn), &status, values);
   GiltStatus ok;
   if ((int32_t)status != 0) {
-    const char *why = gilt_rt_last_error();
-    gilt_emit_error(loc, "%s", why ? why : "the compiled function failed "
-                                           "without saying why");
+    report_failure(loc);
     ok = GILT_FAILURE;
   } else {
     ok = make_outputs(call, results, loc, num_outputs, outputs);

@@ -28,7 +28,15 @@
 ** ones are cut, never overflowed. */
 #define ERROR_CAPACITY 1024
 
-static _Thread_local char error_text[ERROR_CAPACITY];
+/* A thread's last failure: the compiled module's static strings, and the
+** text gilt_rt_last_error gives. Copied whole from a worker's chunk to
+** the caller. */
+typedef struct Failure {
+  const char *message, *location;
+  char text[ERROR_CAPACITY];
+} Failure;
+
+static _Thread_local Failure failure;
 static _Thread_local bool has_error;
 /* Bumped by every failure: how a chunk learns that it failed. */
 static _Thread_local uint64_t failures;
@@ -130,23 +138,32 @@ void gilt_rt_fail(const char *message, const char *location)
 {
   if (!message)
     message = "failed";
-  if (location && *location)
-    snprintf(error_text, sizeof error_text, "%s: %s", location, message);
+  failure.message = message;
+  failure.location = location && *location ? location : NULL;
+  if (failure.location)
+    snprintf(failure.text, sizeof failure.text, "%s: %s", location, message);
   else
-    snprintf(error_text, sizeof error_text, "%s", message);
+    snprintf(failure.text, sizeof failure.text, "%s", message);
   has_error = true;
   failures++;
 }
 
 const char *gilt_rt_last_error(void)
 {
-  return has_error ? error_text : NULL;
+  return has_error ? failure.text : NULL;
+}
+
+bool jit_runtime_last_failure(const char **message, const char **location)
+{
+  *message = has_error ? failure.message : NULL;
+  *location = has_error ? failure.location : NULL;
+  return has_error;
 }
 
 void jit_runtime_clear_error(void)
 {
   has_error = false;
-  error_text[0] = '\0';
+  failure = (Failure){0};
 }
 
 JitThreadPool *jit_runtime_set_pool(JitThreadPool *pool)
@@ -164,7 +181,7 @@ typedef struct ParallelRun {
   pthread_t caller;
   pthread_mutex_t mu; /* guards failed and message */
   bool failed;
-  char message[ERROR_CAPACITY];
+  Failure failure;
 } ParallelRun;
 
 static void run_chunk(int64_t begin, int64_t end, void *arg)
@@ -179,7 +196,7 @@ static void run_chunk(int64_t begin, int64_t end, void *arg)
   pthread_mutex_lock(&run->mu);
   if (!run->failed) {
     run->failed = true;
-    memcpy(run->message, error_text, sizeof run->message);
+    run->failure = failure;
   }
   pthread_mutex_unlock(&run->mu);
 }
@@ -205,7 +222,7 @@ void gilt_rt_parallel_for(int64_t n,
   /* The caller's own chunks set its message already; a worker's failure
   ** becomes the caller's only when the caller's chunks did not fail. */
   if (run.failed && failures == before) {
-    memcpy(error_text, run.message, sizeof error_text);
+    failure = run.failure;
     has_error = true;
     failures++;
   }

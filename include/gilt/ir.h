@@ -701,6 +701,11 @@ GILT_API GiltOp *gilt_parse_source(GiltContext *ctx, const char *buf,
                                    size_t len, const char *filename);
 GILT_API GiltType *gilt_type_parse(GiltContext *ctx, const char *str);
 GILT_API GiltAttr *gilt_attr_parse(GiltContext *ctx, const char *str);
+/* A location as it is written inside `loc(...)`: `"f.gilt":3:7`,
+** `"node"("m.onnx":1:1)`, `fused[...]`, `unknown` (no aliases). NULL
+** after reporting when it does not parse. */
+GILT_API GiltLocation *gilt_location_parse(GiltContext *ctx,
+                                           const char *str);
 
 #ifdef __cplusplus
 }

@@ -80,8 +80,8 @@ GILT_API GiltJitModule *gilt_jit_compile(GiltOp *module,
 ** entry's location) and leaves the outputs NULL and 0: no such entry,
 ** a wrong number of inputs, an input of the wrong shape or element type
 ** (in the interpreter's words), or a run that failed (a false loop.assert,
-** an integer division by zero: the message the compiled code gave, with
-** the op's location). Calls from several threads at once compute
+** an integer division by zero: the message the compiled code gave, at
+** the failing op's location, as the interpreter reports it). Calls from several threads at once compute
 ** correctly, their parallel loops sharing the module's threads (one
 ** call's loops at a time, the others' serially); but a failure is
 ** reported through the context, which is not thread-safe, so calls that

@@ -419,9 +419,12 @@ GiltOp *gilt_parse_source(GiltContext *ctx, const char *buf, size_t len,
   return module;
 }
 
-/* Parses one type or attribute from a string; no aliases, no resources
-** section, and the string is shown to the diagnostics only on error. */
-static void *parse_string(GiltContext *ctx, const char *str, bool type)
+typedef enum ParsedKind { PARSE_TYPE, PARSE_ATTR, PARSE_LOCATION } ParsedKind;
+
+/* Parses one type, attribute or location from a string; no aliases, no
+** resources section, and the string is shown to the diagnostics only on
+** error. */
+static void *parse_string(GiltContext *ctx, const char *str, ParsedKind kind)
 {
   if (!str)
     return NULL;
@@ -429,9 +432,19 @@ static void *parse_string(GiltContext *ctx, const char *str, bool type)
   gilt_parser_init(&p, ctx, str, strlen(str), "<string>");
   gilt_parser_advance(&p);
   void *r = NULL;
-  if (p.tok.kind != GILT_TOK_ERROR)
-    r = type ? (void *)gilt_parser_parse_type(&p)
-             : (void *)gilt_parser_parse_attr(&p);
+  if (p.tok.kind != GILT_TOK_ERROR) {
+    switch (kind) {
+    case PARSE_TYPE:
+      r = gilt_parser_parse_type(&p);
+      break;
+    case PARSE_ATTR:
+      r = gilt_parser_parse_attr(&p);
+      break;
+    case PARSE_LOCATION:
+      r = gilt_parser_parse_location_instance(&p);
+      break;
+    }
+  }
   if (r && p.tok.kind != GILT_TOK_EOF) {
     size_t rest = (size_t)(p.lex.end - p.tok.ptr);
     gilt_parser_error(&p, "found trailing characters: '%.*s'",
@@ -444,12 +457,17 @@ static void *parse_string(GiltContext *ctx, const char *str, bool type)
 
 GiltType *gilt_type_parse(GiltContext *ctx, const char *str)
 {
-  return parse_string(ctx, str, true);
+  return parse_string(ctx, str, PARSE_TYPE);
 }
 
 GiltAttr *gilt_attr_parse(GiltContext *ctx, const char *str)
 {
-  return parse_string(ctx, str, false);
+  return parse_string(ctx, str, PARSE_ATTR);
+}
+
+GiltLocation *gilt_location_parse(GiltContext *ctx, const char *str)
+{
+  return parse_string(ctx, str, PARSE_LOCATION);
 }
 
 static GiltStatus check_dialect(GiltAsmParser *p, GiltSrcPos pos,

@@ -31,7 +31,13 @@
 static GiltContext *ctx;
 static size_t errors;
 static char last_error[1024];
+static char last_where[256]; /* its location, as printed */
 static char all_errors[8192]; /* every error since errors was last 0 */
+
+static void print_to(const char *data, size_t len, void *file)
+{
+  fwrite(data, 1, len, file);
+}
 
 static void on_diag(const GiltDiagnostic *d, void *user)
 {
@@ -41,6 +47,11 @@ static void on_diag(const GiltDiagnostic *d, void *user)
   if (errors++ == 0)
     all_errors[0] = '\0';
   snprintf(last_error, sizeof last_error, "%s", gilt_diagnostic_get_message(d));
+  FILE *f = fmemopen(last_where, sizeof last_where, "w");
+  if (f) {
+    gilt_location_print(gilt_diagnostic_get_location(d), print_to, f);
+    fclose(f);
+  }
   size_t used = strlen(all_errors);
   snprintf(all_errors + used, sizeof all_errors - used, "%s\n", last_error);
 }
@@ -219,7 +230,7 @@ static void build_checked(B *x)
   LLVMTypeRef fp[] = {x->ptr, x->ptr};
   LLVMValueRef args[] = {
       LLVMBuildGlobalStringPtr(x->b, "negative input", "msg"),
-      LLVMBuildGlobalStringPtr(x->b, "checked.gilt:3:5", "loc")};
+      LLVMBuildGlobalStringPtr(x->b, "\"checked.gilt\":3:5", "loc")};
   call(x, "gilt_rt_fail", LLVMVoidTypeInContext(x->c), fp, 2, args);
   LLVMBuildRet(x->b, LLVMConstInt(x->i32, 1, 0));
   LLVMPositionBuilderAtEnd(x->b, good);
@@ -268,7 +279,7 @@ static void squares_body_loop(B *x, LLVMValueRef i, void *user)
   LLVMPositionBuilderAtEnd(x->b, bad);
   LLVMTypeRef fp[] = {x->ptr, x->ptr};
   LLVMValueRef args[] = {LLVMBuildGlobalStringPtr(x->b, "chunk failed", ""),
-                         LLVMBuildGlobalStringPtr(x->b, "par.gilt:7:3", "")};
+                         LLVMBuildGlobalStringPtr(x->b, "\"par.gilt\":7:3", "")};
   call(x, "gilt_rt_fail", LLVMVoidTypeInContext(x->c), fp, 2, args);
   LLVMBuildBr(x->b, go);
   LLVMPositionBuilderAtEnd(x->b, go);
@@ -459,7 +470,9 @@ static void test_checked(GiltJitModule *jm)
   errors = 0;
   CHECK(gilt_jit_call(jm, "checked", 2, in, &n, &out) == GILT_FAILURE);
   CHECK(n == 0 && out == NULL && errors == 1);
-  CHECK(strcmp(last_error, "checked.gilt:3:5: negative input") == 0);
+  /* At the location the compiled code gave, as the interpreter reports. */
+  CHECK(strcmp(last_error, "negative input") == 0);
+  CHECK(strcmp(last_where, "loc(\"checked.gilt\":3:5)") == 0);
   /* A scalar where the tensor has rank 1. */
   GiltTensor *wrong[] = {vec("index", 1, NULL), in[1]};
   CHECK(gilt_jit_call(jm, "checked", 2, wrong, &n, &out) == GILT_FAILURE);
@@ -504,7 +517,8 @@ static void test_squares(GiltJitModule *jm)
   for (int r = 0; r < 20; r++) {
     errors = 0;
     CHECK(gilt_jit_call(jm, "squares", 2, in, &n, &out) == GILT_FAILURE);
-    CHECK(errors == 1 && strcmp(last_error, "par.gilt:7:3: chunk failed") == 0);
+    CHECK(errors == 1 && strcmp(last_error, "chunk failed") == 0);
+    CHECK(strcmp(last_where, "loc(\"par.gilt\":7:3)") == 0);
   }
   errors = 0;
   gilt_tensor_destroy(in[0]);
