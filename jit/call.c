@@ -26,6 +26,7 @@
 
 #include "dialects/loop/loop.h"
 #include "jit/runtime.h"
+#include "jit/tensor_adopt.h"
 
 struct JitCall {
   GiltType *type;
@@ -185,10 +186,32 @@ static void copy_out(const GiltMemRefDesc *d, size_t rank, size_t elem,
   }
 }
 
-/* Result i as a new tensor; NULL after reporting. */
-static GiltTensor *make_output(GiltType *t, const Slot *s, size_t i,
+/* Whether result i's buffer can become its tensor's as it is: dense,
+** row-major, aligned as tensors are, and no other result's. */
+static bool adoptable(const Slot *results, size_t n, size_t i, size_t rank)
+{
+  const GiltMemRefDesc *d = &results[i].desc;
+  if (d->offset != 0 || (uintptr_t)d->data % 64 != 0)
+    return false;
+  int64_t stride = 1;
+  for (size_t r = rank; r-- > 0;) {
+    if (d->sizes[r] != 1 && d->strides[r] != stride)
+      return false;
+    stride *= d->sizes[r];
+  }
+  for (size_t j = 0; j < n; j++)
+    if (j != i && results[j].desc.data == d->data)
+      return false;
+  return true;
+}
+
+/* Result i as a new tensor, which takes the result's buffer where it can
+** (adoptable: then results[i]'s data becomes NULL, for free_results) and
+** copies its elements otherwise; NULL after reporting. */
+static GiltTensor *make_output(GiltType *t, Slot *results, size_t n, size_t i,
                                GiltLocation *loc)
 {
+  Slot *s = &results[i];
   if (gilt_type_get_kind(t) != GILT_TYPE_MEMREF) {
     GiltTensor *x = gilt_tensor_create(t, 0, NULL);
     if (x)
@@ -206,6 +229,14 @@ static GiltTensor *make_output(GiltType *t, const Slot *s, size_t i,
                       i, (long long)s->desc.sizes[r], r);
       return NULL;
     }
+  if (s->desc.data && adoptable(results, n, i, rank)) {
+    GiltTensor *x = jit_tensor_adopt(elem, rank, s->desc.sizes, s->desc.data);
+    if (x)
+      s->desc.data = NULL;
+    else
+      gilt_emit_error(loc, "cannot allocate result %zu", i);
+    return x;
+  }
   GiltTensor *x = gilt_tensor_create(elem, rank, s->desc.sizes);
   if (!x) {
     gilt_emit_error(loc, "cannot allocate result %zu", i);
@@ -251,7 +282,7 @@ static GiltStatus make_outputs(const JitCall *call, Slot *results,
   }
   for (size_t i = 0; i < n; i++) {
     out[i] = make_output(gilt_function_type_get_result(call->type, i),
-                         &results[i], i, loc);
+                         results, n, i, loc);
     if (!out[i]) {
       while (i-- > 0)
         gilt_tensor_destroy(out[i]);

@@ -15,6 +15,7 @@
 ** tensor_io.h's.
 */
 #include "gilt/tensor.h"
+#include "jit/tensor_adopt.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -58,8 +59,11 @@ size_t gilt_tensor_element_size(GiltType *elem)
   }
 }
 
-GiltTensor *gilt_tensor_create(GiltType *elem, size_t rank,
-                               const int64_t *shape)
+/* A tensor of elem and shape over `data` (taken), or over new zeroed
+** memory when data is NULL; NULL when the sizes are invalid or out of
+** memory (data is then the caller's still). */
+static GiltTensor *tensor_make(GiltType *elem, size_t rank,
+                               const int64_t *shape, void *data)
 {
   size_t elem_size = elem ? gilt_tensor_element_size(elem) : 0;
   if (!elem_size)
@@ -83,24 +87,38 @@ GiltTensor *gilt_tensor_create(GiltType *elem, size_t rank,
 
   GiltTensor *t = calloc(1, sizeof *t);
   int64_t *dims = rank ? malloc(rank * sizeof *dims) : NULL;
-  void *data = aligned_alloc(TENSOR_ALIGN, alloc);
-  if (!t || (rank && !dims) || !data) {
+  void *own = data ? data : aligned_alloc(TENSOR_ALIGN, alloc);
+  if (!t || (rank && !dims) || !own) {
     free(t);
     free(dims);
-    free(data);
+    if (!data)
+      free(own);
     return NULL;
   }
   if (rank)
     memcpy(dims, shape, rank * sizeof *dims);
-  memset(data, 0, alloc);
+  if (!data)
+    memset(own, 0, alloc);
   t->elem = elem;
   t->rank = rank;
   t->shape = dims;
   t->num_elements = n;
   t->elem_size = elem_size;
   t->num_bytes = num_bytes;
-  t->data = data;
+  t->data = own;
   return t;
+}
+
+GiltTensor *gilt_tensor_create(GiltType *elem, size_t rank,
+                               const int64_t *shape)
+{
+  return tensor_make(elem, rank, shape, NULL);
+}
+
+GiltTensor *jit_tensor_adopt(GiltType *elem, size_t rank,
+                             const int64_t *shape, void *data)
+{
+  return tensor_make(elem, rank, shape, data);
 }
 
 void gilt_tensor_destroy(GiltTensor *t)

@@ -39,12 +39,12 @@
 static const char interpret_pipeline[] =
     "canonicalize,graph-infer-shapes,graph-fold-constants,canonicalize,cse,"
     "graph-to-loop,canonicalize,cse,loop-invariant-code-motion,"
-    "loop-buffer-deallocation";
+    "loop-buffer-deallocation,symbol-dce";
 /* The same, then on to the llvm dialect. */
 static const char compile_pipeline[] =
     "canonicalize,graph-infer-shapes,graph-fold-constants,canonicalize,cse,"
     "graph-to-loop,canonicalize,cse,loop-invariant-code-motion,"
-    "loop-buffer-deallocation,loop-to-llvm";
+    "loop-buffer-deallocation,symbol-dce,loop-to-llvm";
 
 static const GiltJitOptions jit_defaults = GILT_JIT_OPTIONS_DEFAULT;
 

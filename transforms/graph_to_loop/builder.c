@@ -284,6 +284,21 @@ GiltValue *lower_dim(Lower *l, GiltValue *memref, size_t i)
   return lower_emit(l, LOOP_OP_DIM, lower_index_type(l), 2, ops);
 }
 
+GiltValue *lower_reshaped(Lower *l, GiltValue *src, size_t rank,
+                         const int64_t *shape, GiltValue *const *sizes)
+{
+  GiltType *t = gilt_memref_type_get(l->ctx, rank, shape,
+                                     gilt_value_get_type(src)->shaped.elem,
+                                     NULL, NULL);
+  GiltValue *ops[GRAPH_MAX_RANK + 1];
+  size_t n = 0;
+  ops[n++] = src;
+  for (size_t d = 0; d < rank; d++)
+    if (shape[d] == GILT_DYNAMIC)
+      ops[n++] = sizes[d];
+  return lower_emit(l, LOOP_OP_RESHAPE, t, n, ops);
+}
+
 void lower_dims(Lower *l, GiltValue *memref, GiltValue **dims)
 {
   GiltType *t = gilt_value_get_type(memref);
@@ -530,8 +545,11 @@ GiltValue *lower_scalar_operand(Lower *l, size_t i, GiltType *to)
 GiltAttr *lower_value_constant(Lower *l, GiltValue *v)
 {
   GiltOp *def = v ? gilt_value_get_defining_op(v) : NULL;
-  while (def && gilt_op_get_num_operands(def) == 1 &&
-         strcmp(gilt_op_get_name(def), "builtin.unrealized_conversion_cast") == 0)
+  /* Casts and reshapes keep the elements and their order. */
+  while (def && ((gilt_op_get_num_operands(def) == 1 &&
+                  strcmp(gilt_op_get_name(def),
+                         "builtin.unrealized_conversion_cast") == 0) ||
+                 loop_op_is(def, LOOP_OP_RESHAPE)))
     def = gilt_value_get_defining_op(gilt_op_get_operand(def, 0));
   if (graph_op_is(def, GRAPH_OP_CONSTANT))
     return graph_value_constant(gilt_op_get_result(def, 0));

@@ -19,13 +19,16 @@ GiltValue *lower_global(Lower *l, GiltAttr *value)
                                         NULL, NULL);
   char name[32];
   snprintf(name, sizeof name, "__constant_%u", (*l->num_globals)++);
-  GiltNamedAttr attrs[3] = {
+  /* Private: nothing outside the module names it, so symbol-dce drops it
+  ** once no lowering reads it (a weight packed into a new global). */
+  GiltNamedAttr attrs[4] = {
       {"sym_name", gilt_string_attr_get(l->ctx, name, strlen(name))},
+      {"sym_visibility", gilt_string_attr_get(l->ctx, "private", 7)},
       {"type", gilt_type_attr_get(type)},
       {"value", value},
   };
   GiltOpState st = gilt_op_state_get("loop.global", l->loc);
-  st.num_attrs = 3;
+  st.num_attrs = 4;
   st.attrs = attrs;
   GiltOp *global = gilt_op_create(l->ctx, &st);
   GiltBlock *body = gilt_module_get_body(l->module);

@@ -29,6 +29,7 @@
 ** (deform_conv.c), packing of weights for the compiled path.
 */
 #include "transforms/graph_to_loop/indexing.h"
+#include "transforms/graph_to_loop/tiles.h"
 
 static size_t rank_of(GiltValue *v)
 {
@@ -289,6 +290,10 @@ static GiltStatus lower_conv(Lower *l)
   Conv c = {.wt = lower_operand(l, 1), .bias = lower_operand(l, 2)};
   if (read_window(l, x, c.wt, &c.w))
     return GILT_FAILURE;
+  if (lower_conv_tiles_apply(l, &c.w, graph_attr_int(l->op, "group", 1))) {
+    GiltValue *y = lower_conv_tiles(l, &c.w, x, c.wt, c.bias);
+    return lower_replace(l, &y);
+  }
   GiltType *acc = float_acc(l, lower_result_elem(l, 0));
   c.xp = pad_input(l, &c.w, x, acc, convert_to, acc);
   if (lower_operand_elem(l, 1) != acc)

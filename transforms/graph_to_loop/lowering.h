@@ -173,6 +173,12 @@ GILT_INTERNAL GiltValue *lower_divide(Lower *l, GiltValue *a, GiltValue *b);
 GILT_INTERNAL GiltValue *lower_dim(Lower *l, GiltValue *memref, size_t i);
 /* Every dimension's size into dims[0..rank). */
 GILT_INTERNAL void lower_dims(Lower *l, GiltValue *memref, GiltValue **dims);
+/* src (row-major) seen with `shape`: its static dims as given, the
+** dynamic ones sized by sizes[d] (one per dimension; the static ones'
+** entries unused). */
+GILT_INTERNAL GiltValue *lower_reshaped(Lower *l, GiltValue *src, size_t rank,
+                                       const int64_t *shape,
+                                       GiltValue *const *sizes);
 /* A new buffer of `type`; sizes[i] gives dimension i where it is dynamic
 ** (sizes may be NULL for a static type). */
 GILT_INTERNAL GiltValue *lower_alloc(Lower *l, GiltType *type,
@@ -206,7 +212,7 @@ GILT_INTERNAL GiltValue *lower_scalar_operand(Lower *l, size_t i,
 /* The dense value behind a buffer or tensor when it is known at compile
 ** time: a graph.constant's, or that of the loop.global a loop.get_global
 ** reads (the constant is lowered before its users, so it is usually a
-** global by now), casts looked through; NULL otherwise. */
+** global by now), casts and reshapes looked through; NULL otherwise. */
 GILT_INTERNAL GiltAttr *lower_value_constant(Lower *l, GiltValue *v);
 /* The integers of a constant operand i into out[0..*n); false when the
 ** operand is absent, not constant, of floats or longer than max. */
@@ -355,7 +361,8 @@ GILT_INTERNAL GiltValue *lower_lanes_zero(const LowerLanes *v);
 GILT_INTERNAL GiltValue *lower_lanes_mask(Lower *l, const LowerLanes *v,
                                           GiltValue *left);
 /* Consecutive elements along the last dimension from `indices`, the lanes
-** outside the mask untouched (read as zero). */
+** outside the mask untouched (read as zero); a NULL mask reads (and
+** lower_lanes_store writes) every lane. */
 GILT_INTERNAL GiltValue *lower_lanes_load(Lower *l, const LowerLanes *v,
                                           GiltValue *mask, GiltValue *memref,
                                           GiltValue *const *indices);

@@ -20,7 +20,7 @@
 ** zero points subtracted (copy.c). Not here: tiling and packing for the compiled
 ** path (a loop-level pass's business).
 */
-#include "transforms/graph_to_loop/lowering.h"
+#include "transforms/graph_to_loop/tiles.h"
 
 static size_t rank_of(GiltValue *v)
 {
@@ -45,6 +45,8 @@ typedef struct MatMul {
   ** dynamic size (read at 0 then), NULL for a static one. */
   GiltValue *a_one[GRAPH_MAX_RANK], *b_one[GRAPH_MAX_RANK];
   GiltValue *ia[GRAPH_MAX_RANK], *ib[GRAPH_MAX_RANK]; /* the body's indices */
+  GiltValue *iy[GRAPH_MAX_RANK];
+  GiltValue *a_panels, *b_panels; /* the f32 operands packed (tiles.h) */
   GiltValue *mask;
 } MatMul;
 
@@ -117,8 +119,77 @@ static void matmul_body(Lower *l, GiltValue *const *ivs, void *user)
   lower_lanes_store(l, &m->v, m->mask, acc, m->y, iy);
 }
 
+/* ---- the tiled f32 kernel --------------------------------------------------- */
+
+/* The tile's callbacks (tiles.h), reading the packed panels of one
+** product of the batch. */
+static GiltValue *tile_load_a(Lower *l, const LowerTileAt *at, size_t i,
+                              void *user)
+{
+  MatMul *m = user;
+  GiltValue *idx[3] = {at->mb, at->red[0], lower_index(l, (int64_t)i)};
+  return lower_load(l, m->a_panels, idx);
+}
+
+static GiltValue *tile_load_b(Lower *l, const LowerTileAt *at, size_t v,
+                              void *user)
+{
+  MatMul *m = user;
+  GiltValue *idx[3] = {at->nb, at->red[0],
+                       lower_index(l, (int64_t)v * LOWER_F32_LANES)};
+  return lower_lanes_load(l, &m->v, NULL, m->b_panels, idx);
+}
+
+static void tile_store(Lower *l, const LowerTileAt *at, size_t i, size_t v,
+                       GiltValue *sums, void *user)
+{
+  MatMul *m = user;
+  m->iy[m->nb] = at->rows[i];
+  m->iy[m->nb + 1] = at->cols[v];
+  if (m->alpha != 1)
+    sums = lower_binary(
+        l, LOOP_OP_MULF, sums,
+        lower_lanes_splat(l, &m->v, lower_constant(l, m->v.elem, m->alpha)));
+  if (m->accumulate)
+    sums = lower_lanes_add(
+        l, sums, lower_lanes_load(l, &m->v, at->masks[v], m->y, m->iy));
+  lower_lanes_store(l, &m->v, at->masks[v], sums, m->y, m->iy);
+}
+
+/* One product of the batch: a and b packed (tiles.h), then the tiles of
+** y[batch..., M, N]. */
+static void tiled_batch(Lower *l, GiltValue *const *ivs, void *user)
+{
+  MatMul *m = user;
+  batch_indices(l, m->a, m->a_one, m->nb, ivs, m->ia);
+  batch_indices(l, m->b, m->b_one, m->nb, ivs, m->ib);
+  for (size_t d = 0; d < m->nb; d++)
+    m->iy[d] = ivs[d];
+  GiltType *yt = gilt_value_get_type(m->y);
+  int64_t rows_static = yt->shaped.shape[m->nb];
+  int64_t cols_static = yt->shaped.shape[m->nb + 1];
+  /* Two vectors of columns by six rows (12 accumulators) where there are
+  ** 32 columns, else one vector by eight rows; never more rows than M. */
+  LowerTiles t = {.m = lower_dim(l, m->y, m->nb), .n = m->n,
+                  .vectors = cols_static != GILT_DYNAMIC && cols_static <= 16
+                                 ? 1 : 2,
+                  .num_reductions = 1, .reductions = {m->k},
+                  .load_a = tile_load_a, .load_b = tile_load_b,
+                  .store = tile_store, .user = m};
+  t.rows = t.vectors == 2 ? 6 : 8;
+  if (rows_static != GILT_DYNAMIC && rows_static < (int64_t)t.rows)
+    t.rows = rows_static > 0 ? (size_t)rows_static : 1;
+  LowerMatrix a = {m->a, m->nb ? m->ia : NULL, false, t.m, m->k};
+  LowerMatrix b = {m->b, m->nb ? m->ib : NULL, false, m->k, m->n};
+  m->a_panels = lower_pack_rows(l, &a, t.rows);
+  m->b_panels = lower_pack_cols(l, &b, t.vectors * LOWER_F32_LANES);
+  lower_tiles(l, &t);
+}
+
 /* y[.., M, N] (+)= alpha * a[.., M, K] b[.., K, N], all of one element
-** type, y's batch dims the broadcast of a's and b's. */
+** type, y's batch dims the broadcast of a's and b's. f32 goes through the
+** register-blocked tiles (tiles.c), one product of the batch after the
+** other; the other types through the kernel above. */
 static void matmul_kernel(Lower *l, GiltValue *a, GiltValue *b, GiltValue *y,
                           double alpha, bool accumulate)
 {
@@ -131,29 +202,14 @@ static void matmul_kernel(Lower *l, GiltValue *a, GiltValue *b, GiltValue *y,
   ones_of(l, b, m.b_one);
   GiltValue *uppers[GRAPH_MAX_RANK + 2];
   lower_dims(l, y, uppers);
-  if (m.v.width > 1)
-    uppers[m.nb + 1] = lower_binary(l, LOOP_OP_CEILDIVSI, m.n,
-                                    lower_index(l, m.v.width));
+  if (m.v.width > 1) {
+    lower_nest(l, m.nb, uppers, tiled_batch, &m);
+    return;
+  }
   lower_parallel(l, m.nb + 2, uppers, matmul_body, &m);
 }
 
 /* ---- operand preparation ------------------------------------------------------ */
-
-/* src seen with `shape` (static dims as given, dynamic ones sized by
-** `sizes`, one per dimension). */
-static GiltValue *reshape(Lower *l, GiltValue *src, size_t rank,
-                          const int64_t *shape, GiltValue *const *sizes)
-{
-  GiltType *t = gilt_memref_type_get(l->ctx, rank, shape, elem_of(src), NULL,
-                                     NULL);
-  GiltValue *ops[GRAPH_MAX_RANK + 1];
-  size_t n = 0;
-  ops[n++] = src;
-  for (size_t d = 0; d < rank; d++)
-    if (shape[d] == GILT_DYNAMIC)
-      ops[n++] = sizes[d];
-  return lower_emit(l, LOOP_OP_RESHAPE, t, n, ops);
-}
 
 /* A 1-D operand of MatMul as a matrix: [1, K] for A (row), [K, 1] for B. */
 static GiltValue *as_matrix(Lower *l, GiltValue *x, bool row)
@@ -164,7 +220,7 @@ static GiltValue *as_matrix(Lower *l, GiltValue *x, bool row)
   int64_t kk = gilt_value_get_type(x)->shaped.shape[0];
   int64_t shape[2] = {row ? 1 : kk, row ? kk : 1};
   GiltValue *sizes[2] = {row ? one : k, row ? k : one};
-  return reshape(l, x, 2, shape, sizes);
+  return lower_reshaped(l, x, 2, shape, sizes);
 }
 
 /* The size of batch dim d of the product of a and b (nb batch dims):
@@ -211,7 +267,7 @@ static GiltValue *alloc_product(Lower *l, GiltValue *a, GiltValue *b,
       rdims[n++] = dims[d];
   GILT_ASSERT(n == rank);
   GiltValue *y = lower_alloc(l, result, rdims);
-  *full = rank == nb + 2 ? y : reshape(l, y, nb + 2, shape, dims);
+  *full = rank == nb + 2 ? y : lower_reshaped(l, y, nb + 2, shape, dims);
   return y;
 }
 

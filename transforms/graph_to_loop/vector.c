@@ -54,12 +54,16 @@ GiltValue *lower_lanes_load(Lower *l, const LowerLanes *v, GiltValue *mask,
     return lower_load(l, memref, indices);
   size_t rank = gilt_value_get_type(memref)->shaped.rank;
   GiltValue *ops[rank + 3];
-  ops[0] = mask;
-  ops[1] = v->zero;
-  ops[2] = memref;
+  size_t n = 0;
+  if (mask) {
+    ops[n++] = mask;
+    ops[n++] = v->zero;
+  }
+  ops[n++] = memref;
   for (size_t i = 0; i < rank; i++)
-    ops[3 + i] = indices[i];
-  return lower_emit(l, LOOP_OP_MASKED_LOAD, v->type, rank + 3, ops);
+    ops[n++] = indices[i];
+  return lower_emit(l, mask ? LOOP_OP_MASKED_LOAD : LOOP_OP_VECTOR_LOAD,
+                    v->type, n, ops);
 }
 
 void lower_lanes_store(Lower *l, const LowerLanes *v, GiltValue *mask,
@@ -72,12 +76,15 @@ void lower_lanes_store(Lower *l, const LowerLanes *v, GiltValue *mask,
   }
   size_t rank = gilt_value_get_type(memref)->shaped.rank;
   GiltValue *ops[rank + 3];
-  ops[0] = mask;
-  ops[1] = value;
-  ops[2] = memref;
+  size_t n = 0;
+  if (mask)
+    ops[n++] = mask;
+  ops[n++] = value;
+  ops[n++] = memref;
   for (size_t i = 0; i < rank; i++)
-    ops[3 + i] = indices[i];
-  lower_emit(l, LOOP_OP_MASKED_STORE, NULL, rank + 3, ops);
+    ops[n++] = indices[i];
+  lower_emit(l, mask ? LOOP_OP_MASKED_STORE : LOOP_OP_VECTOR_STORE, NULL, n,
+             ops);
 }
 
 GiltValue *lower_lanes_fma(Lower *l, GiltValue *a, GiltValue *b, GiltValue *c)

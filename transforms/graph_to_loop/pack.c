@@ -1,0 +1,201 @@
+/*
+** pack.c - the operands of a tiled f32 product (tiles.c) copied into the
+** order the tiles read them, BLIS's packing: A by panels of MR rows,
+** [ceil(M/MR), K, MR], so that a tile's MR broadcasts of one step of the
+** reduction are consecutive floats; B by panels of NR columns,
+** [ceil(N/NR), K, NR], so that its vector loads stream through one
+** contiguous panel instead of striding by a row of B (4 KB apart for
+** N = 1024, which also defeats the caches' associativity).
+**
+** An operand known at compile time (a weight) is packed here, in C, into
+** a new loop.global: the run never pays for it, and the packed weight is
+** what the JIT links. Any other operand is packed at run time by a
+** parallel nest, O(M * K) or O(K * N) against the product's O(M * K * N).
+** Past the last row a panel repeats the last row (its results are never
+** stored); past the last column it holds zeros.
+*/
+#include "transforms/graph_to_loop/tiles.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- at compile time ------------------------------------------------------ */
+
+/* The f32 data of m when it is a constant 2-D matrix of static sizes,
+** else NULL; *rows and *cols get its sizes as A(r, c) reads them. */
+static const unsigned char *constant_matrix(Lower *l, const LowerMatrix *m,
+                                            int64_t *rows, int64_t *cols)
+{
+  GiltType *t = gilt_value_get_type(m->memref);
+  if (m->prefix || t->shaped.rank != 2 ||
+      t->shaped.shape[0] == GILT_DYNAMIC ||
+      t->shaped.shape[1] == GILT_DYNAMIC)
+    return NULL;
+  GiltAttr *value = lower_value_constant(l, m->memref);
+  if (!value || gilt_dense_attr_is_splat(value))
+    return NULL;
+  size_t nbytes;
+  const unsigned char *data = gilt_dense_attr_get_data(value, &nbytes);
+  int64_t r = t->shaped.shape[0], c = t->shaped.shape[1];
+  if (nbytes != (size_t)(r * c) * sizeof(float))
+    return NULL;
+  *rows = m->transposed ? c : r;
+  *cols = m->transposed ? r : c;
+  return data;
+}
+
+/* Element (r, c) of the constant matrix m whose stored rows are `stride`
+** floats long. */
+static float constant_at(const LowerMatrix *m, const unsigned char *data,
+                         int64_t stride, int64_t r, int64_t c)
+{
+  float f;
+  int64_t at = m->transposed ? c * stride + r : r * stride + c;
+  memcpy(&f, data + at * (int64_t)sizeof f, sizeof f);
+  return f;
+}
+
+/* A global of `n` floats shaped [blocks, k, width]. */
+static GiltValue *panel_global(Lower *l, float *packed, int64_t blocks,
+                               int64_t k, int64_t width)
+{
+  int64_t shape[3] = {blocks, k, width};
+  GiltType *t = gilt_tensor_type_get(l->ctx, 3, shape,
+                                     gilt_float_type_get(l->ctx, GILT_F32),
+                                     NULL);
+  GiltAttr *value = gilt_dense_elements_attr_get(
+      t, packed, (size_t)(blocks * k * width) * sizeof(float));
+  return lower_global(l, value);
+}
+
+/* Packs a constant matrix into panels of `width` rows (rows_major) or
+** columns; NULL when m is not a constant. */
+static GiltValue *pack_constant(Lower *l, const LowerMatrix *m, size_t width,
+                                bool by_rows)
+{
+  int64_t rows, cols;
+  const unsigned char *data = constant_matrix(l, m, &rows, &cols);
+  if (!data || rows == 0 || cols == 0)
+    return NULL;
+  int64_t stride = gilt_value_get_type(m->memref)->shaped.shape[1];
+  int64_t w = (int64_t)width;
+  int64_t outer = by_rows ? rows : cols, k = by_rows ? cols : rows;
+  int64_t blocks = (outer + w - 1) / w;
+  float *packed = gilt_malloc(l->ctx, (size_t)(blocks * k * w) * sizeof *packed);
+  for (int64_t b = 0; b < blocks; b++)
+    for (int64_t kk = 0; kk < k; kk++)
+      for (int64_t j = 0; j < w; j++) {
+        int64_t o = b * w + j;
+        float *to = &packed[(b * k + kk) * w + j];
+        if (by_rows)
+          *to = constant_at(m, data, stride, o < rows ? o : rows - 1, kk);
+        else
+          *to = o < cols ? constant_at(m, data, stride, kk, o) : 0.0f;
+      }
+  GiltValue *g = panel_global(l, packed, blocks, k, w);
+  gilt_free(l->ctx, packed);
+  return g;
+}
+
+/* ---- at run time ----------------------------------------------------------- */
+
+typedef struct Packer {
+  const LowerMatrix *m;
+  GiltValue *panels;
+  size_t width;
+  LowerLanes v;
+} Packer;
+
+/* Element (r, c) of the matrix. */
+static GiltValue *matrix_load(Lower *l, const LowerMatrix *m, GiltValue *r,
+                              GiltValue *c)
+{
+  size_t rank = gilt_value_get_type(m->memref)->shaped.rank;
+  GiltValue *idx[GRAPH_MAX_RANK];
+  for (size_t d = 0; d + 2 < rank; d++)
+    idx[d] = m->prefix[d];
+  idx[rank - 2] = m->transposed ? c : r;
+  idx[rank - 1] = m->transposed ? r : c;
+  return lower_load(l, m->memref, idx);
+}
+
+static void pack_rows_body(Lower *l, GiltValue *const *ivs, void *user)
+{
+  Packer *p = user;
+  GiltValue *last = lower_minus(l, p->m->rows, lower_index(l, 1));
+  GiltValue *r0 = lower_times(l, ivs[0], lower_index(l, (int64_t)p->width));
+  for (size_t i = 0; i < p->width; i++) {
+    GiltValue *r = lower_binary(
+        l, LOOP_OP_MINSI, lower_plus(l, r0, lower_index(l, (int64_t)i)), last);
+    GiltValue *at[3] = {ivs[0], ivs[1], lower_index(l, (int64_t)i)};
+    lower_store(l, matrix_load(l, p->m, r, ivs[1]), p->panels, at);
+  }
+}
+
+static void pack_cols_body(Lower *l, GiltValue *const *ivs, void *user)
+{
+  Packer *p = user;
+  GiltValue *c0 = lower_times(l, ivs[0], lower_index(l, (int64_t)p->width));
+  size_t rank = gilt_value_get_type(p->m->memref)->shaped.rank;
+  for (size_t j = 0; j < p->width; j += LOWER_F32_LANES) {
+    GiltValue *c = lower_plus(l, c0, lower_index(l, (int64_t)j));
+    GiltValue *at[3] = {ivs[0], ivs[1], lower_index(l, (int64_t)j)};
+    GiltValue *lanes;
+    if (!p->m->transposed) {
+      GiltValue *idx[GRAPH_MAX_RANK];
+      for (size_t d = 0; d + 2 < rank; d++)
+        idx[d] = p->m->prefix[d];
+      idx[rank - 2] = ivs[1];
+      idx[rank - 1] = c;
+      lanes = lower_lanes_load(
+          l, &p->v, lower_lanes_mask(l, &p->v, lower_minus(l, p->m->cols, c)),
+          p->m->memref, idx);
+    } else { /* a column of B is a row of its transpose: one by one */
+      lanes = lower_lanes_zero(&p->v);
+      GiltValue *last = lower_minus(l, p->m->cols, lower_index(l, 1));
+      for (int64_t k = 0; k < LOWER_F32_LANES; k++) {
+        GiltValue *col = lower_plus(l, c, lower_index(l, k));
+        GiltValue *x = matrix_load(l, p->m, ivs[1],
+                                   lower_binary(l, LOOP_OP_MINSI, col, last));
+        x = lower_select(l, lower_cmp(l, "slt", col, p->m->cols), x,
+                         lower_constant(l, p->v.elem, 0));
+        GiltValue *ops[3] = {x, lanes, lower_index(l, k)};
+        lanes = lower_emit(l, LOOP_OP_INSERT, p->v.type, 3, ops);
+      }
+    }
+    lower_lanes_store(l, &p->v, NULL, lanes, p->panels, at);
+  }
+}
+
+/* A new [ceil(outer/width), k, width] buffer filled by body. */
+static GiltValue *pack_at_run_time(Lower *l, const LowerMatrix *m,
+                                   size_t width, bool by_rows,
+                                   LowerBodyFn body)
+{
+  GiltValue *outer = by_rows ? m->rows : m->cols;
+  GiltValue *k = by_rows ? m->cols : m->rows;
+  GiltValue *dims[3] = {
+      lower_binary(l, LOOP_OP_CEILDIVSI, outer, lower_index(l, (int64_t)width)),
+      k, lower_index(l, (int64_t)width)};
+  int64_t shape[3] = {GILT_DYNAMIC, GILT_DYNAMIC, (int64_t)width};
+  GiltType *t = gilt_memref_type_get(l->ctx, 3, shape,
+                                     gilt_float_type_get(l->ctx, GILT_F32),
+                                     NULL, NULL);
+  Packer p = {m, lower_alloc(l, t, dims), width, {0}};
+  lower_lanes_init(l, &p.v, gilt_float_type_get(l->ctx, GILT_F32));
+  lower_parallel(l, 2, dims, body, &p);
+  return p.panels;
+}
+
+GiltValue *lower_pack_rows(Lower *l, const LowerMatrix *a, size_t mr)
+{
+  GiltValue *g = pack_constant(l, a, mr, true);
+  return g ? g : pack_at_run_time(l, a, mr, true, pack_rows_body);
+}
+
+GiltValue *lower_pack_cols(Lower *l, const LowerMatrix *b, size_t nr)
+{
+  GILT_ASSERT(nr % LOWER_F32_LANES == 0);
+  GiltValue *g = pack_constant(l, b, nr, false);
+  return g ? g : pack_at_run_time(l, b, nr, false, pack_cols_body);
+}

@@ -1,0 +1,160 @@
+/*
+** tiles.c - the register-blocked kernel the f32 contractions share
+** (matmul.c, conv.c): C[m, n] = sum over the reduction of A(m, r) * B(r, n)
+** computed by tiles of MR rows and NV vectors of 16 columns, the
+** MR x NV accumulators carried in registers through the reduction loops:
+**
+**   parallel (nb, mb):                 rows m0 + i, columns n0 + 16 v
+**     acc[i][v] = 0
+**     for r...:                        the caller's reduction loops
+**       b[v] = B(r, n0 + 16 v)         NV vector loads
+**       for i < MR: a = splat(A(m0 + i, r)); acc[i][v] = fma(a, b[v], acc)
+**     store(m0 + i, n0 + 16 v, acc[i][v]) for the rows that exist
+**
+** Each step of the innermost loop does MR * NV multiply-adds for NV
+** vector loads and MR broadcasts, where an untiled kernel does one for a
+** load and a broadcast: that ratio is what lets the FMA units, not the
+** loads, set the speed (TVM's and BLIS's micro-kernels, and oneDNN's
+** direct convolution, are this shape). MR * NV accumulators plus NV
+** loaded vectors plus one broadcast must fit in the 32 vector registers
+** of AVX-512: callers use 6 x 2 or 4 x 3 or so.
+**
+** Rows past M (the last tile of rows) compute on the last row and are not
+** stored, so that the inner loop has no conditions; columns past N are
+** masked lanes. The reduction keeps its order per output element (the
+** caller's loops, outermost first), so results are the untiled kernel's
+** bit for bit.
+*/
+#include "transforms/graph_to_loop/tiles.h"
+
+typedef struct Tile {
+  const LowerTiles *t;
+  LowerLanes v;
+  LowerTileAt at;
+  size_t depth;
+} Tile;
+
+static void reduction_level(Lower *l, GiltValue *iv, GiltValue *const *acc,
+                            GiltValue **next, void *user);
+
+/* The multiply-adds of one step of the reduction, or the loop at depth. */
+static void reduce(Lower *l, Tile *tile, GiltValue *const *acc,
+                   GiltValue **next)
+{
+  const LowerTiles *t = tile->t;
+  size_t n = t->rows * t->vectors;
+  if (tile->depth < t->num_reductions) {
+    lower_for_upto(l, t->reductions[tile->depth], n, acc, next,
+                   reduction_level, tile);
+    return;
+  }
+  GiltValue *b[LOWER_TILE_MAX_VECTORS];
+  for (size_t v = 0; v < t->vectors; v++)
+    b[v] = t->load_b(l, &tile->at, v, t->user);
+  for (size_t i = 0; i < t->rows; i++) {
+    GiltValue *a =
+        lower_lanes_splat(l, &tile->v, t->load_a(l, &tile->at, i, t->user));
+    for (size_t v = 0; v < t->vectors; v++)
+      next[i * t->vectors + v] =
+          lower_lanes_fma(l, a, b[v], acc[i * t->vectors + v]);
+  }
+}
+
+static void reduction_level(Lower *l, GiltValue *iv, GiltValue *const *acc,
+                            GiltValue **next, void *user)
+{
+  Tile *tile = user;
+  tile->at.red[tile->depth++] = iv;
+  reduce(l, tile, acc, next);
+  tile->depth--;
+}
+
+typedef struct StoreRow {
+  Tile *tile;
+  size_t i;
+  GiltValue *const *sums;
+} StoreRow;
+
+static void store_row(Lower *l, GiltValue *const *ivs, void *user)
+{
+  (void)ivs;
+  StoreRow *s = user;
+  const LowerTiles *t = s->tile->t;
+  for (size_t v = 0; v < t->vectors; v++)
+    t->store(l, &s->tile->at, s->i, v, s->sums[v], t->user);
+}
+
+/* Whether every tile is full along n: no masks needed. */
+static bool full_columns(const LowerTiles *t)
+{
+  GiltOp *def = gilt_value_get_defining_op(t->n);
+  GiltAttr *value = def && loop_op_is(def, LOOP_OP_CONSTANT)
+                        ? gilt_op_get_attr(def, "value")
+                        : NULL;
+  return value &&
+         gilt_integer_attr_get_value(value) %
+                 (int64_t)(t->vectors * LOWER_F32_LANES) ==
+             0;
+}
+
+static void tile_body(Lower *l, GiltValue *const *ivs, void *user)
+{
+  Tile *tile = user;
+  const LowerTiles *t = tile->t;
+  LowerTileAt *at = &tile->at;
+  at->nb = ivs[0];
+  at->mb = ivs[1];
+  at->m0 = lower_times(l, at->mb, lower_index(l, (int64_t)t->rows));
+  at->n0 = lower_times(
+      l, at->nb, lower_index(l, (int64_t)(t->vectors * LOWER_F32_LANES)));
+  GiltValue *last = lower_minus(l, t->m, lower_index(l, 1));
+  for (size_t i = 0; i < t->rows; i++)
+    at->rows[i] = i == 0 ? at->m0
+                         : lower_binary(l, LOOP_OP_MINSI,
+                                        lower_plus(l, at->m0,
+                                                   lower_index(l, (int64_t)i)),
+                                        last);
+  bool full = full_columns(t);
+  for (size_t v = 0; v < t->vectors; v++) {
+    at->cols[v] = lower_plus(l, at->n0,
+                             lower_index(l, (int64_t)(v * LOWER_F32_LANES)));
+    at->masks[v] =
+        full ? NULL
+             : lower_lanes_mask(l, &tile->v, lower_minus(l, t->n, at->cols[v]));
+  }
+  size_t n = t->rows * t->vectors;
+  GiltValue *init[LOWER_TILE_MAX_ROWS * LOWER_TILE_MAX_VECTORS];
+  GiltValue *acc[LOWER_TILE_MAX_ROWS * LOWER_TILE_MAX_VECTORS];
+  for (size_t i = 0; i < n; i++)
+    init[i] = lower_lanes_zero(&tile->v);
+  tile->depth = 0;
+  reduce(l, tile, init, acc);
+  for (size_t i = 0; i < t->rows; i++) {
+    StoreRow s = {tile, i, acc + i * t->vectors};
+    if (i == 0)
+      store_row(l, NULL, &s);
+    else
+      lower_if(l,
+               lower_cmp(l, "slt",
+                         lower_plus(l, at->m0, lower_index(l, (int64_t)i)),
+                         t->m),
+               store_row, NULL, &s);
+  }
+}
+
+void lower_tiles(Lower *l, const LowerTiles *t)
+{
+  GILT_ASSERT(t->rows >= 1 && t->rows <= LOWER_TILE_MAX_ROWS);
+  GILT_ASSERT(t->vectors >= 1 && t->vectors <= LOWER_TILE_MAX_VECTORS);
+  GILT_ASSERT(t->num_reductions <= LOWER_TILE_MAX_REDUCTIONS);
+  Tile tile = {.t = t};
+  lower_lanes_init(l, &tile.v, gilt_float_type_get(l->ctx, GILT_F32));
+  /* Columns outer: the tiles of one panel of B follow each other, so that
+  ** it stays in L2 while the panels of A, a few KB each, stream past. */
+  GiltValue *uppers[2] = {
+      lower_binary(l, LOOP_OP_CEILDIVSI, t->n,
+                   lower_index(l, (int64_t)(t->vectors * LOWER_F32_LANES))),
+      lower_binary(l, LOOP_OP_CEILDIVSI, t->m,
+                   lower_index(l, (int64_t)t->rows))};
+  lower_parallel(l, 2, uppers, tile_body, &tile);
+}

@@ -1,0 +1,88 @@
+/*
+** tiles.h - the register-blocked f32 kernel of tiles.c, which MatMul,
+** Gemm and Conv lower through, and the packed operands it reads best
+** (pack.c): the caller says how to read an element of A and a vector of
+** B and how to write a vector of C; the kernel owns the tiling, the
+** accumulators and the parallel loop over tiles.
+*/
+#ifndef GILT_TRANSFORMS_GRAPH_TO_LOOP_TILES_H
+#define GILT_TRANSFORMS_GRAPH_TO_LOOP_TILES_H
+
+#include "transforms/graph_to_loop/lowering.h"
+
+#define LOWER_TILE_MAX_ROWS 8
+#define LOWER_TILE_MAX_VECTORS 4
+#define LOWER_TILE_MAX_REDUCTIONS 4
+
+/* Where the kernel is, for the callbacks: the tile's block indices and
+** first row and column; each row of it (clamped to m - 1, so always one
+** that exists) and each column of its vectors, with the vectors' masks
+** (NULL when every tile is full: n a static multiple of the tile's
+** width); and the reduction loops' induction variables. */
+typedef struct LowerTileAt {
+  GiltValue *mb, *nb, *m0, *n0;
+  GiltValue *rows[LOWER_TILE_MAX_ROWS];
+  GiltValue *cols[LOWER_TILE_MAX_VECTORS];
+  GiltValue *masks[LOWER_TILE_MAX_VECTORS];
+  GiltValue *red[LOWER_TILE_MAX_REDUCTIONS];
+} LowerTileAt;
+
+typedef struct LowerTiles {
+  GiltValue *m, *n;     /* C's rows and columns (index values) */
+  size_t rows, vectors; /* a tile: rows x (vectors * 16) of C */
+  /* The reduction: loops over [0, reductions[d]), outermost first. */
+  size_t num_reductions;
+  GiltValue *reductions[LOWER_TILE_MAX_REDUCTIONS];
+  /* A(row i of the tile, red): an f32 scalar. */
+  GiltValue *(*load_a)(Lower *l, const LowerTileAt *at, size_t i,
+                       void *user);
+  /* B(red, the 16 columns of vector v) as a vector<16xf32>; the lanes off
+  ** at->masks[v] may read anything finite, or nothing. */
+  GiltValue *(*load_b)(Lower *l, const LowerTileAt *at, size_t v,
+                       void *user);
+  /* Writes the sums C(row i, the columns of vector v) (the lanes of
+  ** at->masks[v] only). Called for rows below m only. */
+  void (*store)(Lower *l, const LowerTileAt *at, size_t i, size_t v,
+                GiltValue *sums, void *user);
+  void *user;
+} LowerTiles;
+
+/* Emits the kernel at the insertion point: a loop.parallel over the tiles
+** of C. */
+GILT_INTERNAL void lower_tiles(Lower *l, const LowerTiles *t);
+
+/* ---- packed operands (pack.c) ------------------------------------------- */
+
+/* A matrix operand as the packers read it: element (r, c) is
+** memref[prefix..., r, c], or memref[prefix..., c, r] when transposed;
+** rows and cols are its sizes. */
+typedef struct LowerMatrix {
+  GiltValue *memref;
+  GiltValue *const *prefix; /* the leading (batch) indices; NULL: none */
+  bool transposed;
+  GiltValue *rows, *cols;
+} LowerMatrix;
+
+/* A as the tiles read it, rows by `mr`: a new buffer [ceil(M/mr), K, mr]
+** with panel[b, k, i] = A(min(b * mr + i, M - 1), k). */
+GILT_INTERNAL GiltValue *lower_pack_rows(Lower *l, const LowerMatrix *a,
+                                         size_t mr);
+/* B as the tiles read it, columns by `nr` (a multiple of 16): a new
+** buffer [ceil(N/nr), K, nr] with panel[b, k, j] = B(k, b * nr + j), 0
+** past N. */
+GILT_INTERNAL GiltValue *lower_pack_cols(Lower *l, const LowerMatrix *b,
+                                         size_t nr);
+
+/* ---- convolutions (conv_tiled.c) ------------------------------------------ */
+
+/* Whether the Conv being lowered, of window w, goes through the tiles:
+** f32, 2-D, stride 1, one group. */
+GILT_INTERNAL bool lower_conv_tiles_apply(Lower *l, const LowerWindow *w,
+                                          int64_t group);
+/* Y = conv(x, weights) + bias (NULL: none) through the tiles: the new
+** result buffer. */
+GILT_INTERNAL GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w,
+                                          GiltValue *x, GiltValue *weights,
+                                          GiltValue *bias);
+
+#endif /* GILT_TRANSFORMS_GRAPH_TO_LOOP_TILES_H */
