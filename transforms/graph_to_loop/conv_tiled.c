@@ -1,7 +1,7 @@
 /*
-** conv_tiled.c - f32 2-D convolutions of stride 1 and one group (ResNet's
-** and most CNNs' 3x3 and 1x1 layers) as a product through the tiles
-** (tiles.c), with no im2col buffer:
+** conv_tiled.c - f32 2-D convolutions of one group (ResNet's and most
+** CNNs' layers, strided ones included) as a product through the tiles
+** (tiles.c), with no im2col buffer. At stride 1:
 **
 **   C[oc, p] = sum over (c, kh, kw) of W[oc, c, kh, kw] * X'[c, p + kh*dh*Wp + kw*dw]
 **
@@ -15,6 +15,13 @@
 ** columns of padding per row. The weights, A = W as [OC, C*KH*KW], are
 ** packed by panels at compile time (pack.c).
 **
+** A stride (sh, sw) keeps that shape by splitting X' into sh * sw phase
+** planes, plane (py, px) holding the padded pixels (i * sh + py,
+** j * sw + px) at [i, j]: the input of output (oh, ow) under kernel tap
+** (a, b) = (kh * dh, kw * dw) is then pixel (oh + a / sh, ow + b / sw) of
+** plane (a % sh, b % sw), so consecutive outputs read consecutive floats
+** of one plane again, each plane's rows Wq = ceil(Wp / sw) long.
+**
 ** The wide output then goes to Y row by row, dropping the padding
 ** columns; the bias is added in that copy. The copy and the padded input
 ** cost O(input + output) against the O(OC * C * KH * KW * H * W) of the
@@ -27,30 +34,53 @@
 typedef struct TiledConv {
   LowerWindow *w;
   GiltValue *x, *xp, *panels, *wide, *y, *bias;
-  GiltValue *n;                 /* the batch index of the nest */
-  GiltValue *pitch;             /* Wp */
-  GiltValue *kh_step, *kw_step; /* dh * Wp, dw */
+  GiltValue *n;     /* the batch index of the nest */
+  GiltValue *pitch; /* Wq, a plane's row */
   GiltValue *kernel_h, *kernel_w;
   LowerLanes v;
 } TiledConv;
+
+/* Splits padded coordinate `at` along axis d into its phase and its
+** position in the phase's plane. */
+static void split(Lower *l, const TiledConv *t, size_t d, GiltValue *at,
+                  GiltValue **phase, GiltValue **pos)
+{
+  GiltValue *s = lower_index(l, t->w->strides[d]);
+  *phase = t->w->strides[d] == 1 ? lower_index(l, 0) : ix_rem(l, at, s);
+  *pos = t->w->strides[d] == 1 ? at : ix_div(l, at, s);
+}
+
+/* The plane of phases (py, px). */
+static GiltValue *plane(Lower *l, const TiledConv *t, GiltValue *py,
+                        GiltValue *px)
+{
+  return ix_add(l, ix_mul(l, py, lower_index(l, t->w->strides[1])), px);
+}
 
 /* ---- the padded input, rows end to end ----------------------------------- */
 
 static void pad_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   TiledConv *t = user;
-  GiltValue *h = ix_add(l, ivs[2], t->w->begin[0]);
-  GiltValue *w = ix_add(l, ivs[3], t->w->begin[1]);
-  GiltValue *at[3] = {ivs[0], ivs[1], ix_add(l, ix_mul(l, h, t->pitch), w)};
+  GiltValue *py, *i, *px, *j;
+  split(l, t, 0, ix_add(l, ivs[2], t->w->begin[0]), &py, &i);
+  split(l, t, 1, ix_add(l, ivs[3], t->w->begin[1]), &px, &j);
+  GiltValue *at[4] = {ivs[0], plane(l, t, py, px), ivs[1],
+                      ix_add(l, ix_mul(l, i, t->pitch), j)};
   lower_store(l, lower_load(l, t->x, ivs), t->xp, at);
 }
 
-/* X' as [N, C, length]: zeros, the input at its padding offsets. */
+/* X' as [N, planes, C, length]: zeros, the input at its padding offsets
+** in its phase's plane. */
 static void pad_input(Lower *l, TiledConv *t, GiltValue *length)
 {
-  GiltValue *dims[3] = {lower_dim(l, t->x, 0), lower_dim(l, t->x, 1), length};
-  int64_t shape[3] = {GILT_DYNAMIC, GILT_DYNAMIC, GILT_DYNAMIC};
-  GiltType *type = gilt_memref_type_get(l->ctx, 3, shape, t->v.elem, NULL,
+  GiltValue *dims[4] = {
+      lower_dim(l, t->x, 0),
+      lower_index(l, t->w->strides[0] * t->w->strides[1]),
+      lower_dim(l, t->x, 1), length};
+  int64_t shape[4] = {GILT_DYNAMIC, t->w->strides[0] * t->w->strides[1],
+                      GILT_DYNAMIC, GILT_DYNAMIC};
+  GiltType *type = gilt_memref_type_get(l->ctx, 4, shape, t->v.elem, NULL,
                                         NULL);
   t->xp = lower_alloc(l, type, dims);
   lower_fill(l, t->xp, lower_constant(l, t->v.elem, 0));
@@ -81,9 +111,14 @@ static GiltValue *tile_load_b(Lower *l, const LowerTileAt *at, size_t v,
                               void *user)
 {
   TiledConv *t = user;
-  GiltValue *shift = ix_add(l, ix_mul(l, at->red[1], t->kh_step),
-                            ix_mul(l, at->red[2], t->kw_step));
-  GiltValue *idx[3] = {t->n, at->red[0], ix_add(l, at->cols[v], shift)};
+  GiltValue *py, *i, *px, *j;
+  split(l, t, 0, ix_mul(l, at->red[1], lower_index(l, t->w->dilations[0])),
+        &py, &i);
+  split(l, t, 1, ix_mul(l, at->red[2], lower_index(l, t->w->dilations[1])),
+        &px, &j);
+  GiltValue *shift = ix_add(l, ix_mul(l, i, t->pitch), j);
+  GiltValue *idx[4] = {t->n, plane(l, t, py, px), at->red[0],
+                       ix_add(l, at->cols[v], shift)};
   return lower_lanes_load(l, &t->v, NULL, t->xp, idx);
 }
 
@@ -137,7 +172,7 @@ static void batch_body(Lower *l, GiltValue *const *ivs, void *user)
 
 bool lower_conv_tiles_apply(Lower *l, const LowerWindow *w, int64_t group)
 {
-  if (w->n != 2 || group != 1 || w->strides[0] != 1 || w->strides[1] != 1)
+  if (w->n != 2 || group != 1)
     return false;
   return lower_result_elem(l, 0) == gilt_float_type_get(l->ctx, GILT_F32);
 }
@@ -150,20 +185,23 @@ GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w, GiltValue *x,
   GiltType *wt = gilt_value_get_type(weights);
   t.kernel_h = lower_index(l, wt->shaped.shape[2]);
   t.kernel_w = lower_index(l, wt->shaped.shape[3]);
-  t.pitch = w->extent[1];
-  t.kh_step = ix_mul(l, lower_index(l, w->dilations[0]), t.pitch);
-  t.kw_step = lower_index(l, w->dilations[1]);
+  GiltValue *sh = lower_index(l, w->strides[0]);
+  GiltValue *sw = lower_index(l, w->strides[1]);
+  t.pitch = lower_binary(l, LOOP_OP_CEILDIVSI, w->extent[1], sw);
+  GiltValue *plane_rows = lower_binary(l, LOOP_OP_CEILDIVSI, w->extent[0], sh);
 
-  /* The tiles read up to the last panel's end plus the kernel's reach. */
+  /* The tiles read up to the last panel's end plus the kernel's reach
+  ** (rows below, and a row's worth for the reach along it); a plane holds
+  ** the whole padded input too. */
   size_t nr = 2 * LOWER_F32_LANES;
   GiltValue *wide_n = ix_mul(l, w->out[0], t.pitch);
   GiltValue *wide_len = ix_mul(
       l, lower_binary(l, LOOP_OP_CEILDIVSI, wide_n, lower_index(l, (int64_t)nr)),
       lower_index(l, (int64_t)nr));
-  GiltValue *reach = ix_add(
-      l, ix_mul(l, lower_index(l, w->ek[0] - 1), t.pitch),
-      lower_index(l, w->ek[1] - 1));
-  pad_input(l, &t, ix_add(l, wide_len, reach));
+  GiltValue *reach = ix_mul(
+      l, lower_index(l, (w->ek[0] - 1) / w->strides[0] + 1), t.pitch);
+  pad_input(l, &t, ix_max(l, ix_add(l, wide_len, reach),
+                          ix_mul(l, plane_rows, t.pitch)));
 
   GiltValue *oc = lower_dim(l, weights, 0);
   GiltValue *k = ix_mul(l, lower_dim(l, weights, 1),
