@@ -86,6 +86,11 @@ void gilt_rt_free(void *p);
 void gilt_rt_fail(const char *message, const char *location);
 /* The last failure of this thread: "location: message", or NULL. */
 const char *gilt_rt_last_error(void);
+/* Profiling (loop.profile_begin/end): a monotonic clock in ns, and the
+** time since `start` added to the total of `label` (a static string of
+** the compiled module). */
+int64_t gilt_rt_profile_begin(void);
+void gilt_rt_profile_end(int64_t start, const char *label);
 /* Calls body(begin, end, context) over [0, n) split in chunks, on the
 ** runtime's thread pool (or in the calling thread), returning when all
 ** are done: what loop.parallel compiles to. */

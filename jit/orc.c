@@ -77,6 +77,7 @@ static const RuntimeSymbol runtime_symbols[] = {
     SYM(gilt_rt_scope_enter), SYM(gilt_rt_scope_exit),
     SYM(gilt_rt_free), SYM(gilt_rt_fail),
     SYM(gilt_rt_last_error), SYM(gilt_rt_parallel_for),
+    SYM(gilt_rt_profile_begin), SYM(gilt_rt_profile_end),
     SYM(expf), SYM(exp), SYM(exp2f), SYM(exp2), SYM(expm1f), SYM(expm1),
     SYM(logf), SYM(log), SYM(log2f), SYM(log2), SYM(log10f), SYM(log10),
     SYM(log1pf), SYM(log1p), SYM(powf), SYM(pow), SYM(sqrtf), SYM(sqrt),

@@ -753,6 +753,18 @@ GiltStatus loop_verify_yield(GiltOp *op)
   return GILT_SUCCESS;
 }
 
+GiltStatus loop_verify_profile(GiltOp *op)
+{
+  GiltType *i64 = gilt_integer_type_get(gilt_op_get_context(op), 64,
+                                        GILT_SIGNLESS);
+  GiltType *t = gilt_op_get_num_results(op) ? gilt_value_get_type(
+                                                  gilt_op_get_result(op, 0))
+                                            : operand_type(op, 0);
+  if (t != i64)
+    return gilt_op_emit_error(op, "start must be i64");
+  return GILT_SUCCESS;
+}
+
 GiltStatus loop_verify_assert(GiltOp *op)
 {
   if (operand_type(op, 0) != gilt_integer_type_get(gilt_op_get_context(op), 1, GILT_SIGNLESS))

@@ -47,6 +47,7 @@ GILT_INTERNAL extern const GiltDialectDef gilt_loop_dialect;
   X(GiltStatus, verify_condition, (GiltOp *))                                \
   X(GiltStatus, verify_yield, (GiltOp *))                                    \
   X(GiltStatus, verify_assert, (GiltOp *))                                   \
+  X(GiltStatus, verify_profile, (GiltOp *))                                  \
   X(GiltStatus, fold_arith,                                                  \
     (GiltOp *, GiltAttr *const *, GiltFoldResult *))                         \
   X(GiltStatus, fold_cast, (GiltOp *, GiltAttr *const *, GiltFoldResult *))  \

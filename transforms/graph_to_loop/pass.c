@@ -19,6 +19,7 @@
 #include "transforms/graph_to_loop/lowering.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "gilt/pass.h"
 #include "gilt/register.h"
@@ -55,7 +56,33 @@ static GiltValue *cast(GiltBuilder *b, GiltType *type, GiltValue *input,
 /* The state of one run, which the patterns reach through their data. */
 typedef struct PassState {
   unsigned num_globals;
+  bool profile; /* the `profile` option: time each op's loops */
 } PassState;
+
+static const GiltPassOptionDef options[] = {
+    {"profile", GILT_OPTION_BOOL, "false",
+     "Time the loops of each op (loop.profile_begin/end), for gjit "
+     "--profile"},
+    {0}};
+
+/* What --profile calls op: its ONNX node's name and its op, or its op
+** and position when it has no name. */
+static GiltAttr *profile_label(GiltOp *op)
+{
+  GiltContext *ctx = gilt_op_get_context(op);
+  GiltLocation *loc = gilt_op_get_location(op);
+  const char *name = gilt_location_get_name(loc), *file;
+  unsigned line = 0, col = 0;
+  char text[256];
+  if (name)
+    snprintf(text, sizeof text, "%s (%s)", name, gilt_op_get_name(op));
+  else if (gilt_location_get_file_line_col(loc, &file, &line, &col))
+    snprintf(text, sizeof text, "%s (%s:%u:%u)", gilt_op_get_name(op), file,
+             line, col);
+  else
+    snprintf(text, sizeof text, "%s", gilt_op_get_name(op));
+  return gilt_string_attr_get(ctx, text, strlen(text));
+}
 
 /* The module an op is in: the conversion works on a copy of the pass's
 ** module, and globals go into that copy, beside the ops that use them. */
@@ -98,6 +125,16 @@ static GiltStatus lower_op(const GiltPattern *pat, GiltOp *op,
       .module = module_of(op),
       .num_globals = &state->num_globals,
   };
+  if (!state->profile || graph_op_is(op, GRAPH_OP_CONSTANT))
+    return m->lower(&l);
+  /* Both timer ops first, the lowering between them: once it replaced
+  ** op, there is no op left to insert the end after. */
+  GiltValue *start = lower_emit(&l, LOOP_OP_PROFILE_BEGIN, lower_i64_type(&l),
+                                0, NULL);
+  lower_emit_attr(&l, LOOP_OP_PROFILE_END, NULL, 1, &start, "label",
+                  profile_label(op));
+  gilt_builder_set_insertion_point_before(gilt_rewriter_get_builder(rw),
+                                          gilt_op_get_prev(op));
   return m->lower(&l);
 }
 
@@ -115,7 +152,7 @@ static bool signature_legal(GiltOp *op, void *user)
 static GiltStatus run(GiltPass *pass, GiltOp *module)
 {
   GiltContext *ctx = gilt_pass_get_context(pass);
-  PassState state = {0};
+  PassState state = {0, gilt_pass_get_option_bool(pass, "profile")};
   GiltTypeConverter tc;
   gilt_type_converter_init(&tc, ctx);
   gilt_type_converter_add_conversion(&tc, tensor_to_memref, NULL);
@@ -156,6 +193,7 @@ const GiltPassDef gilt_graph_to_loop_pass = {
     .name = "graph-to-loop",
     .description = "Lower graph ops on tensors to loop nests on buffers",
     .anchor = "builtin.module",
+    .options = options,
     .run = run,
 };
 

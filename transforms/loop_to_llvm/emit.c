@@ -262,8 +262,7 @@ void l2l_cond_br(L2L *l, GiltValue *cond, GiltBlock *t, size_t nt,
 
 /* ---- failing a run ------------------------------------------------------------------- */
 
-/* The address of a NUL-terminated string global holding `text`. */
-static GiltValue *string(L2L *l, const char *text)
+GiltValue *l2l_string(L2L *l, const char *text)
 {
   GiltIdent *key = gilt_ident_get_cstr(l->ctx, text);
   size_t number;
@@ -309,7 +308,7 @@ void l2l_check(L2L *l, GiltValue *ok, const char *message)
     where.data[len - 1] = 0;
     text += 4;
   }
-  GiltValue *args[2] = {string(l, message), string(l, text)};
+  GiltValue *args[2] = {l2l_string(l, message), l2l_string(l, text)};
   gilt_strbuf_free(&where);
   l2l_call_extern(l, "gilt_rt_fail", NULL, 2, args);
   l2l_return_failure(l, l2l_int(l, l->i32, 1));

@@ -115,6 +115,9 @@ GILT_INTERNAL GiltValue *l2l_intrinsic(L2L *l, const char *name,
 GILT_INTERNAL GiltValue *l2l_call_extern(L2L *l, const char *name,
                                          GiltType *result, size_t n,
                                          GiltValue *const *operands);
+/* The address of a NUL-terminated string global holding `text` (one per
+** distinct text). */
+GILT_INTERNAL GiltValue *l2l_string(L2L *l, const char *text);
 /* Adds `op` to the new module unless a symbol of its name is there. */
 GILT_INTERNAL void l2l_add_symbol(L2L *l, GiltOp *op);
 /* A new block at the end of the function being built. */
@@ -150,6 +153,7 @@ GILT_INTERNAL GiltStatus l2l_lower_memory(L2L *l, GiltOp *op);
 GILT_INTERNAL GiltStatus l2l_lower_vector(L2L *l, GiltOp *op);
 GILT_INTERNAL GiltStatus l2l_lower_control(L2L *l, GiltOp *op);
 GILT_INTERNAL GiltStatus l2l_lower_call(L2L *l, GiltOp *op);
+GILT_INTERNAL GiltStatus l2l_lower_profile(L2L *l, GiltOp *op);
 
 /* ---- memory.c ------------------------------------------------------------------ */
 

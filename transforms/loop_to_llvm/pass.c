@@ -142,6 +142,8 @@ static const L2LLowerFn loop_lowerings[LOOP_NUM_OPS] = {
     [LOOP_OP_IF] = l2l_lower_control,
     [LOOP_OP_WHILE] = l2l_lower_control,
     [LOOP_OP_ASSERT] = l2l_lower_control,
+    [LOOP_OP_PROFILE_BEGIN] = l2l_lower_profile,
+    [LOOP_OP_PROFILE_END] = l2l_lower_profile,
 };
 
 /* Whether every operand and result of op has an llvm type. */

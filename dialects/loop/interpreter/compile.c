@@ -535,6 +535,10 @@ static bool compile_op(Compiler *c, GiltOp *op, InstrVec *code)
     return compile_call(c, op, &in) && (gilt_vec_push(c->it->ctx, code, in), true);
   switch (id) {
   case LOOP_OP_CONSTANT: return compile_constant(c, op);
+  /* The interpreter does not time: a start of 0, nothing recorded. */
+  case LOOP_OP_PROFILE_BEGIN:
+    return define(c, gilt_op_get_result(op, 0), op) != UINT32_MAX;
+  case LOOP_OP_PROFILE_END: return true;
   case LOOP_OP_FOR: ok = compile_for(c, op, &in); break;
   case LOOP_OP_PARALLEL: ok = compile_parallel(c, op, &in); break;
   case LOOP_OP_IF: ok = compile_if(c, op, &in); break;
