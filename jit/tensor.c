@@ -10,6 +10,10 @@
 ** is allocated, and a failed allocation is a NULL return rather than an
 ** abort: the shapes come from users' files.
 **
+** A view (gilt_tensor_create_view) is the same container over elements
+** the caller owns: the Python package hands NumPy arrays to compiled code
+** through views, so that an input is not copied on every call.
+**
 ** This file is the container and the per-element conversions to and from
 ** double only; reading and writing tensors in files and text is
 ** tensor_io.h's.
@@ -30,6 +34,7 @@ struct GiltTensor {
   size_t elem_size;
   size_t num_bytes;
   void *data; /* never NULL, even with no elements */
+  bool borrowed; /* a view: the data is the caller's */
 };
 
 size_t gilt_tensor_element_size(GiltType *elem)
@@ -58,8 +63,11 @@ size_t gilt_tensor_element_size(GiltType *elem)
   }
 }
 
-GiltTensor *gilt_tensor_create(GiltType *elem, size_t rank,
-                               const int64_t *shape)
+/* The container without its data: the shape copied, the sizes checked
+** for overflow. NULL when `elem` has no storage size, a dimension is
+** negative, the byte count overflows, or memory runs out. */
+static GiltTensor *create_header(GiltType *elem, size_t rank,
+                                 const int64_t *shape)
 {
   size_t elem_size = elem ? gilt_tensor_element_size(elem) : 0;
   if (!elem_size)
@@ -74,32 +82,57 @@ GiltTensor *gilt_tensor_create(GiltType *elem, size_t rank,
   }
   if ((uint64_t)n > (SIZE_MAX - TENSOR_ALIGN) / elem_size)
     return NULL;
-  size_t num_bytes = (size_t)n * elem_size;
-  /* aligned_alloc wants a multiple of the alignment, and a tensor with no
-  ** elements still gets a pointer of its own. */
-  size_t alloc = (num_bytes + TENSOR_ALIGN - 1) / TENSOR_ALIGN * TENSOR_ALIGN;
-  if (!alloc)
-    alloc = TENSOR_ALIGN;
-
   GiltTensor *t = calloc(1, sizeof *t);
   int64_t *dims = rank ? malloc(rank * sizeof *dims) : NULL;
-  void *data = aligned_alloc(TENSOR_ALIGN, alloc);
-  if (!t || (rank && !dims) || !data) {
+  if (!t || (rank && !dims)) {
     free(t);
     free(dims);
-    free(data);
     return NULL;
   }
   if (rank)
     memcpy(dims, shape, rank * sizeof *dims);
-  memset(data, 0, alloc);
   t->elem = elem;
   t->rank = rank;
   t->shape = dims;
   t->num_elements = n;
   t->elem_size = elem_size;
-  t->num_bytes = num_bytes;
-  t->data = data;
+  t->num_bytes = (size_t)n * elem_size;
+  return t;
+}
+
+GiltTensor *gilt_tensor_create(GiltType *elem, size_t rank,
+                               const int64_t *shape)
+{
+  GiltTensor *t = create_header(elem, rank, shape);
+  if (!t)
+    return NULL;
+  /* aligned_alloc wants a multiple of the alignment, and a tensor with no
+  ** elements still gets a pointer of its own. */
+  size_t alloc =
+      (t->num_bytes + TENSOR_ALIGN - 1) / TENSOR_ALIGN * TENSOR_ALIGN;
+  if (!alloc)
+    alloc = TENSOR_ALIGN;
+  t->data = aligned_alloc(TENSOR_ALIGN, alloc);
+  if (!t->data) {
+    gilt_tensor_destroy(t);
+    return NULL;
+  }
+  memset(t->data, 0, alloc);
+  return t;
+}
+
+GiltTensor *gilt_tensor_create_view(GiltType *elem, size_t rank,
+                                    const int64_t *shape, void *data)
+{
+  GiltTensor *t = create_header(elem, rank, shape);
+  if (t && (!data || (uintptr_t)data % t->elem_size)) {
+    gilt_tensor_destroy(t);
+    return NULL;
+  }
+  if (t) {
+    t->data = data;
+    t->borrowed = true;
+  }
   return t;
 }
 
@@ -107,7 +140,8 @@ void gilt_tensor_destroy(GiltTensor *t)
 {
   if (!t)
     return;
-  free(t->data);
+  if (!t->borrowed)
+    free(t->data);
   free(t->shape);
   free(t);
 }
