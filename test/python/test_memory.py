@@ -31,8 +31,8 @@ class Memory(unittest.TestCase):
             m = gilt.compile(ADD, threads=1, interpret=True)
             outputs = [m(a, b)[0] for _ in range(20)]
             del m, outputs
-        with gilt.Context() as ctx:
-            ctx.parse(open(ADD).read()).run("graph-to-loop")
+        with gilt.Context() as ctx, open(ADD) as f:
+            ctx.parse(f.read()).run("graph-to-loop")
 
     def test_no_growth(self):
         for i in range(10):  # allocators and LLVM settle
