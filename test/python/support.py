@@ -3,7 +3,8 @@
 `make check-python` runs the tests from the build directory with the
 package on PYTHONPATH and says where the sources (GILT_SRCDIR), the shared
 reference models (GILT_SHARED_MODELS) and the ONNX test data
-(GILT_ONNX_TESTDATA) are; a test whose inputs are missing is skipped.
+(GILT_ONNX_TESTDATA) are, and whether the library is sanitized
+(GILT_SANITIZE); a test whose inputs are missing is skipped.
 """
 
 import os
