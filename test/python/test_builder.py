@@ -1,11 +1,15 @@
 """A model built with the builder, as a custom frontend would: a function
 of two ops at the graph level, compiled and run."""
 
+import contextlib
+import io
+import runpy
 import unittest
 
 import numpy as np
 
 import gilt
+from support import source
 
 
 def build(ctx):
@@ -57,6 +61,12 @@ class BuilderTest(unittest.TestCase):
                              "dense<[0, 1, 2]> : tensor<3xi32>")
             text = str(module)
             self.assertEqual(str(ctx.parse(text)), text)
+
+    def test_example(self):
+        """examples/python/build.py runs (it checks its own result)."""
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            runpy.run_path(source("examples", "python", "build.py"))
+        self.assertIn("graph.mat_mul", out.getvalue())
 
     def test_bad_op(self):
         with gilt.Context() as ctx:
