@@ -40,7 +40,31 @@ def _array(ctype, items):
     return (ctype * max(len(items), 1))(*items), len(items)
 
 
-class Context:
+def _items(cls, context, ptr, count, get):
+    """[cls(context, get(ptr, i)) for i < count(ptr)]: a C list read."""
+    return [cls(context, get(ptr, i)) for i in range(count(ptr))]
+
+
+class Closable:
+    """What owns C memory: freed by close(), at the end of a `with` block,
+    or when collected (not during interpreter shutdown, when the library
+    may be gone)."""
+
+    def close(self):
+        raise NotImplementedError
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        if lib is not None:
+            self.close()
+
+
+class Context(Closable):
     """Everything IR lives in: uniqued types and attributes, registered
     dialects and passes (all of gilt's), and the diagnostics, which calls
     that fail raise as gilt.Error. Close it (or use `with`) to free it all
@@ -76,16 +100,6 @@ class Context:
             obj.close()
         lib.gilt_context_destroy(self._ptr)
         self._ptr = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        if lib is not None:  # not during interpreter shutdown
-            self.close()
 
     def check(self, failed, what):
         self.diagnostics.check(failed, what)
@@ -298,15 +312,15 @@ class Type(_Handle):
 
     @property
     def inputs(self):
-        return [Type(self.context, lib.gilt_function_type_get_input(
-            self.ptr, i))
-            for i in range(lib.gilt_function_type_get_num_inputs(self.ptr))]
+        return _items(Type, self.context, self.ptr,
+                      lib.gilt_function_type_get_num_inputs,
+                      lib.gilt_function_type_get_input)
 
     @property
     def results(self):
-        return [Type(self.context, lib.gilt_function_type_get_result(
-            self.ptr, i))
-            for i in range(lib.gilt_function_type_get_num_results(self.ptr))]
+        return _items(Type, self.context, self.ptr,
+                      lib.gilt_function_type_get_num_results,
+                      lib.gilt_function_type_get_result)
 
 
 class Attribute(_Handle):
@@ -342,9 +356,9 @@ class Attribute(_Handle):
             s = lib.gilt_string_attr_get_value(p, ctypes.byref(n))
             return ctypes.string_at(s, n.value).decode()
         if kind == "array":
-            return [Attribute(self.context,
-                              lib.gilt_array_attr_get_element(p, i)).value
-                    for i in range(lib.gilt_array_attr_get_size(p))]
+            return [a.value for a in _items(
+                Attribute, self.context, p, lib.gilt_array_attr_get_size,
+                lib.gilt_array_attr_get_element)]
         if kind == "dictionary":
             return _dictionary(self.context, p)
         if kind == "type":
@@ -421,13 +435,13 @@ class Op(_Handle):
 
     @property
     def operands(self):
-        return [Value(self.context, lib.gilt_op_get_operand(self.ptr, i))
-                for i in range(lib.gilt_op_get_num_operands(self.ptr))]
+        return _items(Value, self.context, self.ptr,
+                      lib.gilt_op_get_num_operands, lib.gilt_op_get_operand)
 
     @property
     def results(self):
-        return [Value(self.context, lib.gilt_op_get_result(self.ptr, i))
-                for i in range(lib.gilt_op_get_num_results(self.ptr))]
+        return _items(Value, self.context, self.ptr,
+                      lib.gilt_op_get_num_results, lib.gilt_op_get_result)
 
     @property
     def result(self):
@@ -450,8 +464,8 @@ class Op(_Handle):
 
     @property
     def regions(self):
-        return [Region(self.context, lib.gilt_op_get_region(self.ptr, i))
-                for i in range(lib.gilt_op_get_num_regions(self.ptr))]
+        return _items(Region, self.context, self.ptr,
+                      lib.gilt_op_get_num_regions, lib.gilt_op_get_region)
 
     @property
     def parent(self):
@@ -487,8 +501,9 @@ class Block(_Handle):
 
     @property
     def arguments(self):
-        return [Value(self.context, lib.gilt_block_get_argument(self.ptr, i))
-                for i in range(lib.gilt_block_get_num_arguments(self.ptr))]
+        return _items(Value, self.context, self.ptr,
+                      lib.gilt_block_get_num_arguments,
+                      lib.gilt_block_get_argument)
 
     @property
     def operations(self):
@@ -525,7 +540,7 @@ class Region(_Handle):
         return Block(self.context, block)
 
 
-class Module:
+class Module(Closable):
     """A builtin.module this package owns: parsed, imported or built. It is
     freed when closed, collected, or its context closes."""
 
@@ -603,16 +618,6 @@ class Module:
         if self._ptr is not None and self.context._ptr is not None:
             lib.gilt_op_destroy(self._ptr)
         self._ptr = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        if lib is not None:
-            self.close()
 
 
 class Builder:

@@ -22,7 +22,7 @@ import numpy as np
 from . import _lib
 from ._lib import lib
 from .errors import Error
-from .ir import Context, Module, Type
+from .ir import Closable, Context, Module, Type
 
 TensorInfo = collections.namedtuple("TensorInfo", "name shape dtype type")
 TensorInfo.__doc__ = """An input or output of a model: its name, its shape
@@ -100,7 +100,7 @@ def compile(model, threads=None, pipeline=None, device="cpu",
     return Model(ctx, ptr, owns)
 
 
-class Model:
+class Model(Closable):
     """A compiled model: call it with NumPy arrays, positionally or by
     input name; it returns the list of its outputs. Close it (or use
     `with`) to free the code; it is freed when collected otherwise."""
@@ -152,16 +152,6 @@ class Model:
         if self._owns_context:
             self._owns_context = False
             self.context.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        if lib is not None:
-            self.close()
 
     def __repr__(self):
         def show(infos):
