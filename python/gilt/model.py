@@ -155,7 +155,8 @@ class Model(Closable):
 
     def __repr__(self):
         def show(infos):
-            return ", ".join("%s: %s" % (i.name, i.type) for i in infos)
+            return ", ".join("%s: %s %s" % (i.name, i.shape, i.dtype)
+                             for i in infos)
         return "<gilt.Model @%s (%s) -> (%s)>" % (
             self.function, show(self.inputs), show(self.outputs))
 
@@ -196,13 +197,12 @@ class Model(Closable):
                 elem = accepts.get(array.dtype)
                 if elem is None:
                     elem = ctx.element_type(array.dtype).ptr
-                flags = array.flags
-                if not (flags.c_contiguous and flags.aligned and
-                        flags.writeable and array.dtype.isnative):
+                # carray: C-contiguous, aligned and writeable.
+                if not (array.flags.carray and array.dtype.isnative):
                     array = np.ascontiguousarray(
                         array, dtype=array.dtype.newbyteorder("="))
                 keep.append(array)
-                shape = array.ctypes.shape_as(ctypes.c_int64)
+                shape = (ctypes.c_int64 * array.ndim)(*array.shape)
                 view = lib.gilt_tensor_create_view(elem, array.ndim, shape,
                                                    array.ctypes.data)
                 if not view:
