@@ -207,13 +207,19 @@ static void format_one(GiltStrBuf *sb, const GiltDiagnostic *d)
     format_one(sb, d->notes.data[i]);
 }
 
-/* One write for the whole diagnostic: stderr is unbuffered, and a long
+/* One piece for the whole diagnostic: stderr is unbuffered, and a long
 ** source line written a character at a time costs a system call each. */
-void gilt_diagnostic_print(const GiltDiagnostic *d, FILE *out)
+void gilt_diagnostic_format(const GiltDiagnostic *d, GiltStringCallback cb,
+                            void *user)
 {
   GiltStrBuf sb;
   gilt_strbuf_init(&sb, d->ctx);
   format_one(&sb, d);
-  fwrite(sb.data, 1, sb.len, out);
+  cb(sb.data, sb.len, user);
   gilt_strbuf_free(&sb);
+}
+
+void gilt_diagnostic_print(const GiltDiagnostic *d, FILE *out)
+{
+  gilt_diagnostic_format(d, gilt_print_to_file, out);
 }

@@ -15,7 +15,9 @@
 **         40     8  zero
 **         48        payload: u32 number of functions; per function a u32
 **                   length and the NUL-terminated name, a u32 length and
-**                   the NUL-terminated loop-level type as gilt prints it;
+**                   the NUL-terminated loop-level type as gilt prints it,
+**                   a u32 number of argument and result names and each
+**                   name as a u32 length and the NUL-terminated string;
 **                   u32 number of weights; per weight a u32 length and the
 **                   NUL-terminated symbol, and a u64 size in bytes; then a
 **                   u64 object size and the object file's bytes; then each
@@ -128,7 +130,8 @@ GiltStatus jit_cache_collect_functions(GiltOp *module, size_t *num_fns,
       *fns = grown;
     }
     (*fns)[(*num_fns)++] = (JitCacheFunction){
-        gilt_string_attr_get_value(name, NULL), gilt_type_attr_get_value(type)};
+        gilt_string_attr_get_value(name, NULL), gilt_type_attr_get_value(type),
+        0, NULL};
   }
   return GILT_SUCCESS;
 }
@@ -165,6 +168,12 @@ static void write_tables(GiltStrBuf *sb, size_t num_fns,
     put32(sb, (uint32_t)type.len + 1);
     gilt_strbuf_append(sb, type.data, type.len + 1);
     gilt_strbuf_free(&type);
+    put32(sb, (uint32_t)fns[i].num_names);
+    for (size_t j = 0; j < fns[i].num_names; j++) {
+      const char *name = fns[i].names[j] ? fns[i].names[j] : "";
+      put32(sb, (uint32_t)strlen(name) + 1);
+      gilt_strbuf_append(sb, name, strlen(name) + 1);
+    }
   }
   unsigned char b[8];
   put32(sb, (uint32_t)num_weights);
@@ -323,6 +332,27 @@ static const char *get_string(const unsigned char **p,
   return s;
 }
 
+/* The argument and result names of function f (at *p): a new array into
+** f, or false when malformed. */
+static bool parse_names(const unsigned char **p, const unsigned char *end,
+                        JitCacheFunction *f)
+{
+  if (end - *p < 4)
+    return false;
+  uint32_t n = get32(*p);
+  *p += 4;
+  if (n > (size_t)(end - *p) / 5)
+    return false;
+  const char **names = calloc(n ? n : 1, sizeof *names);
+  if (!names)
+    return false;
+  f->names = names;
+  for (uint32_t i = 0; i < n; i++)
+    if (!(names[f->num_names++] = get_string(p, end)))
+      return false;
+  return true;
+}
+
 /* The payload's weights (table at *p, bytes after the object) into e. */
 static const char *parse_weights(const unsigned char **p,
                                  const unsigned char *end, JitCacheEntry *e)
@@ -386,7 +416,10 @@ static const char *parse_payload(GiltContext *ctx, const unsigned char *file,
     GiltType *t = gilt_type_parse(ctx, type);
     if (!t || gilt_type_get_kind(t) != GILT_TYPE_FUNCTION)
       return "a function type that does not parse";
-    e->functions[e->num_functions++] = (JitCacheFunction){name, t};
+    JitCacheFunction *f = &e->functions[e->num_functions++];
+    *f = (JitCacheFunction){name, t, 0, NULL};
+    if (!parse_names(&p, end, f))
+      return "a malformed function table";
   }
   const char *why = parse_weights(&p, end, e);
   if (why)
@@ -460,6 +493,8 @@ void jit_cache_entry_close(JitCacheEntry *e)
 {
   if (e->map)
     munmap(e->map, e->map_size);
+  for (size_t i = 0; i < e->num_functions; i++)
+    free((void *)e->functions[i].names);
   free(e->functions);
   free(e->weights);
   *e = (JitCacheEntry){0};

@@ -21,17 +21,22 @@
 
 /* The format version; bump it whenever the layout of an entry or the
 ** meaning of what it holds changes. */
-#define JIT_CACHE_FORMAT_VERSION 2u
+#define JIT_CACHE_FORMAT_VERSION 3u
 
 /* Where a weight's bytes start in an entry: at a multiple of this file
 ** offset, so that mapped they are aligned as the code assumes. */
 #define JIT_CACHE_WEIGHT_ALIGN LLVM_LINKED_WEIGHT_ALIGN
 
 /* An entry function of a compiled module: its symbol and loop-level
-** function type (what gilt_jit_call builds the libffi call from). */
+** function type (what gilt_jit_call builds the libffi call from), and
+** the names its model gives its arguments and results, in that order
+** ("" or, when writing, NULL for one without a name; none at all when
+** num_names is 0). */
 typedef struct JitCacheFunction {
   const char *name;
   GiltType *type;
+  size_t num_names;
+  const char *const *names;
 } JitCacheFunction;
 
 /* An entry read back: the object, the functions and the weights point
@@ -66,8 +71,9 @@ GILT_INTERNAL uint64_t jit_cache_key(uint64_t model_hash, uint64_t model_size,
                                      unsigned opt_level, const char *version);
 
 /* The entry functions of a module at the llvm level: its llvm.func ops
-** with a GILT_ABI_ENTRY_TYPE_ATTR. *fns is a new array (free()) whose
-** names and types are borrowed from the module. */
+** with a GILT_ABI_ENTRY_TYPE_ATTR, without argument and result names.
+** *fns is a new array (free()) whose names and types are borrowed from
+** the module. */
 GILT_INTERNAL GiltStatus jit_cache_collect_functions(GiltOp *module,
                                                      size_t *num_fns,
                                                      JitCacheFunction **fns);

@@ -10,6 +10,10 @@
 ** is allocated, and a failed allocation is a NULL return rather than an
 ** abort: the shapes come from users' files.
 **
+** A view (gilt_tensor_create_view) is the same container over elements
+** the caller owns: the Python package hands NumPy arrays to compiled code
+** through views, so that an input is not copied on every call.
+**
 ** This file is the container and the per-element conversions to and from
 ** double only; reading and writing tensors in files and text is
 ** tensor_io.h's.
@@ -31,6 +35,7 @@ struct GiltTensor {
   size_t elem_size;
   size_t num_bytes;
   void *data; /* never NULL, even with no elements */
+  bool borrowed; /* a view: the data is the caller's */
 };
 
 size_t gilt_tensor_element_size(GiltType *elem)
@@ -59,11 +64,11 @@ size_t gilt_tensor_element_size(GiltType *elem)
   }
 }
 
-/* A tensor of elem and shape over `data` (taken), or over new zeroed
-** memory when data is NULL; NULL when the sizes are invalid or out of
-** memory (data is then the caller's still). */
-static GiltTensor *tensor_make(GiltType *elem, size_t rank,
-                               const int64_t *shape, void *data)
+/* The container without its data: the shape copied, the sizes checked
+** for overflow. NULL when `elem` has no storage size, a dimension is
+** negative, the byte count overflows, or memory runs out. */
+static GiltTensor *create_header(GiltType *elem, size_t rank,
+                                 const int64_t *shape)
 {
   size_t elem_size = elem ? gilt_tensor_element_size(elem) : 0;
   if (!elem_size)
@@ -78,54 +83,75 @@ static GiltTensor *tensor_make(GiltType *elem, size_t rank,
   }
   if ((uint64_t)n > (SIZE_MAX - TENSOR_ALIGN) / elem_size)
     return NULL;
-  size_t num_bytes = (size_t)n * elem_size;
-  /* aligned_alloc wants a multiple of the alignment, and a tensor with no
-  ** elements still gets a pointer of its own. */
-  size_t alloc = (num_bytes + TENSOR_ALIGN - 1) / TENSOR_ALIGN * TENSOR_ALIGN;
-  if (!alloc)
-    alloc = TENSOR_ALIGN;
-
   GiltTensor *t = calloc(1, sizeof *t);
   int64_t *dims = rank ? malloc(rank * sizeof *dims) : NULL;
-  void *own = data ? data : aligned_alloc(TENSOR_ALIGN, alloc);
-  if (!t || (rank && !dims) || !own) {
+  if (!t || (rank && !dims)) {
     free(t);
     free(dims);
-    if (!data)
-      free(own);
     return NULL;
   }
   if (rank)
     memcpy(dims, shape, rank * sizeof *dims);
-  if (!data)
-    memset(own, 0, alloc);
   t->elem = elem;
   t->rank = rank;
   t->shape = dims;
   t->num_elements = n;
   t->elem_size = elem_size;
-  t->num_bytes = num_bytes;
-  t->data = own;
+  t->num_bytes = (size_t)n * elem_size;
   return t;
 }
 
 GiltTensor *gilt_tensor_create(GiltType *elem, size_t rank,
                                const int64_t *shape)
 {
-  return tensor_make(elem, rank, shape, NULL);
+  GiltTensor *t = create_header(elem, rank, shape);
+  if (!t)
+    return NULL;
+  /* aligned_alloc wants a multiple of the alignment, and a tensor with no
+  ** elements still gets a pointer of its own. */
+  size_t alloc =
+      (t->num_bytes + TENSOR_ALIGN - 1) / TENSOR_ALIGN * TENSOR_ALIGN;
+  if (!alloc)
+    alloc = TENSOR_ALIGN;
+  t->data = aligned_alloc(TENSOR_ALIGN, alloc);
+  if (!t->data) {
+    gilt_tensor_destroy(t);
+    return NULL;
+  }
+  memset(t->data, 0, alloc);
+  return t;
 }
 
 GiltTensor *jit_tensor_adopt(GiltType *elem, size_t rank,
                              const int64_t *shape, void *data)
 {
-  return tensor_make(elem, rank, shape, data);
+  GiltTensor *t = create_header(elem, rank, shape);
+  if (t)
+    t->data = data;
+  return t;
+}
+
+GiltTensor *gilt_tensor_create_view(GiltType *elem, size_t rank,
+                                    const int64_t *shape, void *data)
+{
+  GiltTensor *t = create_header(elem, rank, shape);
+  if (t && (!data || (uintptr_t)data % t->elem_size)) {
+    gilt_tensor_destroy(t);
+    return NULL;
+  }
+  if (t) {
+    t->data = data;
+    t->borrowed = true;
+  }
+  return t;
 }
 
 void gilt_tensor_destroy(GiltTensor *t)
 {
   if (!t)
     return;
-  free(t->data);
+  if (!t->borrowed)
+    free(t->data);
   free(t->shape);
   free(t);
 }

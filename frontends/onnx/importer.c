@@ -708,7 +708,21 @@ static size_t report_unsupported(GiltOnnxImporter *imp,
 
 /* ---- entry points ---------------------------------------------------------------- */
 
-static GiltOp *import(GiltContext *ctx, GiltOnnxReader *r)
+/* The names of the main graph's outputs, as an array of strings. */
+static GiltAttr *output_names(GiltContext *ctx,
+                              const Gilt__Onnx__GraphProto *g)
+{
+  GiltAttr **names = gilt_calloc(ctx, g->n_output + 1, sizeof *names);
+  for (size_t i = 0; i < g->n_output; i++) {
+    const char *name = str(g->output[i]->name);
+    names[i] = gilt_string_attr_get(ctx, name, strlen(name));
+  }
+  GiltAttr *a = gilt_array_attr_get(ctx, g->n_output, names);
+  gilt_free(ctx, names);
+  return a;
+}
+
+static GiltOp *import(GiltContext *ctx, GiltOnnxReader *r, GiltAttr **names)
 {
   if (!r)
     return NULL;
@@ -727,6 +741,8 @@ static GiltOp *import(GiltContext *ctx, GiltOnnxReader *r)
     if (!import_main(&imp, module)) {
       gilt_op_destroy(module);
       module = NULL;
+    } else if (names) {
+      *names = output_names(ctx, gilt_onnx_reader_get_graph(r));
     }
     gilt_builder_destroy(imp.b);
   }
@@ -736,12 +752,19 @@ static GiltOp *import(GiltContext *ctx, GiltOnnxReader *r)
 
 GiltOp *gilt_onnx_import_file(GiltContext *ctx, const char *path)
 {
-  return import(ctx, gilt_onnx_reader_open_model(ctx, path));
+  return import(ctx, gilt_onnx_reader_open_model(ctx, path), NULL);
+}
+
+GiltOp *gilt_onnx_import_file_named(GiltContext *ctx, const char *path,
+                                    GiltAttr **output_names)
+{
+  return import(ctx, gilt_onnx_reader_open_model(ctx, path), output_names);
 }
 
 GiltOp *gilt_onnx_import_buffer(GiltContext *ctx, const void *data,
                                 size_t len, const char *name, const char *dir)
 {
   return import(ctx,
-                gilt_onnx_reader_open_model_buffer(ctx, data, len, name, dir));
+                gilt_onnx_reader_open_model_buffer(ctx, data, len, name, dir),
+                NULL);
 }

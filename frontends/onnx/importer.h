@@ -68,6 +68,14 @@ GILT_INTERNAL int gilt_onnx_unimported_version(const char *op_type,
 
 /* ---- importer.c ----------------------------------------------------------- */
 
+/* gilt_onnx_import_file, and on success *output_names gets the graph's
+** output names, in order, as an array of string attributes: what a
+** compiled model (jit/model.c) calls its results, since the module does
+** not record them (the arguments' names are their locations). */
+GILT_INTERNAL GiltOp *gilt_onnx_import_file_named(GiltContext *ctx,
+                                                  const char *path,
+                                                  GiltAttr **output_names);
+
 /* Writes "graph." + the snake_case form of an ONNX op type into buf
 ** (`MatMul` -> `graph.mat_mul`, `QLinearConv` -> `graph.q_linear_conv`).
 ** Returns false when it does not fit. */

@@ -134,6 +134,11 @@ GILT_API const GiltDiagnostic *gilt_diagnostic_get_note(const GiltDiagnostic *d,
 ** position prints `NAME: error: message`. The message itself
 ** (gilt_diagnostic_get_message) carries no such prefix. */
 GILT_API void gilt_diagnostic_print(const GiltDiagnostic *d, FILE *out);
+/* The same text, handed to `cb` in one piece (not NUL-terminated): for
+** callers that collect diagnostics rather than print them, such as the
+** Python package, which raises them as exceptions. */
+GILT_API void gilt_diagnostic_format(const GiltDiagnostic *d,
+                                     GiltStringCallback cb, void *user);
 
 /* Reports a diagnostic at `loc` (printf-style message). */
 GILT_API void gilt_emit_error(GiltLocation *loc, const char *fmt, ...)

@@ -8,7 +8,10 @@
 ** i1 as one byte (0 or 1), iN as the smallest of 1, 2, 4 or 8 bytes that
 ** holds N bits (sign-extended for signless and si, zero-extended for ui),
 ** index as 8 bytes, f16/bf16 as 2, f32 as 4, f64 as 8, the 8-bit floats
-** as 1 (the bit pattern). The data is aligned to 64 bytes.
+** as 1 (the bit pattern). The data of a tensor made by gilt_tensor_create
+** is aligned to 64 bytes; a view's is the caller's, aligned to its
+** element size, which is all the interpreter and compiled code assume of
+** an argument (jit/abi.h).
 */
 #ifndef GILT_TENSOR_H
 #define GILT_TENSOR_H
@@ -30,7 +33,17 @@ GILT_API size_t gilt_tensor_element_size(GiltType *elem);
 ** (nothing is reported: there is no location to report at). */
 GILT_API GiltTensor *gilt_tensor_create(GiltType *elem, size_t rank,
                                         const int64_t *shape);
-/* Frees the tensor and its elements; NULL is ignored. */
+/* A view: a tensor of `shape` whose elements are the caller's `data`
+** (dense, row-major, in the storage layout above), borrowed, not copied:
+** the caller keeps them alive and in place until the view is destroyed,
+** and a function that writes its argument writes them. NULL (nothing
+** reported) as for gilt_tensor_create, and when `data` is NULL or not
+** aligned to the element size. */
+GILT_API GiltTensor *gilt_tensor_create_view(GiltType *elem, size_t rank,
+                                             const int64_t *shape,
+                                             void *data);
+/* Frees the tensor and its elements (a view's stay with the caller);
+** NULL is ignored. */
 GILT_API void gilt_tensor_destroy(GiltTensor *t);
 
 GILT_API GiltType *gilt_tensor_get_element_type(const GiltTensor *t);
@@ -38,7 +51,7 @@ GILT_API size_t gilt_tensor_get_rank(const GiltTensor *t);
 GILT_API const int64_t *gilt_tensor_get_shape(const GiltTensor *t);
 GILT_API int64_t gilt_tensor_get_num_elements(const GiltTensor *t);
 GILT_API size_t gilt_tensor_get_num_bytes(const GiltTensor *t);
-/* The elements (borrowed, writable, 64-byte aligned). */
+/* The elements (borrowed, writable; 64-byte aligned unless a view). */
 GILT_API void *gilt_tensor_get_data(GiltTensor *t);
 
 /* Element i (flat, row-major) converted to double (integers exactly up to

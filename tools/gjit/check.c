@@ -23,7 +23,7 @@
 #include "gilt/interpreter.h"
 #include "gilt/jit.h"
 #include "gilt/llvm.h"
-#include "gilt/pass.h"
+#include "gilt/model.h"
 #include "jit/tensor_io.h"
 
 void gjit_free_tensors(size_t n, GiltTensor **tensors)
@@ -36,21 +36,11 @@ void gjit_free_tensors(size_t n, GiltTensor **tensors)
 GiltStatus gjit_run_pipeline(GiltOp *module, const char *pipeline,
                              bool print_ir)
 {
-  GiltPassManager *pm = gilt_pass_manager_create(gilt_op_get_context(module));
-  gilt_pass_manager_enable_verifier(pm, true);
-  if (print_ir) {
-    GiltIRPrintingConfig config = {0};
-    config.after_all = true;
-    config.flags.elide_elements_larger_than = 16;
-    config.cb = gilt_print_to_file;
-    config.user = stderr;
-    gilt_pass_manager_enable_ir_printing(pm, &config);
-  }
-  GiltStatus status = gilt_pass_manager_add_pipeline(pm, pipeline);
-  if (status == GILT_SUCCESS)
-    status = gilt_pass_manager_run(pm, module);
-  gilt_pass_manager_destroy(pm);
-  return status;
+  GiltModelOptions mo = GILT_MODEL_OPTIONS_DEFAULT;
+  GiltIRPrintingConfig config = gjit_print_ir_config();
+  mo.pipeline = pipeline;
+  mo.print_ir = print_ir ? &config : NULL;
+  return gilt_model_lower(module, &mo);
 }
 
 /* A new tensor with t's type, shape and elements, or NULL. */

@@ -1,157 +1,54 @@
 /*
 ** gjit - runs a model: imports an .onnx file or parses a .gilt module,
-** lowers it through the pass pipeline to the loop dialect, runs one of its
-** functions on the given inputs, and prints, writes or checks the
-** outputs (iree-run-module's conventions; options.h lists the flags).
+** lowers it through the pass pipeline, runs one of its functions on the
+** given inputs, and prints, writes or checks the outputs (iree-run-module's
+** conventions; options.h lists the flags).
 **
-** The default back end compiles: the module is lowered on to the llvm
-** dialect, translated to LLVM IR and JIT-compiled with ORC, and the
-** function is called through libffi (include/gilt/jit.h). --interpret runs
-** the loop level on the reference interpreter instead. --aot writes the
-** compiled model out as an object file and a C header (aot.c) instead of
-** running it; --cache-dir keeps compiled models and runs a stored one
-** without importing or lowering anything (cache.c). Every problem is a
-** diagnostic printed clang-style on stderr and a non-zero exit: 1 for a
-** failed run or a mismatch, 2 for a usage error.
+** Compiling a model is the library's (include/gilt/model.h): import, the
+** default pipeline, the compile cache (--cache-dir), the JIT or, under
+** --interpret, the reference interpreter, and the timings of --benchmark.
+** gjit reads tensors from the command line, writes and compares outputs,
+** and adds what only a command line does: --aot writes the compiled model
+** out as an object file and a C header (aot.c), --check and --bisect judge
+** compiled code against the interpreter (check.c, bisect.c), and
+** --fold-inputs binds the inputs as constants (bind_inputs.c). Every
+** problem is a diagnostic printed clang-style on stderr and a non-zero
+** exit: 1 for a failed run or a mismatch, 2 for a usage error.
 */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gilt/dialect.h"
-#include "gilt/interpreter.h"
-#include "gilt/jit.h"
-#include "gilt/llvm.h"
-#include "gilt/onnx.h"
-#include "gilt/pass.h"
+#include "gilt/model.h"
 #include "gilt/register.h"
+#include "jit/model.h"
 #include "jit/tensor_io.h"
 #include "tools/gjit/aot.h"
 #include "tools/gjit/benchmark.h"
 #include "tools/gjit/bind_inputs.h"
-#include "tools/gjit/cache.h"
 #include "tools/gjit/check.h"
 #include "tools/gjit/options.h"
-
-/* From a model on tensors to loops: shapes first, constant subgraphs
-** folded (through the interpreter), then lowered and cleaned up; buffers
-** are freed after their last use last, once no pass moves ops any more. */
-static const char interpret_pipeline[] =
-    "canonicalize,graph-infer-shapes,graph-fold-constants,canonicalize,cse,"
-    "graph-to-loop,canonicalize,cse,loop-invariant-code-motion,"
-    "loop-buffer-deallocation,symbol-dce";
-/* The same, then on to the llvm dialect. */
-static const char compile_pipeline[] =
-    "canonicalize,graph-infer-shapes,graph-fold-constants,canonicalize,cse,"
-    "graph-to-loop,canonicalize,cse,loop-invariant-code-motion,"
-    "loop-buffer-deallocation,symbol-dce,loop-to-llvm";
-
-static const GiltJitOptions jit_defaults = GILT_JIT_OPTIONS_DEFAULT;
 
 static void print_diagnostic(const GiltDiagnostic *d, void *user)
 {
   gilt_diagnostic_print(d, user);
 }
 
-static bool has_suffix(const char *s, const char *suffix)
-{
-  size_t n = strlen(s), m = strlen(suffix);
-  return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-/* The whole file, NUL-terminated, or NULL after printing why. */
-static char *read_text(const char *path, size_t *len)
-{
-  FILE *f = fopen(path, "rb");
-  char *buf = NULL;
-  long size = -1;
-  if (f && fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 &&
-      fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)size + 1)) &&
-      fread(buf, 1, (size_t)size, f) == (size_t)size) {
-    fclose(f);
-    buf[size] = '\0';
-    *len = (size_t)size;
-    return buf;
-  }
-  fprintf(stderr, "gjit: cannot read '%s'\n", path);
-  if (f)
-    fclose(f);
-  free(buf);
-  return NULL;
-}
-
-static GiltOp *load_model(GiltContext *ctx, const char *path, char **text)
-{
-  if (has_suffix(path, ".onnx"))
-    return gilt_onnx_import_file(ctx, path);
-  size_t len;
-  if (!(*text = read_text(path, &len)))
-    return NULL;
-  gilt_context_add_source_buffer_borrowed(ctx, path, *text, len);
-  return gilt_parse_source(ctx, *text, len, path);
-}
-
-static const char *pipeline_of(const GjitOptions *o)
-{
-  return o->pipeline    ? o->pipeline
-         : o->interpret ? interpret_pipeline
-                        : compile_pipeline;
-}
-
-static GiltStatus lower(const GjitOptions *o, GiltOp *module)
-{
-  GiltPassManager *pm = gilt_pass_manager_create(gilt_op_get_context(module));
-  gilt_pass_manager_enable_verifier(pm, true);
-  if (o->print_ir_after_all) {
-    GiltIRPrintingConfig config = {0};
-    config.after_all = true;
-    config.flags.elide_elements_larger_than = 16;
-    config.cb = gilt_print_to_file;
-    config.user = stderr;
-    gilt_pass_manager_enable_ir_printing(pm, &config);
-  }
-  GiltStatus status = gilt_pass_manager_add_pipeline(pm, pipeline_of(o));
-  if (status == GILT_SUCCESS)
-    status = gilt_pass_manager_run(pm, module);
-  gilt_pass_manager_destroy(pm);
-  return status;
-}
-
-/* --function, else @main, else the module's only function. */
-static const char *pick_function(const GjitOptions *o, GiltOp *module)
-{
-  if (o->function)
-    return o->function;
-  const char *only = NULL;
-  size_t count = 0;
-  for (GiltOp *op = gilt_block_get_first_op(gilt_module_get_body(module)); op;
-       op = gilt_op_get_next(op)) {
-    if (strcmp(gilt_op_get_name(op), "func.func"))
-      continue;
-    const char *name = gilt_symbol_get_name(op);
-    if (!strcmp(name, "main"))
-      return name;
-    only = name;
-    count++;
-  }
-  return count == 1 ? only : "main";
-}
-
 /* ONNX's test data stores bfloat16 tensors as uint16 (NumPy had no
 ** bfloat16): a ui16 tensor given where bf16 is wanted is read as the
-** bf16 bit patterns it holds. Any other mismatch is left for the
-** interpreter to report. */
+** bf16 bit patterns it holds. Any other mismatch is left for the call to
+** report. */
 static void accept_legacy_bf16(GiltTensor **t, GiltType *want)
 {
   GiltType *have = gilt_tensor_get_element_type(*t);
-  if (!gilt_type_is_shaped(want) ||
-      gilt_shaped_type_get_element_type(want) !=
-          gilt_float_type_get(gilt_type_get_context(want), GILT_BF16) ||
+  GiltType *elem = gilt_type_is_shaped(want)
+                       ? gilt_shaped_type_get_element_type(want)
+                       : want;
+  if (elem != gilt_float_type_get(gilt_type_get_context(want), GILT_BF16) ||
       !gilt_type_is_integer(have, 16) ||
       gilt_integer_type_get_signedness(have) != GILT_UNSIGNED)
     return;
-  GiltTensor *bf16 = gilt_tensor_create(gilt_shaped_type_get_element_type(want),
-                                        gilt_tensor_get_rank(*t),
+  GiltTensor *bf16 = gilt_tensor_create(elem, gilt_tensor_get_rank(*t),
                                         gilt_tensor_get_shape(*t));
   if (!bf16)
     return;
@@ -161,17 +58,6 @@ static void accept_legacy_bf16(GiltTensor **t, GiltType *want)
   *t = bf16;
 }
 
-/* The function @name of the module, NULL when there is none. */
-static GiltOp *find_function(GiltOp *module, const char *name)
-{
-  for (GiltOp *op = gilt_block_get_first_op(gilt_module_get_body(module)); op;
-       op = gilt_op_get_next(op))
-    if (!strcmp(gilt_op_get_name(op), "func.func") &&
-        !strcmp(gilt_symbol_get_name(op), name))
-      return op;
-  return NULL;
-}
-
 typedef struct Tensors {
   GiltTensor **data;
   size_t len;
@@ -179,9 +65,8 @@ typedef struct Tensors {
 
 static void tensors_free(Tensors *t)
 {
-  for (size_t i = 0; i < t->len; i++)
-    gilt_tensor_destroy(t->data[i]);
-  free(t->data);
+  gjit_free_tensors(t->len, t->data);
+  *t = (Tensors){NULL, 0};
 }
 
 static GiltStatus read_specs(GiltContext *ctx, const GjitSpecs *specs,
@@ -196,6 +81,18 @@ static GiltStatus read_specs(GiltContext *ctx, const GjitSpecs *specs,
     out->data[out->len++] = t;
   }
   return GILT_SUCCESS;
+}
+
+/* The --input tensors for a function of type `type`. */
+static GiltStatus read_inputs(GiltContext *ctx, const GjitOptions *o,
+                              GiltType *type, Tensors *inputs)
+{
+  GiltStatus status = read_specs(ctx, &o->inputs, "--input", inputs);
+  for (size_t i = 0; status == GILT_SUCCESS && i < inputs->len &&
+                     i < gilt_function_type_get_num_inputs(type);
+       i++)
+    accept_legacy_bf16(&inputs->data[i], gilt_function_type_get_input(type, i));
+  return status;
 }
 
 /* Writes each output where --output says, or prints them all. */
@@ -237,139 +134,110 @@ static GiltStatus check_outputs(GiltContext *ctx, const GjitOptions *o,
                        gilt_function_type_get_result(type, i));
     char name[32];
     snprintf(name, sizeof name, "result %zu", i);
-    GiltLocation *loc = gilt_location_name_get(ctx, name, NULL);
-    GiltStatus same =
-        o->bitwise ? gilt_tensor_compare_bits(ctx, loc, outputs[i],
-                                              expected.data[i])
-        : o->l2 >= 0 ? gilt_tensor_compare_l2(ctx, loc, outputs[i],
-                                              expected.data[i], o->l2)
-                     : gilt_tensor_compare(ctx, loc, outputs[i],
-                                           expected.data[i], o->rtol,
-                                           o->atol);
-    if (same)
+    if (gjit_compare(ctx, o, name, outputs[i], expected.data[i]))
       status = GILT_FAILURE;
   }
   tensors_free(&expected);
   return status;
 }
 
-/* Runs @name of the lowered module on the back end the options pick,
-** compiled through the cache when there is one; once or, under
-** --benchmark, timed (benchmark.c). */
-static GiltStatus execute(const GjitOptions *o, GjitCache *cache,
-                          GjitTimes *times,
-                          GiltOp *module, const char *name,
-                          const Tensors *inputs, size_t *num_outputs,
-                          GiltTensor ***outputs)
+/* The model options the flags ask for; `print_ir` holds the IR printing
+** configuration they point at. */
+static GiltModelOptions model_options(const GjitOptions *o,
+                                      GiltIRPrintingConfig *print_ir)
 {
-  GjitCallee callee = {NULL, module, name, inputs->len, inputs->data};
-  if (!o->interpret) {
-    if (o->dump_llvm && gilt_llvm_emit(module, NULL, GILT_LLVM_OUTPUT_IR,
-                                       gilt_print_to_file, stderr))
-      return GILT_FAILURE;
-    GiltJitOptions opts = jit_defaults;
-    opts.threads = o->threads;
-    gjit_phase_begin(times);
-    callee.jm = cache ? gjit_cache_compile(cache, module, &opts)
-                      : gilt_jit_compile(module, &opts);
-    gjit_phase_end(times, GJIT_PHASE_JIT);
-    if (!callee.jm)
-      return GILT_FAILURE;
+  GiltModelOptions mo = GILT_MODEL_OPTIONS_DEFAULT;
+  mo.function = o->function;
+  mo.pipeline = o->pipeline;
+  mo.interpret = o->interpret;
+  mo.threads = o->threads;
+  /* A timed run compiles: it measures that. */
+  if (!o->benchmark_runs)
+    mo.cache_dir = o->cache_dir ? o->cache_dir : getenv("GILT_CACHE_DIR");
+  if (o->print_ir_after_all) {
+    *print_ir = gjit_print_ir_config();
+    mo.print_ir = print_ir;
   }
-  GiltStatus status =
-      o->benchmark_runs
-          ? gjit_benchmark_run(o, times, &callee, num_outputs, outputs)
-          : gjit_callee_call(&callee, num_outputs, outputs);
-  gilt_jit_destroy(callee.jm);
-  return status;
+  if (o->dump_llvm) {
+    mo.dump_llvm = gilt_print_to_file;
+    mo.dump_llvm_user = stderr;
+  }
+  return mo;
 }
 
-/* Reads the inputs, lowers the module (with the inputs bound as constants
-** under --fold-inputs), runs the function and handles its outputs. The
-** function's type is read before lowering: its results' tensor types are
-** what the outputs are checked against. */
-static GiltStatus run(const GjitOptions *o, GjitCache *cache,
-                      GiltContext *ctx, GiltOp *module, GjitTimes *times)
+/* Runs the model on the inputs (consumed), once or, under --benchmark,
+** timed; then writes and checks its outputs. `import_ms` is compile time
+** the model did not see (an import before gilt_model_create_from_module). */
+static GiltStatus run_model(const GjitOptions *o, GiltContext *ctx,
+                            GiltModel *m, Tensors *inputs, double import_ms)
 {
-  Tensors inputs;
   GiltTensor **outputs = NULL;
   size_t num_outputs = 0;
-  const char *name = pick_function(o, module);
-  GiltOp *fn = find_function(module, name);
-  if (!fn)
-    return gilt_op_emit_error(module, "has no func.func named '%s'", name);
-  GiltType *type = gilt_func_get_type(fn);
-  GiltStatus status = read_specs(ctx, &o->inputs, "--input", &inputs);
-  for (size_t i = 0; status == GILT_SUCCESS && i < inputs.len &&
-                     i < gilt_function_type_get_num_inputs(type);
-       i++)
-    accept_legacy_bf16(&inputs.data[i], gilt_function_type_get_input(type, i));
-  if (status == GILT_SUCCESS && o->fold_inputs) {
-    status = gjit_bind_inputs(fn, inputs.data, inputs.len);
-    tensors_free(&inputs);
-    inputs = (Tensors){NULL, 0};
+  GiltStatus status;
+  if (o->benchmark_runs) {
+    GiltModelBenchmark report;
+    status = gilt_model_benchmark(m, inputs->len, inputs->data,
+                                  o->benchmark_runs, &report, &num_outputs,
+                                  &outputs);
+    if (status == GILT_SUCCESS) {
+      report.model = o->model;
+      report.import_ms += import_ms;
+      report.compile_ms += import_ms;
+      gjit_benchmark_print(o, &report);
+    }
+  } else {
+    status = gilt_model_call(m, inputs->len, inputs->data, &num_outputs,
+                             &outputs);
   }
-  if (status == GILT_SUCCESS && o->check) {
-    status = gjit_check(o, module, name, inputs.data, inputs.len,
-                        o->pipeline ? o->pipeline : interpret_pipeline);
-    tensors_free(&inputs);
-    return status;
-  }
-  gjit_phase_begin(times);
-  if (status == GILT_SUCCESS)
-    status = lower(o, module);
-  gjit_phase_end(times, GJIT_PHASE_PIPELINE);
-  if (status == GILT_SUCCESS && o->aot) {
-    tensors_free(&inputs);
-    return gjit_aot_write(module, o->aot, o->model, jit_defaults.opt_level);
-  }
-  if (status == GILT_SUCCESS)
-    status = execute(o, cache, times, module, name, &inputs, &num_outputs,
-                     &outputs);
   if (status == GILT_SUCCESS)
     status = write_outputs(ctx, o, outputs, num_outputs);
   if (status == GILT_SUCCESS)
-    status = check_outputs(ctx, o, type, outputs, num_outputs);
-  for (size_t i = 0; i < num_outputs; i++)
-    gilt_tensor_destroy(outputs[i]);
-  free(outputs);
-  tensors_free(&inputs);
+    status = check_outputs(ctx, o, gilt_model_get_type(m), outputs,
+                           num_outputs);
+  gjit_free_tensors(num_outputs, outputs);
+  tensors_free(inputs);
   return status;
 }
 
-/* run() from a compile cache entry, with no module: true when the entry
-** was there and valid and *status is the run's; false to compile. */
-static bool run_cached(const GjitOptions *o, GjitCache *cache,
-                       GiltContext *ctx, GiltStatus *status)
+/* What needs the module itself rather than a model: --aot writes it
+** lowered, --check runs it both ways, --fold-inputs binds the inputs
+** into it before it becomes a model. */
+static GiltStatus run_module(const GjitOptions *o, GiltContext *ctx,
+                             const GiltModelOptions *mo)
 {
-  GiltJitOptions opts = jit_defaults;
-  opts.threads = o->threads;
-  const char *name;
-  GiltType *type;
-  GiltJitModule *jm = gjit_cache_load(cache, &opts, o->function, &name, &type);
-  if (!jm)
-    return false;
-  Tensors inputs;
-  GiltTensor **outputs = NULL;
-  size_t num_outputs = 0;
-  *status = read_specs(ctx, &o->inputs, "--input", &inputs);
-  for (size_t i = 0; *status == GILT_SUCCESS && i < inputs.len &&
-                     i < gilt_function_type_get_num_inputs(type);
-       i++)
-    accept_legacy_bf16(&inputs.data[i], gilt_function_type_get_input(type, i));
-  if (*status == GILT_SUCCESS)
-    *status = gilt_jit_call(jm, name, inputs.len, inputs.data, &num_outputs,
-                            &outputs);
-  if (*status == GILT_SUCCESS)
-    *status = write_outputs(ctx, o, outputs, num_outputs);
-  if (*status == GILT_SUCCESS)
-    *status = check_outputs(ctx, o, type, outputs, num_outputs);
-  for (size_t i = 0; i < num_outputs; i++)
-    gilt_tensor_destroy(outputs[i]);
-  free(outputs);
+  double start = model_now_ms();
+  GiltOp *module = gilt_model_import(ctx, o->model);
+  double import_ms = model_now_ms() - start;
+  GiltOp *fn = module ? gilt_model_find_function(module, o->function) : NULL;
+  Tensors inputs = {NULL, 0};
+  GiltStatus status = fn ? GILT_SUCCESS : GILT_FAILURE;
+  if (status == GILT_SUCCESS && o->aot) {
+    status = gilt_model_lower(module, mo);
+    if (status == GILT_SUCCESS)
+      status = gjit_aot_write(module, o->aot, o->model, mo->opt_level);
+  } else if (status == GILT_SUCCESS) {
+    status = read_inputs(ctx, o, gilt_func_get_type(fn), &inputs);
+  }
+  if (status == GILT_SUCCESS && o->check) {
+    status = gjit_check(o, module, gilt_symbol_get_name(fn), inputs.data,
+                        inputs.len,
+                        o->pipeline ? o->pipeline
+                                    : gilt_model_default_pipeline(true));
+  } else if (status == GILT_SUCCESS && o->fold_inputs) {
+    status = gjit_bind_inputs(fn, inputs.data, inputs.len);
+    tensors_free(&inputs);
+    GiltModel *m = NULL;
+    if (status == GILT_SUCCESS) {
+      m = gilt_model_create_from_module(module, mo);
+      module = NULL;
+    }
+    status = m ? run_model(o, ctx, m, &inputs, import_ms) : GILT_FAILURE;
+    gilt_model_destroy(m);
+  }
   tensors_free(&inputs);
-  gilt_jit_destroy(jm);
-  return true;
+  if (module)
+    gilt_op_destroy(module);
+  return status;
 }
 
 int main(int argc, char **argv)
@@ -391,28 +259,23 @@ int main(int argc, char **argv)
   }
   gilt_register_everything(ctx);
   gilt_context_set_diagnostic_handler(ctx, print_diagnostic, stderr);
-  char *text = NULL;
-  GiltOp *module = NULL;
-  GiltStatus status = GILT_FAILURE;
-  GjitTimes times = {0};
-  /* A timed, checked or dumped run compiles: it measures or shows that. */
-  GjitCache *cache =
-      o.benchmark_runs || o.check || o.dump_llvm
-          ? NULL
-          : gjit_cache_open(&o, ctx, pipeline_of(&o), jit_defaults.opt_level);
-  if (!cache || !run_cached(&o, cache, ctx, &status)) {
-    gjit_phase_begin(&times);
-    module = load_model(ctx, o.model, &text);
-    status = module ? gilt_op_verify(module) : GILT_FAILURE;
-    gjit_phase_end(&times, GJIT_PHASE_IMPORT);
+  GiltIRPrintingConfig print_ir;
+  GiltModelOptions mo = model_options(&o, &print_ir);
+  GiltStatus status;
+  if (o.aot || o.check || o.fold_inputs) {
+    mo.cache_dir = NULL;
+    status = run_module(&o, ctx, &mo);
+  } else {
+    GiltModel *m = gilt_model_create(ctx, o.model, &mo);
+    Tensors inputs = {NULL, 0};
+    status = m ? read_inputs(ctx, &o, gilt_model_get_type(m), &inputs)
+               : GILT_FAILURE;
     if (status == GILT_SUCCESS)
-      status = run(&o, cache, ctx, module, &times);
+      status = run_model(&o, ctx, m, &inputs, 0);
+    tensors_free(&inputs);
+    gilt_model_destroy(m);
   }
-  gjit_cache_close(cache);
-  if (module)
-    gilt_op_destroy(module);
   gilt_context_destroy(ctx);
-  free(text);
   gjit_options_free(&o);
   return status == GILT_SUCCESS ? 0 : 1;
 }

@@ -240,3 +240,13 @@ void gjit_options_free(GjitOptions *o)
   free(o->outputs.specs);
   free(o->expected.specs);
 }
+
+GiltIRPrintingConfig gjit_print_ir_config(void)
+{
+  GiltIRPrintingConfig config = {0};
+  config.after_all = true;
+  config.flags.elide_elements_larger_than = 16;
+  config.cb = gilt_print_to_file;
+  config.user = stderr;
+  return config;
+}

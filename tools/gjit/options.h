@@ -18,6 +18,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "gilt/pass.h"
+
 typedef struct GjitSpecs {
   const char **specs;
   size_t len;
@@ -57,5 +59,9 @@ typedef enum GjitParseResult {
 ** gjit_options_free. */
 GjitParseResult gjit_options_parse(GjitOptions *o, int argc, char **argv);
 void gjit_options_free(GjitOptions *o);
+
+/* How --print-ir-after-all prints: after every pass, on stderr, large
+** constants elided. */
+GiltIRPrintingConfig gjit_print_ir_config(void);
 
 #endif /* GJIT_OPTIONS_H */

@@ -1,5 +1,6 @@
 /*
-** cache.c - gjit's compile cache (cache.h) over jit/cache.h's entries.
+** model_cache.c - a model's compile cache (model_cache.h) over
+** jit/cache.h's entries.
 **
 ** The key hashes the model file's bytes (the weights of an .onnx file are
 ** in it; external data files of an ONNX model are not, see docs/gjit.md),
@@ -8,10 +9,12 @@
 ** it skips import, the pipeline and translation: it parses the entry
 ** functions' types and hands the object to ORC. A run that does not, or
 ** finds an entry that fails a check, compiles through an object file
-** (gilt_llvm_emit, the same code `--aot` writes), runs that object and
-** stores it, so the first and every later run execute the same code.
+** (gilt_llvm_emit, the same code `gjit --aot` writes), runs that object
+** and stores it, so the first and every later run execute the same code.
+** The entry also keeps the names of the model's inputs and outputs,
+** which only the import knew.
 */
-#include "tools/gjit/cache.h"
+#include "jit/model_cache.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,7 +31,7 @@
 #include "jit/cache.h"
 #include "jit/hash.h"
 
-struct GjitCache {
+struct ModelCache {
   GiltContext *ctx;
   GiltLocation *loc;
   char *path; /* DIR/KEY.gjc */
@@ -61,18 +64,15 @@ static bool hash_file(const char *path, uint64_t *hash, uint64_t *size)
   return ok;
 }
 
-GjitCache *gjit_cache_open(const GjitOptions *o, GiltContext *ctx,
-                           const char *pipeline, unsigned opt_level)
+ModelCache *model_cache_open(GiltContext *ctx, const char *model,
+                             const char *dir, const char *pipeline,
+                             unsigned opt_level)
 {
-  const char *dir = o->cache_dir ? o->cache_dir : getenv("GILT_CACHE_DIR");
-  if (!dir || !*dir || o->interpret || o->fold_inputs ||
-      o->print_ir_after_all || o->aot)
-    return NULL;
   uint64_t hash, size;
-  if (!hash_file(o->model, &hash, &size))
+  if (!hash_file(model, &hash, &size))
     return NULL;
   char *target = jit_cache_host_target();
-  GjitCache *c = calloc(1, sizeof *c);
+  ModelCache *c = calloc(1, sizeof *c);
   size_t n = strlen(dir) + 32;
   char *path = malloc(n);
   if (!target || !c || !path) {
@@ -97,7 +97,7 @@ GjitCache *gjit_cache_open(const GjitOptions *o, GiltContext *ctx,
   return c;
 }
 
-void gjit_cache_close(GjitCache *c)
+void model_cache_close(ModelCache *c)
 {
   if (!c)
     return;
@@ -106,7 +106,8 @@ void gjit_cache_close(GjitCache *c)
   free(c);
 }
 
-/* The same choice as main.c's pick_function, among the entry's functions. */
+/* The same choice as gilt_model_find_function, among the entry's
+** functions. */
 static const JitCacheFunction *pick(const JitCacheEntry *e,
                                     const char *function)
 {
@@ -117,9 +118,9 @@ static const JitCacheFunction *pick(const JitCacheEntry *e,
   return !function && e->num_functions == 1 ? &e->functions[0] : NULL;
 }
 
-GiltJitModule *gjit_cache_load(GjitCache *c, const GiltJitOptions *opts,
-                               const char *function, const char **name,
-                               GiltType **type)
+GiltJitModule *model_cache_load(ModelCache *c, const GiltJitOptions *opts,
+                                const char *function,
+                                const JitCacheFunction **fn)
 {
   char why[256];
   switch (jit_cache_read(c->ctx, c->path, c->key, &c->entry, why,
@@ -133,20 +134,15 @@ GiltJitModule *gjit_cache_load(GjitCache *c, const GiltJitOptions *opts,
   case JIT_CACHE_HIT:
     break;
   }
-  const JitCacheFunction *fn = pick(&c->entry, function);
-  if (!fn) { /* the module's own error comes from the uncached path */
+  *fn = pick(&c->entry, function);
+  if (!*fn) { /* the module's own error comes from the uncached path */
     jit_cache_entry_close(&c->entry);
     return NULL;
   }
-  GiltJitModule *jm = jit_module_create_from_object(
+  return jit_module_create_from_object(
       c->loc, opts, c->entry.object, c->entry.object_size,
       c->entry.num_functions, c->entry.functions, c->entry.num_weights,
       c->entry.weights);
-  if (jm) {
-    *name = fn->name;
-    *type = fn->type;
-  }
-  return jm;
 }
 
 static void append(const char *data, size_t len, void *user)
@@ -155,8 +151,10 @@ static void append(const char *data, size_t len, void *user)
   gilt_strbuf_append(sb, data, len);
 }
 
-GiltJitModule *gjit_cache_compile(GjitCache *c, GiltOp *module,
-                                  const GiltJitOptions *opts)
+GiltJitModule *model_cache_compile(ModelCache *c, GiltOp *module,
+                                   const GiltJitOptions *opts,
+                                   const char *function, size_t n,
+                                   const char *const *names)
 {
   if (gilt_op_verify(module))
     return NULL;
@@ -173,6 +171,11 @@ GiltJitModule *gjit_cache_compile(GjitCache *c, GiltOp *module,
       jit_cache_collect_functions(module, &num_fns, &fns) == GILT_SUCCESS &&
       llvm_collect_linked_weights(module, &num_weights, &weights) ==
           GILT_SUCCESS) {
+    for (size_t i = 0; i < num_fns; i++)
+      if (!strcmp(fns[i].name, function)) {
+        fns[i].num_names = n;
+        fns[i].names = names;
+      }
     char why[512];
     if (jit_cache_write(c->path, c->key, num_fns, fns, num_weights, weights,
                         obj.data, obj.len, why, sizeof why))

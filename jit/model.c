@@ -1,0 +1,395 @@
+/*
+** model.c - compiled models (gilt/model.h): a model file imported or
+** parsed, lowered by the default pipeline and compiled by the JIT, or kept
+** at the loop level for the interpreter; and calling it. gjit and the
+** Python package both go through here, so a model runs the same way from
+** the command line and from Python.
+**
+** The order is fixed: the compile cache first (a hit skips everything
+** else), then import and verification, the choice of the function, the
+** pipeline, then the JIT (through the cache when there is one). Each
+** phase is timed, for gilt_model_benchmark. Nothing here checks inputs:
+** gilt_jit_call and gilt_interpret_function check them in the same words
+** before anything runs.
+**
+** The names of a model's inputs and outputs are not types, so no pass
+** keeps them: they are read before the pipeline (an argument's name
+** location, an ONNX graph's output names) and stored in cache entries.
+*/
+#include "jit/model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "frontends/onnx/importer.h"
+#include "gilt/interpreter.h"
+#include "gilt/llvm.h"
+#include "ir/core.h"
+
+/* From a model on tensors to loops: shapes first, constant subgraphs
+** folded (through the interpreter), then lowered and cleaned up; buffers
+** are freed after their last use last, once no pass moves ops any more,
+** and the globals no code reads any more (weights a lowering packed into
+** new ones) dropped. Compiling goes on to the llvm dialect. */
+#define LOOP_PIPELINE                                                     \
+  "canonicalize,graph-infer-shapes,graph-fold-constants,canonicalize,cse," \
+  "graph-to-loop,canonicalize,cse,loop-invariant-code-motion,"            \
+  "loop-buffer-deallocation,symbol-dce"
+
+static const GiltModelOptions default_options = GILT_MODEL_OPTIONS_DEFAULT;
+
+double model_now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+const char *gilt_model_default_pipeline(bool interpret)
+{
+  return interpret ? LOOP_PIPELINE : LOOP_PIPELINE ",loop-to-llvm";
+}
+
+static const char *pipeline_of(const GiltModelOptions *o)
+{
+  return o->pipeline ? o->pipeline : gilt_model_default_pipeline(o->interpret);
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* The file's text, NUL-terminated (free()), or NULL after reporting. */
+static char *read_text(GiltContext *ctx, const char *path, size_t *len)
+{
+  FILE *f = fopen(path, "rb");
+  char *buf = NULL;
+  long size = -1;
+  if (f && fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 &&
+      fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)size + 1)) &&
+      fread(buf, 1, (size_t)size, f) == (size_t)size) {
+    fclose(f);
+    buf[size] = '\0';
+    *len = (size_t)size;
+    return buf;
+  }
+  gilt_emit_error(gilt_location_name_get(ctx, path, NULL), "cannot read '%s'",
+                  path);
+  if (f)
+    fclose(f);
+  free(buf);
+  return NULL;
+}
+
+/* gilt_model_import, with an ONNX graph's output names into *names. */
+static GiltOp *import(GiltContext *ctx, const char *path, GiltAttr **names)
+{
+  GiltOp *module;
+  if (has_suffix(path, ".onnx")) {
+    module = gilt_onnx_import_file_named(ctx, path, names);
+  } else {
+    size_t len;
+    char *text = read_text(ctx, path, &len);
+    /* The parser keeps a copy of the text for the diagnostics. */
+    module = text ? gilt_parse_source(ctx, text, len, path) : NULL;
+    free(text);
+  }
+  if (module && gilt_op_verify(module)) {
+    gilt_op_destroy(module);
+    module = NULL;
+  }
+  return module;
+}
+
+GiltOp *gilt_model_import(GiltContext *ctx, const char *path)
+{
+  return import(ctx, path, NULL);
+}
+
+GiltOp *gilt_model_find_function(GiltOp *module, const char *name)
+{
+  GiltOp *only = NULL;
+  size_t count = 0;
+  for (GiltOp *op = gilt_block_get_first_op(gilt_module_get_body(module)); op;
+       op = gilt_op_get_next(op)) {
+    if (strcmp(gilt_op_get_name(op), "func.func"))
+      continue;
+    const char *sym = gilt_symbol_get_name(op);
+    if (!strcmp(sym, name ? name : "main"))
+      return op;
+    only = op;
+    count++;
+  }
+  if (!name && count == 1)
+    return only;
+  gilt_op_emit_error(module, "has no func.func named '%s'",
+                     name ? name : "main");
+  return NULL;
+}
+
+GiltStatus gilt_model_lower(GiltOp *module, const GiltModelOptions *opts)
+{
+  if (!opts)
+    opts = &default_options;
+  GiltPassManager *pm = gilt_pass_manager_create(gilt_op_get_context(module));
+  gilt_pass_manager_enable_verifier(pm, true);
+  if (opts->print_ir)
+    gilt_pass_manager_enable_ir_printing(pm, opts->print_ir);
+  GiltStatus status = gilt_pass_manager_add_pipeline(pm, pipeline_of(opts));
+  if (status == GILT_SUCCESS)
+    status = gilt_pass_manager_run(pm, module);
+  gilt_pass_manager_destroy(pm);
+  return status;
+}
+
+/* ---- the model ------------------------------------------------------------ */
+
+static GiltModel *model_alloc(GiltContext *ctx, const char *path)
+{
+  GiltModel *m = calloc(1, sizeof *m);
+  if (m && path && !(m->path = strdup(path))) {
+    free(m);
+    m = NULL;
+  }
+  if (!m)
+    gilt_emit_error(gilt_location_unknown_get(ctx),
+                    "out of memory creating a model");
+  else
+    m->ctx = ctx;
+  return m;
+}
+
+static GiltJitOptions jit_options(const GiltModelOptions *o)
+{
+  GiltJitOptions j = GILT_JIT_OPTIONS_DEFAULT;
+  j.threads = o->threads;
+  j.opt_level = o->opt_level;
+  return j;
+}
+
+/* Sets the function called and its names (n, borrowed); false when out of
+** memory. */
+static bool set_function(GiltModel *m, const char *name, size_t n,
+                         const char *const *names)
+{
+  m->function = strdup(name);
+  m->names = calloc(n ? n : 1, sizeof *m->names);
+  if (!m->function || !m->names) {
+    gilt_emit_error(m->loc, "out of memory creating a model");
+    return false;
+  }
+  for (size_t i = 0; i < n; i++)
+    m->names[i] = names[i] && *names[i] ? names[i] : NULL;
+  m->num_names = n;
+  return true;
+}
+
+/* The model from its cache entry, or false to compile it. */
+static bool load_cached(GiltModel *m, const GiltModelOptions *o)
+{
+  GiltJitOptions jo = jit_options(o);
+  const JitCacheFunction *fn;
+  double start = model_now_ms();
+  m->jm = model_cache_load(m->cache, &jo, o->function, &fn);
+  m->phase_ms[MODEL_PHASE_JIT] = model_now_ms() - start;
+  if (!m->jm)
+    return false;
+  m->type = fn->type;
+  m->loc = gilt_location_name_get(m->ctx, m->path, NULL);
+  return set_function(m, fn->name, fn->num_names, fn->names);
+}
+
+/* The names of fn's arguments (their name locations) and results (the
+** strings of `results`, when it is an array of them), as NUL-terminated
+** strings borrowed from the context ("" for none); *n gets their number. */
+static const char **read_names(GiltOp *fn, GiltAttr *results, size_t *n)
+{
+  GiltType *type = gilt_func_get_type(fn);
+  size_t ni = gilt_function_type_get_num_inputs(type);
+  size_t nr = gilt_function_type_get_num_results(type);
+  const char **names = calloc(ni + nr + 1, sizeof *names);
+  if (!names)
+    return NULL;
+  GiltBlock *entry = gilt_func_get_entry_block(fn);
+  for (size_t i = 0; i < ni; i++) {
+    const char *name =
+        entry ? gilt_location_get_name(*gilt_block_arg_loc(
+                    gilt_block_get_argument(entry, i)))
+              : NULL;
+    names[i] = name ? name : "";
+  }
+  for (size_t i = 0; i < nr; i++) {
+    names[ni + i] = "";
+    if (results && gilt_attr_get_kind(results) == GILT_ATTR_ARRAY &&
+        i < gilt_array_attr_get_size(results))
+      names[ni + i] = gilt_string_attr_get_value(
+          gilt_array_attr_get_element(results, i), NULL);
+  }
+  *n = ni + nr;
+  return names;
+}
+
+/* The loop-level type of the compiled entry `name` of the llvm-level
+** `module`, NULL after reporting that there is none. */
+static GiltType *entry_type(GiltModel *m, GiltOp *module, const char *name)
+{
+  size_t n;
+  JitCacheFunction *fns;
+  GiltType *type = NULL;
+  if (jit_cache_collect_functions(module, &n, &fns))
+    return NULL;
+  for (size_t i = 0; i < n && !type; i++)
+    if (!strcmp(fns[i].name, name))
+      type = fns[i].type;
+  free(fns);
+  if (!type)
+    gilt_emit_error(m->loc, "no compiled entry is named '%s'", name);
+  return type;
+}
+
+/* Compiles (or keeps, to interpret) the lowered module. */
+static GiltStatus finish_lowered(GiltModel *m, GiltOp *module,
+                                 const GiltModelOptions *o)
+{
+  if (o->interpret) {
+    GiltOp *fn = gilt_model_find_function(module, m->function);
+    if (!fn)
+      return GILT_FAILURE;
+    m->type = gilt_func_get_type(fn);
+    m->module = module;
+    return GILT_SUCCESS;
+  }
+  GiltStatus status = GILT_SUCCESS;
+  if (o->dump_llvm)
+    status = gilt_llvm_emit(module, NULL, GILT_LLVM_OUTPUT_IR, o->dump_llvm,
+                            o->dump_llvm_user);
+  GiltJitOptions jo = jit_options(o);
+  double start = model_now_ms();
+  if (status == GILT_SUCCESS)
+    m->jm = m->cache ? model_cache_compile(m->cache, module, &jo, m->function,
+                                           m->num_names, m->names)
+                     : gilt_jit_compile(module, &jo);
+  m->phase_ms[MODEL_PHASE_JIT] += model_now_ms() - start;
+  if (m->jm)
+    m->type = entry_type(m, module, m->function);
+  /* The JIT keeps nothing of the module: the weights it reads are the
+  ** context's. */
+  gilt_op_destroy(module);
+  return m->type ? GILT_SUCCESS : GILT_FAILURE;
+}
+
+/* The rest of gilt_model_create after import: consumes `module`. */
+static GiltStatus finish(GiltModel *m, GiltOp *module, GiltAttr *output_names,
+                         const GiltModelOptions *o)
+{
+  GiltOp *fn = gilt_model_find_function(module, o->function);
+  size_t n = 0;
+  const char **names = fn ? read_names(fn, output_names, &n) : NULL;
+  m->loc = gilt_op_get_location(module);
+  bool ok = names && set_function(m, gilt_symbol_get_name(fn), n, names);
+  free(names);
+  if (!ok) {
+    gilt_op_destroy(module);
+    return GILT_FAILURE;
+  }
+  double start = model_now_ms();
+  GiltStatus status = gilt_model_lower(module, o);
+  m->phase_ms[MODEL_PHASE_PIPELINE] = model_now_ms() - start;
+  if (status) {
+    gilt_op_destroy(module);
+    return GILT_FAILURE;
+  }
+  return finish_lowered(m, module, o);
+}
+
+GiltModel *gilt_model_create(GiltContext *ctx, const char *path,
+                             const GiltModelOptions *opts)
+{
+  const GiltModelOptions *o = opts ? opts : &default_options;
+  GiltModel *m = model_alloc(ctx, path);
+  if (!m)
+    return NULL;
+  /* A run that prints IR shows the passes, which a cached model skips. */
+  if (o->cache_dir && *o->cache_dir && !o->interpret && !o->print_ir &&
+      !o->dump_llvm)
+    m->cache = model_cache_open(ctx, path, o->cache_dir, pipeline_of(o),
+                                o->opt_level);
+  if (m->cache && load_cached(m, o))
+    return m;
+  /* A miss, or an entry that failed a check: start again from the file. */
+  gilt_jit_destroy(m->jm);
+  m->jm = NULL;
+  double start = model_now_ms();
+  GiltAttr *output_names = NULL;
+  GiltOp *module = import(ctx, path, &output_names);
+  m->phase_ms[MODEL_PHASE_IMPORT] = model_now_ms() - start;
+  if (!module || finish(m, module, output_names, o)) {
+    gilt_model_destroy(m);
+    return NULL;
+  }
+  return m;
+}
+
+GiltModel *gilt_model_create_from_module(GiltOp *module,
+                                         const GiltModelOptions *opts)
+{
+  GiltModel *m = model_alloc(gilt_op_get_context(module), NULL);
+  if (!m || finish(m, module, NULL, opts ? opts : &default_options)) {
+    if (!m)
+      gilt_op_destroy(module);
+    gilt_model_destroy(m);
+    return NULL;
+  }
+  return m;
+}
+
+void gilt_model_destroy(GiltModel *m)
+{
+  if (!m)
+    return;
+  gilt_jit_destroy(m->jm);
+  model_cache_close(m->cache); /* after the code that runs from it */
+  if (m->module)
+    gilt_op_destroy(m->module);
+  free(m->names);
+  free(m->function);
+  free(m->path);
+  free(m);
+}
+
+const char *gilt_model_get_function(GiltModel *m)
+{
+  return m->function;
+}
+
+GiltType *gilt_model_get_type(GiltModel *m)
+{
+  return m->type;
+}
+
+const char *gilt_model_get_input_name(GiltModel *m, size_t i)
+{
+  size_t ni = gilt_function_type_get_num_inputs(m->type);
+  return i < ni && i < m->num_names ? m->names[i] : NULL;
+}
+
+const char *gilt_model_get_output_name(GiltModel *m, size_t i)
+{
+  size_t ni = gilt_function_type_get_num_inputs(m->type);
+  return ni + i < m->num_names ? m->names[ni + i] : NULL;
+}
+
+GiltStatus gilt_model_call(GiltModel *m, size_t num_inputs,
+                           GiltTensor *const *inputs, size_t *num_outputs,
+                           GiltTensor ***outputs)
+{
+  if (m->jm)
+    return gilt_jit_call(m->jm, m->function, num_inputs, inputs, num_outputs,
+                         outputs);
+  return gilt_interpret_function(m->module, m->function, num_inputs, inputs,
+                                 num_outputs, outputs);
+}
