@@ -28,6 +28,7 @@
 #include "tools/gjit/bind_inputs.h"
 #include "tools/gjit/check.h"
 #include "tools/gjit/options.h"
+#include "tools/gjit/profile.h"
 
 static void print_diagnostic(const GiltDiagnostic *d, void *user)
 {
@@ -104,7 +105,7 @@ static GiltStatus write_outputs(GiltContext *ctx, const GjitOptions *o,
             o->outputs.len, n);
     return GILT_FAILURE;
   }
-  if (o->benchmark_runs && !o->outputs.len)
+  if ((o->benchmark_runs || o->profile_runs) && !o->outputs.len)
     return GILT_SUCCESS;
   GiltStatus status = GILT_SUCCESS;
   for (size_t i = 0; i < n && status == GILT_SUCCESS; i++)
@@ -185,6 +186,9 @@ static GiltStatus run_model(const GjitOptions *o, GiltContext *ctx,
       report.compile_ms += import_ms;
       gjit_benchmark_print(o, &report);
     }
+  } else if (o->profile_runs) {
+    status = gjit_profile_run(o, m, inputs->len, inputs->data, &num_outputs,
+                              &outputs);
   } else {
     status = gilt_model_call(m, inputs->len, inputs->data, &num_outputs,
                              &outputs);
@@ -261,8 +265,13 @@ int main(int argc, char **argv)
   gilt_context_set_diagnostic_handler(ctx, print_diagnostic, stderr);
   GiltIRPrintingConfig print_ir;
   GiltModelOptions mo = model_options(&o, &print_ir);
+  char *profiled = o.profile_runs ? gjit_profile_pipeline(&o) : NULL;
+  if (profiled)
+    mo.pipeline = profiled;
   GiltStatus status;
-  if (o.aot || o.check || o.fold_inputs) {
+  if (o.profile_runs && !profiled) {
+    status = GILT_FAILURE;
+  } else if (o.aot || o.check || o.fold_inputs) {
     mo.cache_dir = NULL;
     status = run_module(&o, ctx, &mo);
   } else {
@@ -276,6 +285,7 @@ int main(int argc, char **argv)
     gilt_model_destroy(m);
   }
   gilt_context_destroy(ctx);
+  free(profiled);
   gjit_options_free(&o);
   return status == GILT_SUCCESS ? 0 : 1;
 }

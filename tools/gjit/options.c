@@ -45,6 +45,9 @@ static const char usage[] =
     "                           and peak memory; outputs are not printed\n"
     "  --benchmark-format=FMT   text (default) or json: one JSON object on\n"
     "                           one line of stdout\n"
+    "  --profile[=N]            time each op's loops over N runs (default\n"
+    "                           10) after a warm-up and print the kernels,\n"
+    "                           slowest first, with their ONNX nodes\n"
     "  --dump-llvm              print the optimized LLVM IR the JIT runs\n"
     "                           (stderr)\n"
     "  --check                  run compiled and interpreted, and report the\n"
@@ -57,7 +60,8 @@ enum { OPT_FUNCTION = 256, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_TOLERANCE,
        OPT_TOLERANCE_L2, OPT_BITWISE, OPT_THREADS,
        OPT_INTERPRET, OPT_PRINT_IR, OPT_FOLD_INPUTS, OPT_HELP, OPT_VERSION,
        OPT_AOT, OPT_CACHE_DIR, OPT_BENCHMARK, OPT_BENCHMARK_FORMAT,
-       OPT_DUMP_LLVM, OPT_CHECK, OPT_BISECT, OPT_TEST_BISECT_PERTURB };
+       OPT_PROFILE, OPT_DUMP_LLVM, OPT_CHECK, OPT_BISECT,
+       OPT_TEST_BISECT_PERTURB };
 
 static const struct option long_options[] = {
     {"function", required_argument, NULL, OPT_FUNCTION},
@@ -76,6 +80,7 @@ static const struct option long_options[] = {
     {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
     {"benchmark", required_argument, NULL, OPT_BENCHMARK},
     {"benchmark-format", required_argument, NULL, OPT_BENCHMARK_FORMAT},
+    {"profile", optional_argument, NULL, OPT_PROFILE},
     {"dump-llvm", no_argument, NULL, OPT_DUMP_LLVM},
     {"check", no_argument, NULL, OPT_CHECK},
     {"bisect", no_argument, NULL, OPT_BISECT},
@@ -108,19 +113,23 @@ static bool parse_tolerance(GjitOptions *o, const char *s)
 }
 
 /* The flags that measure or inspect a run rather than define it:
-** --benchmark, --benchmark-format, --dump-llvm, --check, --bisect. */
+** --benchmark, --benchmark-format, --profile, --dump-llvm, --check,
+** --bisect. */
 static bool parse_inspection(GjitOptions *o, int c, const char *arg)
 {
   switch (c) {
-  case OPT_BENCHMARK: {
+  case OPT_BENCHMARK:
+  case OPT_PROFILE: {
+    const char *flag = c == OPT_BENCHMARK ? "--benchmark" : "--profile";
     char *end;
-    long n = strtol(arg, &end, 10);
-    if (end != arg && *end == '\0' && n >= 1 && n <= 1000000) {
-      o->benchmark_runs = (size_t)n;
+    long n = arg ? strtol(arg, &end, 10) : 10;
+    if (!arg || (end != arg && *end == '\0' && n >= 1 && n <= 1000000)) {
+      *(c == OPT_BENCHMARK ? &o->benchmark_runs : &o->profile_runs) =
+          (size_t)n;
       return true;
     }
-    fprintf(stderr, "gjit: --benchmark wants a number of runs in [1, "
-                    "1000000], got '%s'\n", arg);
+    fprintf(stderr, "gjit: %s wants a number of runs in [1, 1000000], got "
+                    "'%s'\n", flag, arg);
     return false;
   }
   case OPT_BENCHMARK_FORMAT:
@@ -153,6 +162,9 @@ static bool inspection_conflicts(const GjitOptions *o, bool format_given)
   else if (o->check && (o->outputs.len || o->expected.len))
     why = "--check compares the back ends with each other: drop --output "
           "and --expected-output";
+  else if (o->profile_runs && (o->interpret || o->check || o->benchmark_runs))
+    why = "--profile times compiled code on its own: drop --interpret, "
+          "--check and --benchmark";
   else if (o->dump_llvm && o->interpret)
     why = "--dump-llvm needs the compiled back end: drop --interpret";
   if (why) {
@@ -209,6 +221,7 @@ GjitParseResult gjit_options_parse(GjitOptions *o, int argc, char **argv)
     }
     case OPT_BENCHMARK:
     case OPT_BENCHMARK_FORMAT:
+    case OPT_PROFILE:
     case OPT_DUMP_LLVM:
     case OPT_CHECK:
     case OPT_BISECT:

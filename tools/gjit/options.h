@@ -5,7 +5,8 @@
 **        [--expected-output=SPEC]... [--tolerance=RTOL,ATOL] [--interpret]
 **        [--tolerance-l2=E] [--bitwise] [-p PIPELINE] [--print-ir-after-all]
 **        [--fold-inputs] [--aot=OUT] [--cache-dir=DIR]
-**        [--benchmark=N [--benchmark-format=text|json]] [--dump-llvm]
+**        [--benchmark=N [--benchmark-format=text|json]] [--profile[=N]]
+**        [--dump-llvm]
 **        [--check [--bisect]]
 **
 ** A SPEC is `@file.npy`, `@file.pb` (an ONNX TensorProto) or inline text
@@ -41,6 +42,7 @@ typedef struct GjitOptions {
   const char *cache_dir; /* --cache-dir; NULL: GILT_CACHE_DIR, if set */
   size_t benchmark_runs; /* --benchmark=N; 0: run once, no report */
   bool benchmark_json;   /* --benchmark-format=json */
+  size_t profile_runs;   /* --profile[=N]; 0: no profile */
   bool dump_llvm;        /* print the optimized LLVM IR (stderr) */
   bool check;            /* compiled against interpreted (check.c) */
   bool bisect;           /* with check: the first loop pass that differs */
