@@ -26,6 +26,7 @@
 
 #include "gilt/dialect.h"
 #include "jit/abi.h"
+#include "jit/block_cache.h"
 #include "jit/call.h"
 #include "jit/orc.h"
 #include "jit/runtime.h"
@@ -282,6 +283,8 @@ void gilt_jit_destroy(GiltJitModule *jm)
   free(jm->entries);
   jit_threadpool_destroy(jm->pool);
   jit_orc_destroy(jm->orc, jm->loc);
+  /* Buffers its calls left for reuse are the process's business again. */
+  jit_block_release_all();
   /* After the code that reads them. */
   for (size_t i = 0; i < jm->num_weight_copies; i++)
     free(jm->weight_copies[i]);

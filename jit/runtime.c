@@ -10,19 +10,27 @@
 ** several chunks fail), so that the caller of the compiled function sees
 ** it whatever thread hit it.
 **
+** Large buffers are freed into a cache of blocks (block_cache.c) that
+** later allocations take them from, so that calls after the first do not
+** fault their pages in again.
+**
 ** The thread pool a loop runs on is the calling thread's, set by the JIT
 ** around each call (jit_runtime_set_pool); with none set, as in a program
 ** that links an ahead-of-time compiled model, loops run serially. Only
 ** libc and pthreads are used here, so this file and threadpool.c can be
 ** linked without the rest of gilt.
 */
+#define _GNU_SOURCE /* malloc_usable_size */
 #include "jit/runtime.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "jit/block_cache.h"
 
 /* Long enough for any message and location the lowering emits; longer
 ** ones are cut, never overflowed. */
@@ -65,7 +73,20 @@ static void *allocate(int64_t bytes, int64_t align)
     size = align;
   if ((uint64_t)size > SIZE_MAX)
     return NULL;
-  return aligned_alloc((size_t)align, (size_t)size);
+  if ((size_t)size < JIT_BLOCK_CACHE_MIN || align > JIT_BLOCK_CACHE_ALIGN)
+    return aligned_alloc((size_t)align, (size_t)size);
+  void *p = jit_block_take((size_t)size);
+  return p ? p : aligned_alloc(JIT_BLOCK_CACHE_ALIGN, (size_t)size);
+}
+
+/* Frees a buffer from allocate: a large one into the block cache. */
+static void release(void *p)
+{
+  if (p && malloc_usable_size(p) >= JIT_BLOCK_CACHE_MIN &&
+      (uintptr_t)p % JIT_BLOCK_CACHE_ALIGN == 0)
+    jit_block_keep(p);
+  else
+    free(p);
 }
 
 /* Makes the current scope hold p; false (p freed) when out of memory. */
@@ -109,7 +130,7 @@ void gilt_rt_free(void *p)
   ** mark of a scope still open unless that scope's slots are all empty. */
   while (num_held && !held[num_held - 1])
     num_held--;
-  free(p);
+  release(p);
 }
 
 void gilt_rt_adopt(void *p)
@@ -126,7 +147,7 @@ int64_t gilt_rt_scope_enter(void)
 void gilt_rt_scope_exit(int64_t mark)
 {
   while (num_held > (size_t)mark)
-    free(held[--num_held]);
+    release(held[--num_held]);
   if (!num_held) { /* the outermost call returned: give the array back */
     free(held);
     held = NULL;

@@ -25,7 +25,11 @@
 ** The wide output then goes to Y row by row, dropping the padding
 ** columns; the bias is added in that copy. The copy and the padded input
 ** cost O(input + output) against the O(OC * C * KH * KW * H * W) of the
-** product.
+** product, which is little unless the reduction is short: a 1x1
+** convolution without padding (MobileNet's expansions and projections,
+** 16 to 96 channels deep) is therefore the product of W and X as they
+** are, [OC, C] by [C, H * W], the tiles reading X and writing Y in place
+** (masked at the end) and adding the bias themselves.
 */
 #include "transforms/graph_to_loop/tiles.h"
 
@@ -33,6 +37,7 @@
 
 typedef struct TiledConv {
   LowerWindow *w;
+  bool direct; /* 1x1, no padding: X and Y are B and C themselves */
   GiltValue *x, *xp, *panels, *wide, *y, *bias;
   GiltValue *n;     /* the batch index of the nest */
   GiltValue *pitch; /* Wq, a plane's row */
@@ -71,14 +76,30 @@ static void pad_body(Lower *l, GiltValue *const *ivs, void *user)
 }
 
 /* X' as [N, planes, C, length]: zeros, the input at its padding offsets
-** in its phase's plane. */
-static void pad_input(Lower *l, TiledConv *t, GiltValue *length)
+** in its phase's plane; and the wide output it gives. The tiles read up
+** to the last panel's end plus the kernel's reach (rows below, and a
+** row's worth for the reach along it); a plane holds the whole padded
+** input too. */
+static void pad_input(Lower *l, TiledConv *t)
 {
-  GiltValue *dims[4] = {
-      lower_dim(l, t->x, 0),
-      lower_index(l, t->w->strides[0] * t->w->strides[1]),
-      lower_dim(l, t->x, 1), length};
-  int64_t shape[4] = {GILT_DYNAMIC, t->w->strides[0] * t->w->strides[1],
+  LowerWindow *w = t->w;
+  GiltValue *sh = lower_index(l, w->strides[0]);
+  GiltValue *sw = lower_index(l, w->strides[1]);
+  t->pitch = lower_binary(l, LOOP_OP_CEILDIVSI, w->extent[1], sw);
+  GiltValue *plane_rows = lower_binary(l, LOOP_OP_CEILDIVSI, w->extent[0], sh);
+  GiltValue *nr = lower_index(l, 2 * LOWER_F32_LANES);
+  GiltValue *wide_len = ix_mul(
+      l,
+      lower_binary(l, LOOP_OP_CEILDIVSI, ix_mul(l, w->out[0], t->pitch), nr),
+      nr);
+  GiltValue *reach = ix_mul(
+      l, lower_index(l, (w->ek[0] - 1) / w->strides[0] + 1), t->pitch);
+  GiltValue *length = ix_max(l, ix_add(l, wide_len, reach),
+                             ix_mul(l, plane_rows, t->pitch));
+  GiltValue *dims[4] = {lower_dim(l, t->x, 0),
+                        lower_index(l, w->strides[0] * w->strides[1]),
+                        lower_dim(l, t->x, 1), length};
+  int64_t shape[4] = {GILT_DYNAMIC, w->strides[0] * w->strides[1],
                       GILT_DYNAMIC, GILT_DYNAMIC};
   GiltType *type = gilt_memref_type_get(l->ctx, 4, shape, t->v.elem, NULL,
                                         NULL);
@@ -87,6 +108,11 @@ static void pad_input(Lower *l, TiledConv *t, GiltValue *length)
   GiltValue *xdims[4];
   lower_dims(l, t->x, xdims);
   lower_parallel(l, 4, xdims, pad_body, t);
+  GiltValue *wide_dims[3] = {dims[0], lower_dim(l, t->y, 1), wide_len};
+  int64_t wide_shape[3] = {GILT_DYNAMIC, GILT_DYNAMIC, GILT_DYNAMIC};
+  t->wide = lower_alloc(l, gilt_memref_type_get(l->ctx, 3, wide_shape,
+                                                t->v.elem, NULL, NULL),
+                        wide_dims);
 }
 
 /* ---- the tiles' callbacks ---------------------------------------------- */
@@ -119,7 +145,9 @@ static GiltValue *tile_load_b(Lower *l, const LowerTileAt *at, size_t v,
   GiltValue *shift = ix_add(l, ix_mul(l, i, t->pitch), j);
   GiltValue *idx[4] = {t->n, plane(l, t, py, px), at->red[0],
                        ix_add(l, at->cols[v], shift)};
-  return lower_lanes_load(l, &t->v, NULL, t->xp, idx);
+  /* The padded input has room past the last panel; X itself does not. */
+  return lower_lanes_load(l, &t->v, t->direct ? at->masks[v] : NULL, t->xp,
+                          idx);
 }
 
 static void tile_store(Lower *l, const LowerTileAt *at, size_t i, size_t v,
@@ -127,6 +155,10 @@ static void tile_store(Lower *l, const LowerTileAt *at, size_t i, size_t v,
 {
   TiledConv *t = user;
   GiltValue *idx[3] = {t->n, at->rows[i], at->cols[v]};
+  if (t->direct && t->bias)
+    sums = lower_lanes_add(
+        l, sums,
+        lower_lanes_splat(l, &t->v, lower_load(l, t->bias, &at->rows[i])));
   lower_lanes_store(l, &t->v, at->masks[v], sums, t->wide, idx);
 }
 
@@ -185,25 +217,24 @@ GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w, GiltValue *x,
   GiltType *wt = gilt_value_get_type(weights);
   t.kernel_h = lower_index(l, wt->shaped.shape[2]);
   t.kernel_w = lower_index(l, wt->shaped.shape[3]);
-  GiltValue *sh = lower_index(l, w->strides[0]);
-  GiltValue *sw = lower_index(l, w->strides[1]);
-  t.pitch = lower_binary(l, LOOP_OP_CEILDIVSI, w->extent[1], sw);
-  GiltValue *plane_rows = lower_binary(l, LOOP_OP_CEILDIVSI, w->extent[0], sh);
-
-  /* The tiles read up to the last panel's end plus the kernel's reach
-  ** (rows below, and a row's worth for the reach along it); a plane holds
-  ** the whole padded input too. */
-  size_t nr = 2 * LOWER_F32_LANES;
-  GiltValue *wide_n = ix_mul(l, w->out[0], t.pitch);
-  GiltValue *wide_len = ix_mul(
-      l, lower_binary(l, LOOP_OP_CEILDIVSI, wide_n, lower_index(l, (int64_t)nr)),
-      lower_index(l, (int64_t)nr));
-  GiltValue *reach = ix_mul(
-      l, lower_index(l, (w->ek[0] - 1) / w->strides[0] + 1), t.pitch);
-  pad_input(l, &t, ix_max(l, ix_add(l, wide_len, reach),
-                          ix_mul(l, plane_rows, t.pitch)));
-
-  GiltValue *oc = lower_dim(l, weights, 0);
+  GiltValue *batch = lower_dim(l, x, 0), *oc = lower_dim(l, weights, 0);
+  GiltValue *ydims[4] = {batch, oc, w->out[0], w->out[1]};
+  t.y = lower_alloc_result(l, 0, ydims);
+  t.direct = wt->shaped.shape[2] == 1 && wt->shaped.shape[3] == 1 &&
+             w->strides[0] == 1 && w->strides[1] == 1 && !w->same &&
+             !w->pads[0] && !w->pads[1] && !w->pads[2] && !w->pads[3];
+  if (t.direct) {
+    GiltValue *hw = ix_mul(l, w->out[0], w->out[1]);
+    int64_t dyn[4] = {GILT_DYNAMIC, 1, GILT_DYNAMIC, GILT_DYNAMIC};
+    GiltValue *xs[4] = {batch, NULL, lower_dim(l, x, 1), hw};
+    t.pitch = w->out[1];
+    t.xp = lower_reshaped(l, x, 4, dyn, xs);
+    int64_t ydyn[3] = {GILT_DYNAMIC, GILT_DYNAMIC, GILT_DYNAMIC};
+    GiltValue *ys[3] = {batch, oc, hw};
+    t.wide = lower_reshaped(l, t.y, 3, ydyn, ys);
+  } else {
+    pad_input(l, &t);
+  }
   GiltValue *k = ix_mul(l, lower_dim(l, weights, 1),
                         lower_index(l, wt->shaped.shape[2] * wt->shaped.shape[3]));
   GiltValue *flat_shape[2] = {oc, k};
@@ -215,17 +246,9 @@ GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w, GiltValue *x,
   GiltValue *flat = lower_reshaped(l, weights, 2, flat_static, flat_shape);
   LowerMatrix a = {flat, NULL, false, oc, k};
   t.panels = lower_pack_rows(l, &a, 6);
-
-  GiltValue *batch = lower_dim(l, x, 0);
-  GiltValue *wide_dims[3] = {batch, oc, wide_len};
-  int64_t wide_shape[3] = {GILT_DYNAMIC, GILT_DYNAMIC, GILT_DYNAMIC};
-  t.wide = lower_alloc(l, gilt_memref_type_get(l->ctx, 3, wide_shape, t.v.elem,
-                                               NULL, NULL),
-                       wide_dims);
-  GiltValue *ydims[4] = {batch, oc, w->out[0], w->out[1]};
-  t.y = lower_alloc_result(l, 0, ydims);
   lower_nest(l, 1, &batch, batch_body, &t);
-
+  if (t.direct)
+    return t.y;
   GiltValue *rows[4] = {batch, oc, w->out[0],
                         lower_binary(l, LOOP_OP_CEILDIVSI, w->out[1],
                                      lower_index(l, LOWER_F32_LANES))};

@@ -39,6 +39,8 @@ typedef struct MatMul {
   size_t nb;              /* batch dims of y */
   double alpha;
   bool accumulate;        /* y holds beta * C: add the product to it */
+  bool a_trans, b_trans;  /* Gemm's transA, transB (f32 only: packing
+                          ** reads them transposed) */
   LowerLanes v;
   GiltValue *k, *n;       /* the sizes of the contraction and of j */
   /* Per batch dim of a and b: the run-time "its size is 1" test for a
@@ -179,8 +181,8 @@ static void tiled_batch(Lower *l, GiltValue *const *ivs, void *user)
   t.rows = t.vectors == 2 ? 6 : 8;
   if (rows_static != GILT_DYNAMIC && rows_static < (int64_t)t.rows)
     t.rows = rows_static > 0 ? (size_t)rows_static : 1;
-  LowerMatrix a = {m->a, m->nb ? m->ia : NULL, false, t.m, m->k};
-  LowerMatrix b = {m->b, m->nb ? m->ib : NULL, false, m->k, m->n};
+  LowerMatrix a = {m->a, m->nb ? m->ia : NULL, m->a_trans, t.m, m->k};
+  LowerMatrix b = {m->b, m->nb ? m->ib : NULL, m->b_trans, m->k, m->n};
   m->a_panels = lower_pack_rows(l, &a, t.rows);
   m->b_panels = lower_pack_cols(l, &b, t.vectors * LOWER_F32_LANES);
   lower_tiles(l, &t);
@@ -191,12 +193,15 @@ static void tiled_batch(Lower *l, GiltValue *const *ivs, void *user)
 ** register-blocked tiles (tiles.c), one product of the batch after the
 ** other; the other types through the kernel above. */
 static void matmul_kernel(Lower *l, GiltValue *a, GiltValue *b, GiltValue *y,
-                          double alpha, bool accumulate)
+                          double alpha, bool accumulate, bool a_trans,
+                          bool b_trans)
 {
   MatMul m = {.a = a, .b = b, .y = y, .nb = rank_of(y) - 2, .alpha = alpha,
-              .accumulate = accumulate};
+              .accumulate = accumulate, .a_trans = a_trans,
+              .b_trans = b_trans};
   lower_lanes_init(l, &m.v, elem_of(y));
-  m.k = lower_dim(l, a, rank_of(a) - 1);
+  GILT_ASSERT(m.v.width > 1 || (!a_trans && !b_trans));
+  m.k = lower_dim(l, a, rank_of(a) - (a_trans ? 2 : 1));
   m.n = lower_dim(l, y, m.nb + 1);
   ones_of(l, a, m.a_one);
   ones_of(l, b, m.b_one);
@@ -281,7 +286,7 @@ static GiltStatus lower_mat_mul(Lower *l)
   b = as_matrix(l, b, false);
   GiltValue *y = alloc_product(l, a, b, a_vec, b_vec, lower_result_type(l, 0),
                                &full);
-  matmul_kernel(l, a, b, full, 1, false);
+  matmul_kernel(l, a, b, full, 1, false, false, false);
   return lower_replace(l, &y);
 }
 
@@ -309,19 +314,25 @@ static GiltStatus lower_gemm(Lower *l)
   double beta = graph_attr_float(l->op, "beta", 1);
   if (!lower_is_float(elem) && (alpha != 1 || (c && beta != 1)))
     return lower_error(l, "alpha and beta other than 1 need a float type");
-  if (graph_attr_int(l->op, "transA", 0))
+  /* The tiles pack the operands and read them transposed as they go (a
+  ** transposed weight is packed at compile time); the scalar kernel wants
+  ** them copied. */
+  bool tiled = elem == gilt_float_type_get(l->ctx, GILT_F32);
+  bool ta = graph_attr_int(l->op, "transA", 0) != 0;
+  bool tb = graph_attr_int(l->op, "transB", 0) != 0;
+  if (ta && !tiled)
     a = lower_copy_map(l, a, elem, true, NULL, NULL);
-  if (graph_attr_int(l->op, "transB", 0))
+  if (tb && !tiled)
     b = lower_copy_map(l, b, elem, true, NULL, NULL);
   GiltValue *dims[2];
-  dims[0] = lower_dim(l, a, 0);
-  dims[1] = lower_dim(l, b, 1);
+  dims[0] = lower_dim(l, a, tiled && ta ? 1 : 0);
+  dims[1] = lower_dim(l, b, tiled && tb ? 0 : 1);
   GiltValue *y = lower_alloc_result(l, 0, dims);
   if (c) {
     GemmC g = {c, y, beta != 1 ? lower_constant(l, elem, beta) : NULL};
     lower_parallel(l, 2, dims, gemm_c_body, &g);
   }
-  matmul_kernel(l, a, b, y, alpha, c != NULL);
+  matmul_kernel(l, a, b, y, alpha, c != NULL, tiled && ta, tiled && tb);
   return lower_replace(l, &y);
 }
 
@@ -348,7 +359,7 @@ static GiltStatus integer_product(Lower *l, const size_t *at, GiltType *result,
   a = lower_copy_map(l, a, i32, false, lower_minus_zero_point, &za);
   b = lower_copy_map(l, b, i32, false, lower_minus_zero_point, &zb);
   *y = alloc_product(l, a, b, a_vec, b_vec, result, full);
-  matmul_kernel(l, a, b, *full, 1, false);
+  matmul_kernel(l, a, b, *full, 1, false, false, false);
   return GILT_SUCCESS;
 }
 
