@@ -29,13 +29,15 @@
 #include "ir/core.h"
 
 /* From a model on tensors to loops: shapes first, constant subgraphs
-** folded (through the interpreter), then lowered and cleaned up; buffers
+** folded (through the interpreter), activations fused into the products
+** before them, then lowered and cleaned up; buffers
 ** are freed after their last use last, once no pass moves ops any more,
 ** and the globals no code reads any more (weights a lowering packed into
 ** new ones) dropped. Compiling goes on to the llvm dialect. */
 #define LOOP_PIPELINE                                                     \
   "canonicalize,graph-infer-shapes,graph-fold-constants,canonicalize,cse," \
-  "graph-to-loop,canonicalize,cse,loop-invariant-code-motion,"            \
+  "graph-fuse-epilogues,graph-to-loop,canonicalize,cse,"                  \
+  "loop-invariant-code-motion,"                                           \
   "loop-buffer-deallocation,symbol-dce"
 
 static const GiltModelOptions default_options = GILT_MODEL_OPTIONS_DEFAULT;

@@ -186,6 +186,13 @@ GILT_INTERNAL GiltAttr *graph_operand_constant(const GraphOpView *v,
 /* The readable dense value of a graph.constant defining v, else NULL
 ** (a block argument, another op, an elided resource, `none`). */
 GILT_INTERNAL GiltAttr *graph_value_constant(GiltValue *v);
+
+/* The epilogue graph-fuse-epilogues gives a Conv, Gemm or MatMul: "relu"
+** or "clip", applied to each result element as it is stored; clip's
+** bounds [lo, hi] (f64, +-inf for an absent one) in the second. Every
+** lowering of the three ops applies it. */
+#define GRAPH_EPILOGUE_ATTR "gilt.epilogue"
+#define GRAPH_EPILOGUE_BOUNDS_ATTR "gilt.epilogue_bounds"
 /* Reads an integer constant operand (any integer element type) into
 ** out[0..*n); false when it is not a constant or has > max elements. */
 GILT_INTERNAL bool graph_operand_ints(const GraphOpView *v, size_t i,

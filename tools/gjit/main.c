@@ -28,6 +28,7 @@
 #include "tools/gjit/bind_inputs.h"
 #include "tools/gjit/check.h"
 #include "tools/gjit/options.h"
+#include "tools/gjit/pipeline.h"
 #include "tools/gjit/profile.h"
 
 static void print_diagnostic(const GiltDiagnostic *d, void *user)
@@ -265,11 +266,10 @@ int main(int argc, char **argv)
   gilt_context_set_diagnostic_handler(ctx, print_diagnostic, stderr);
   GiltIRPrintingConfig print_ir;
   GiltModelOptions mo = model_options(&o, &print_ir);
-  char *profiled = o.profile_runs ? gjit_profile_pipeline(&o) : NULL;
-  if (profiled)
-    mo.pipeline = profiled;
+  char *pipeline = gjit_pipeline(&o);
+  mo.pipeline = pipeline;
   GiltStatus status;
-  if (o.profile_runs && !profiled) {
+  if (!pipeline) {
     status = GILT_FAILURE;
   } else if (o.aot || o.check || o.fold_inputs) {
     mo.cache_dir = NULL;
@@ -285,7 +285,7 @@ int main(int argc, char **argv)
     gilt_model_destroy(m);
   }
   gilt_context_destroy(ctx);
-  free(profiled);
+  free(pipeline);
   gjit_options_free(&o);
   return status == GILT_SUCCESS ? 0 : 1;
 }

@@ -48,6 +48,8 @@ static const char usage[] =
     "  --profile[=N]            time each op's loops over N runs (default\n"
     "                           10) after a warm-up and print the kernels,\n"
     "                           slowest first, with their ONNX nodes\n"
+    "  --explain=fusion         remark at each activation whether it was\n"
+    "                           fused into the product before it, and why\n"
     "  --dump-llvm              print the optimized LLVM IR the JIT runs\n"
     "                           (stderr)\n"
     "  --check                  run compiled and interpreted, and report the\n"
@@ -60,7 +62,7 @@ enum { OPT_FUNCTION = 256, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_TOLERANCE,
        OPT_TOLERANCE_L2, OPT_BITWISE, OPT_THREADS,
        OPT_INTERPRET, OPT_PRINT_IR, OPT_FOLD_INPUTS, OPT_HELP, OPT_VERSION,
        OPT_AOT, OPT_CACHE_DIR, OPT_BENCHMARK, OPT_BENCHMARK_FORMAT,
-       OPT_PROFILE, OPT_DUMP_LLVM, OPT_CHECK, OPT_BISECT,
+       OPT_PROFILE, OPT_EXPLAIN, OPT_DUMP_LLVM, OPT_CHECK, OPT_BISECT,
        OPT_TEST_BISECT_PERTURB };
 
 static const struct option long_options[] = {
@@ -81,6 +83,7 @@ static const struct option long_options[] = {
     {"benchmark", required_argument, NULL, OPT_BENCHMARK},
     {"benchmark-format", required_argument, NULL, OPT_BENCHMARK_FORMAT},
     {"profile", optional_argument, NULL, OPT_PROFILE},
+    {"explain", required_argument, NULL, OPT_EXPLAIN},
     {"dump-llvm", no_argument, NULL, OPT_DUMP_LLVM},
     {"check", no_argument, NULL, OPT_CHECK},
     {"bisect", no_argument, NULL, OPT_BISECT},
@@ -113,8 +116,8 @@ static bool parse_tolerance(GjitOptions *o, const char *s)
 }
 
 /* The flags that measure or inspect a run rather than define it:
-** --benchmark, --benchmark-format, --profile, --dump-llvm, --check,
-** --bisect. */
+** --benchmark, --benchmark-format, --profile, --explain, --dump-llvm,
+** --check, --bisect. */
 static bool parse_inspection(GjitOptions *o, int c, const char *arg)
 {
   switch (c) {
@@ -139,6 +142,13 @@ static bool parse_inspection(GjitOptions *o, int c, const char *arg)
     }
     fprintf(stderr, "gjit: --benchmark-format wants 'text' or 'json', got "
                     "'%s'\n", arg);
+    return false;
+  case OPT_EXPLAIN:
+    if (!strcmp(arg, "fusion")) {
+      o->explain_fusion = true;
+      return true;
+    }
+    fprintf(stderr, "gjit: --explain knows 'fusion', got '%s'\n", arg);
     return false;
   case OPT_DUMP_LLVM: o->dump_llvm = true; return true;
   case OPT_CHECK: o->check = true; return true;
@@ -222,6 +232,7 @@ GjitParseResult gjit_options_parse(GjitOptions *o, int argc, char **argv)
     case OPT_BENCHMARK:
     case OPT_BENCHMARK_FORMAT:
     case OPT_PROFILE:
+    case OPT_EXPLAIN:
     case OPT_DUMP_LLVM:
     case OPT_CHECK:
     case OPT_BISECT:

@@ -15,27 +15,6 @@
 #include "jit/model.h"
 #include "jit/profile.h"
 
-char *gjit_profile_pipeline(const GjitOptions *o)
-{
-  const char *base = o->pipeline ? o->pipeline
-                                 : gilt_model_default_pipeline(false);
-  static const char pass[] = "graph-to-loop";
-  const char *at = strstr(base, pass);
-  if (!at || at[sizeof pass - 1] == '{') {
-    fprintf(stderr, "gjit: --profile times what graph-to-loop lowers: the "
-                    "pipeline needs graph-to-loop (without options)\n");
-    return NULL;
-  }
-  static const char with[] = "graph-to-loop{profile=true}";
-  size_t head = (size_t)(at - base);
-  size_t n = strlen(base) - (sizeof pass - 1) + (sizeof with - 1) + 1;
-  char *p = malloc(n);
-  if (p)
-    snprintf(p, n, "%.*s%s%s", (int)head, base, with,
-             at + sizeof pass - 1);
-  return p;
-}
-
 static int slowest_first(const void *a, const void *b)
 {
   const JitProfileEntry *x = a, *y = b;

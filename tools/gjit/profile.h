@@ -11,11 +11,6 @@
 #include "gilt/model.h"
 #include "tools/gjit/options.h"
 
-/* The pipeline to profile with: -p's or the default compile pipeline,
-** its graph-to-loop asking for timers. A new string (free()), or NULL
-** after printing why (no graph-to-loop in the pipeline). */
-char *gjit_profile_pipeline(const GjitOptions *o);
-
 /* Runs m on the inputs (borrowed) once to warm up, then o->profile_runs
 ** times, and prints the table on stdout. The outputs of the last run go
 ** to *outputs (as gilt_model_call's). */

@@ -22,6 +22,9 @@ GILT_INTERNAL GiltValue *activation_leaky_relu(Lower *l, GiltValue *x,
 GILT_INTERNAL GiltValue *activation_thresholded_relu(Lower *l, GiltValue *x,
                                                      double alpha);
 GILT_INTERNAL GiltValue *activation_elu(Lower *l, GiltValue *x, double alpha);
+/* min(max(x, lo), hi) as Clip computes it; an infinite bound is none. */
+GILT_INTERNAL GiltValue *activation_clip(Lower *l, GiltValue *x, double lo,
+                                         double hi);
 /* max(0, min(1, alpha * x + beta)) */
 GILT_INTERNAL GiltValue *activation_hard_sigmoid(Lower *l, GiltValue *x,
                                                  double alpha, double beta);

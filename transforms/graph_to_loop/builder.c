@@ -148,6 +148,10 @@ GiltValue *lower_index(Lower *l, int64_t v)
 
 GiltValue *lower_constant(Lower *l, GiltType *t, double v)
 {
+  if (t->kind == GILT_TYPE_VECTOR) {
+    GiltValue *lane = lower_constant(l, t->shaped.elem, v);
+    return lower_emit(l, LOOP_OP_BROADCAST, t, 1, &lane);
+  }
   if (t->kind == GILT_TYPE_FLOAT)
     return lower_emit_attr(l, LOOP_OP_CONSTANT, t, 0, NULL, "value",
                            gilt_float_attr_get(t, v));

@@ -107,6 +107,7 @@ typedef struct Conv {
   GiltValue *c0, *ow0, *mask;
   GiltValue *base[GRAPH_MAX_RANK]; /* o_i * s_i */
   GiltValue *xi[GRAPH_MAX_RANK + 1], *wi[GRAPH_MAX_RANK];
+  LowerEpilogue epilogue; /* a fused activation (Conv only) */
 } Conv;
 
 static void conv_level(Lower *l, GiltValue *iv, GiltValue *const *acc,
@@ -177,6 +178,7 @@ static void conv_body(Lower *l, GiltValue *const *ivs, void *user)
   for (size_t i = 0; i < n + 1; i++)
     yi[i] = ivs[i];
   yi[1 + n] = c->ow0;
+  acc = lower_epilogue_apply(l, &c->epilogue, acc);
   lower_lanes_store(l, &c->v, c->mask, acc, c->y, yi);
 }
 
@@ -196,6 +198,7 @@ static GiltValue *conv_kernel(Lower *l, Conv *c, GiltValue *x, GiltType *elem)
   for (size_t i = 0; i < n + 2; i++)
     shape[i] = rt->shaped.shape[i], uppers[i] = dims[i];
   lower_lanes_init(l, &c->v, elem);
+  lower_epilogue_read(l, &c->epilogue);
   c->y = lower_alloc(l, gilt_memref_type_get(l->ctx, n + 2, shape, elem, NULL,
                                              NULL),
                      dims);

@@ -38,6 +38,7 @@
 typedef struct TiledConv {
   LowerWindow *w;
   bool direct; /* 1x1, no padding: X and Y are B and C themselves */
+  LowerEpilogue epilogue;
   GiltValue *x, *xp, *panels, *wide, *y, *bias;
   GiltValue *n;     /* the batch index of the nest */
   GiltValue *pitch; /* Wq, a plane's row */
@@ -159,6 +160,8 @@ static void tile_store(Lower *l, const LowerTileAt *at, size_t i, size_t v,
     sums = lower_lanes_add(
         l, sums,
         lower_lanes_splat(l, &t->v, lower_load(l, t->bias, &at->rows[i])));
+  if (t->direct)
+    sums = lower_epilogue_apply(l, &t->epilogue, sums);
   lower_lanes_store(l, &t->v, at->masks[v], sums, t->wide, idx);
 }
 
@@ -176,6 +179,7 @@ static void unpad_body(Lower *l, GiltValue *const *ivs, void *user)
   if (t->bias)
     sums = lower_lanes_add(
         l, sums, lower_lanes_splat(l, &t->v, lower_load(l, t->bias, &ivs[1])));
+  sums = lower_epilogue_apply(l, &t->epilogue, sums);
   GiltValue *to[4] = {ivs[0], ivs[1], ivs[2], ow};
   lower_lanes_store(l, &t->v, mask, sums, t->y, to);
 }
@@ -213,6 +217,7 @@ GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w, GiltValue *x,
                             GiltValue *weights, GiltValue *bias)
 {
   TiledConv t = {.w = w, .x = x, .bias = bias};
+  lower_epilogue_read(l, &t.epilogue);
   lower_lanes_init(l, &t.v, gilt_float_type_get(l->ctx, GILT_F32));
   GiltType *wt = gilt_value_get_type(weights);
   t.kernel_h = lower_index(l, wt->shaped.shape[2]);

@@ -91,9 +91,11 @@ static GiltType *type_of(GiltValue *v)
   return gilt_value_get_type(v);
 }
 
+/* A float or a vector of floats (a fused epilogue applies these to the
+** lanes of a kernel's vectors). */
 static bool is_float(GiltValue *v)
 {
-  return lower_is_float(type_of(v));
+  return loop_is_float_like(type_of(v));
 }
 
 static GiltValue *attr_const(Lower *l, GiltValue *like, const char *name,
@@ -383,6 +385,15 @@ static GiltValue *s_is_inf(Lower *l, GiltValue *const *x)
 GiltValue *activation_relu(Lower *l, GiltValue *x)
 {
   return keep_max(l, x, lower_constant_like(l, x, 0));
+}
+
+static GiltValue *s_clip(Lower *l, GiltValue *const *x);
+
+GiltValue *activation_clip(Lower *l, GiltValue *x, double lo, double hi)
+{
+  GiltValue *bounds[3] = {x, isinf(lo) ? NULL : lower_constant_like(l, x, lo),
+                          isinf(hi) ? NULL : lower_constant_like(l, x, hi)};
+  return s_clip(l, bounds);
 }
 
 GiltValue *activation_leaky_relu(Lower *l, GiltValue *x, double alpha)

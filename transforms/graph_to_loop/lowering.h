@@ -142,7 +142,8 @@ GILT_INTERNAL GiltType *lower_i1_type(Lower *l);
 GILT_INTERNAL GiltType *lower_i64_type(Lower *l);
 GILT_INTERNAL GiltType *lower_f64_type(Lower *l);
 GILT_INTERNAL GiltValue *lower_index(Lower *l, int64_t v);
-/* A scalar constant of an integer, index or float type (v converted). */
+/* A constant of an integer, index or float type (v converted), or of a
+** vector of one (v in every lane). */
 GILT_INTERNAL GiltValue *lower_constant(Lower *l, GiltType *t, double v);
 GILT_INTERNAL GiltValue *lower_int_constant(Lower *l, GiltType *t,
                                             int64_t v);
@@ -375,6 +376,21 @@ GILT_INTERNAL void lower_lanes_store(Lower *l, const LowerLanes *v,
 GILT_INTERNAL GiltValue *lower_lanes_fma(Lower *l, GiltValue *a, GiltValue *b,
                                          GiltValue *c);
 GILT_INTERNAL GiltValue *lower_lanes_add(Lower *l, GiltValue *a, GiltValue *b);
+
+/* ---- epilogues (epilogue.c) ------------------------------------------------ */
+
+/* The activation fused into the op being lowered (graph.h's
+** GRAPH_EPILOGUE_ATTR), applied to each result as it is stored. */
+typedef struct LowerEpilogue {
+  enum { LOWER_EPILOGUE_NONE, LOWER_EPILOGUE_RELU, LOWER_EPILOGUE_CLIP } kind;
+  double lo, hi; /* clip's bounds; infinite: none */
+} LowerEpilogue;
+
+GILT_INTERNAL void lower_epilogue_read(Lower *l, LowerEpilogue *e);
+/* v (a scalar or vector of the result's element type) with the epilogue
+** applied; v itself when there is none. */
+GILT_INTERNAL GiltValue *lower_epilogue_apply(Lower *l, const LowerEpilogue *e,
+                                              GiltValue *v);
 
 /* ---- reductions (reduce.c) -------------------------------------------------- */
 

@@ -41,6 +41,7 @@ typedef struct MatMul {
   bool accumulate;        /* y holds beta * C: add the product to it */
   bool a_trans, b_trans;  /* Gemm's transA, transB (f32 only: packing
                           ** reads them transposed) */
+  LowerEpilogue epilogue; /* a fused activation, applied last */
   LowerLanes v;
   GiltValue *k, *n;       /* the sizes of the contraction and of j */
   /* Per batch dim of a and b: the run-time "its size is 1" test for a
@@ -118,6 +119,7 @@ static void matmul_body(Lower *l, GiltValue *const *ivs, void *user)
                                          lower_constant(l, m->v.elem, m->alpha)));
   if (m->accumulate)
     acc = lower_lanes_add(l, acc, lower_lanes_load(l, &m->v, m->mask, m->y, iy));
+  acc = lower_epilogue_apply(l, &m->epilogue, acc);
   lower_lanes_store(l, &m->v, m->mask, acc, m->y, iy);
 }
 
@@ -155,6 +157,7 @@ static void tile_store(Lower *l, const LowerTileAt *at, size_t i, size_t v,
   if (m->accumulate)
     sums = lower_lanes_add(
         l, sums, lower_lanes_load(l, &m->v, at->masks[v], m->y, m->iy));
+  sums = lower_epilogue_apply(l, &m->epilogue, sums);
   lower_lanes_store(l, &m->v, at->masks[v], sums, m->y, m->iy);
 }
 
@@ -200,6 +203,7 @@ static void matmul_kernel(Lower *l, GiltValue *a, GiltValue *b, GiltValue *y,
               .accumulate = accumulate, .a_trans = a_trans,
               .b_trans = b_trans};
   lower_lanes_init(l, &m.v, elem_of(y));
+  lower_epilogue_read(l, &m.epilogue);
   GILT_ASSERT(m.v.width > 1 || (!a_trans && !b_trans));
   m.k = lower_dim(l, a, rank_of(a) - (a_trans ? 2 : 1));
   m.n = lower_dim(l, y, m.nb + 1);

@@ -1,0 +1,48 @@
+/*
+** pipeline.c - the pass pipeline gjit runs (pipeline.h): -p's, or the
+** model library's default for the back end, with the options that
+** --profile and --explain ask of its passes written into it.
+*/
+#include "tools/gjit/pipeline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* base with `pass` (which must appear, without options) given `options`;
+** a new string, or NULL after printing why. */
+static char *with_options(char *base, const char *pass, const char *options,
+                          const char *flag)
+{
+  size_t len = strlen(pass);
+  const char *at = strstr(base, pass);
+  while (at && at[len] != ',' && at[len] != '\0' && at[len] != ')' &&
+         at[len] != '{')
+    at = strstr(at + 1, pass);
+  if (!at || at[len] == '{') {
+    fprintf(stderr, "gjit: %s needs %s in the pipeline (without options)\n",
+            flag, pass);
+    free(base);
+    return NULL;
+  }
+  size_t n = strlen(base) + strlen(options) + 3;
+  char *p = malloc(n);
+  if (p)
+    snprintf(p, n, "%.*s%s{%s}%s", (int)(at - base), base, pass, options,
+             at + len);
+  free(base);
+  return p;
+}
+
+char *gjit_pipeline(const GjitOptions *o)
+{
+  const char *base = o->pipeline ? o->pipeline
+                                 : gilt_model_default_pipeline(o->interpret);
+  char *p = strdup(base);
+  if (p && o->profile_runs)
+    p = with_options(p, "graph-to-loop", "profile=true", "--profile");
+  if (p && o->explain_fusion)
+    p = with_options(p, "graph-fuse-epilogues", "explain=true",
+                     "--explain=fusion");
+  return p;
+}

@@ -1,0 +1,43 @@
+/*
+** epilogue.c - the activation graph-fuse-epilogues gives a Conv, Gemm or
+** MatMul (graph.h's GRAPH_EPILOGUE_ATTR), applied where the lowering
+** stores a result: the same ops the Relu or Clip it replaced lowers to
+** (activation.h), so fused and unfused agree bit for bit, on scalars and
+** on vectors of lanes alike.
+*/
+#include "transforms/graph_to_loop/activation.h"
+
+#include <string.h>
+
+void lower_epilogue_read(Lower *l, LowerEpilogue *e)
+{
+  GiltAttr *kind = gilt_op_get_attr(l->op, GRAPH_EPILOGUE_ATTR);
+  GiltAttr *bounds = gilt_op_get_attr(l->op, GRAPH_EPILOGUE_BOUNDS_ATTR);
+  const char *k = kind && gilt_attr_get_kind(kind) == GILT_ATTR_STRING
+                      ? gilt_string_attr_get_value(kind, NULL)
+                      : "";
+  *e = (LowerEpilogue){LOWER_EPILOGUE_NONE, 0, 0};
+  if (!strcmp(k, "relu")) {
+    e->kind = LOWER_EPILOGUE_RELU;
+  } else if (!strcmp(k, "clip") && bounds &&
+             gilt_attr_get_kind(bounds) == GILT_ATTR_ARRAY &&
+             gilt_array_attr_get_size(bounds) == 2) {
+    e->kind = LOWER_EPILOGUE_CLIP;
+    e->lo = gilt_float_attr_get_value(gilt_array_attr_get_element(bounds, 0));
+    e->hi = gilt_float_attr_get_value(gilt_array_attr_get_element(bounds, 1));
+  }
+}
+
+GiltValue *lower_epilogue_apply(Lower *l, const LowerEpilogue *e,
+                                GiltValue *v)
+{
+  switch (e->kind) {
+  case LOWER_EPILOGUE_RELU:
+    return activation_relu(l, v);
+  case LOWER_EPILOGUE_CLIP:
+    return activation_clip(l, v, e->lo, e->hi);
+  case LOWER_EPILOGUE_NONE:
+    break;
+  }
+  return v;
+}
