@@ -24,6 +24,7 @@
 #include "gilt/pass.h"
 #include "gilt/register.h"
 #include "ir/builtin_dialect.h"
+#include "ir/core.h"
 #include "ir/rewrite/conversion.h"
 #include "transforms/loop_to_llvm/lowering.h"
 
@@ -65,23 +66,34 @@ static const GiltPassOptionDef options[] = {
      "--profile"},
     {0}};
 
-/* What --profile calls op: its ONNX node's name and its op, or its op
-** and position when it has no name. */
+/* What --profile calls op: the names of the ONNX nodes it stands for
+** (several, "Conv_0 + Relu_1", once graph-fuse-epilogues fused them) and
+** its op, or its op and position when it has no name. */
 static GiltAttr *profile_label(GiltOp *op)
 {
   GiltContext *ctx = gilt_op_get_context(op);
   GiltLocation *loc = gilt_op_get_location(op);
-  const char *name = gilt_location_get_name(loc), *file;
+  GiltStrBuf sb;
+  gilt_strbuf_init(&sb, ctx);
+  size_t n = loc->kind == GILT_LOC_FUSED ? loc->fused.n : 1;
+  for (size_t i = 0; i < n; i++) {
+    const char *name = gilt_location_get_name(
+        loc->kind == GILT_LOC_FUSED ? loc->fused.locs[i] : loc);
+    if (name)
+      gilt_strbuf_printf(&sb, "%s%s", sb.len ? " + " : "", name);
+  }
+  const char *file;
   unsigned line = 0, col = 0;
-  char text[256];
-  if (name)
-    snprintf(text, sizeof text, "%s (%s)", name, gilt_op_get_name(op));
+  if (sb.len)
+    gilt_strbuf_printf(&sb, " (%s)", gilt_op_get_name(op));
   else if (gilt_location_get_file_line_col(loc, &file, &line, &col))
-    snprintf(text, sizeof text, "%s (%s:%u:%u)", gilt_op_get_name(op), file,
-             line, col);
+    gilt_strbuf_printf(&sb, "%s (%s:%u:%u)", gilt_op_get_name(op), file, line,
+                       col);
   else
-    snprintf(text, sizeof text, "%s", gilt_op_get_name(op));
-  return gilt_string_attr_get(ctx, text, strlen(text));
+    gilt_strbuf_printf(&sb, "%s", gilt_op_get_name(op));
+  GiltAttr *label = gilt_string_attr_get(ctx, sb.data, sb.len);
+  gilt_strbuf_free(&sb);
+  return label;
 }
 
 /* The module an op is in: the conversion works on a copy of the pass's
