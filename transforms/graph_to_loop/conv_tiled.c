@@ -15,6 +15,13 @@
 ** columns of padding per row. The weights, A = W as [OC, C*KH*KW], are
 ** packed by panels at compile time (pack.c).
 **
+** A layer of few outputs and many channels (ResNet's 7x7 with 512) would
+** waste the padding columns and the last panel's lanes: there the product
+** is computed transposed, rows the OH * OW outputs themselves (each
+** reading its input element by a broadcast) and columns 32 output
+** channels of the weights packed the other way, the result then copied
+** into Y element by element (choose_swapped decides).
+**
 ** A stride (sh, sw) keeps that shape by splitting X' into sh * sw phase
 ** planes, plane (py, px) holding the padded pixels (i * sh + py,
 ** j * sw + px) at [i, j]: the input of output (oh, ow) under kernel tap
@@ -38,6 +45,9 @@
 typedef struct TiledConv {
   LowerWindow *w;
   bool direct; /* 1x1, no padding: X and Y are B and C themselves */
+  /* The product transposed: rows the OH * OW outputs, columns the output
+  ** channels (for layers of few outputs and many channels). */
+  bool swapped;
   LowerEpilogue epilogue;
   GiltValue *x, *xp, *panels, *wide, *y, *bias;
   GiltValue *n;     /* the batch index of the nest */
@@ -109,11 +119,36 @@ static void pad_input(Lower *l, TiledConv *t)
   GiltValue *xdims[4];
   lower_dims(l, t->x, xdims);
   lower_parallel(l, 4, xdims, pad_body, t);
-  GiltValue *wide_dims[3] = {dims[0], lower_dim(l, t->y, 1), wide_len};
+  /* The product's result: wide rows per channel, or, transposed, the
+  ** channels of each output. */
+  GiltValue *oc = lower_dim(l, t->y, 1);
+  GiltValue *wide_dims[3] = {
+      dims[0], t->swapped ? ix_mul(l, w->out[0], w->out[1]) : oc,
+      t->swapped ? oc : wide_len};
   int64_t wide_shape[3] = {GILT_DYNAMIC, GILT_DYNAMIC, GILT_DYNAMIC};
   t->wide = lower_alloc(l, gilt_memref_type_get(l->ctx, 3, wide_shape,
                                                 t->v.elem, NULL, NULL),
                         wide_dims);
+}
+
+/* Whether the transposed product wastes fewer lanes: rows of 6 outputs
+** and columns of 32 channels, against columns of 32 wide positions
+** (whose rows run past OW into the padding). Needs static sizes; a clear
+** gain, for the transposed result goes to Y element by element. */
+static bool choose_swapped(const TiledConv *t, GiltType *wt)
+{
+  GiltType *yt = gilt_value_get_type(t->y);
+  int64_t oh = yt->shaped.shape[2], ow = yt->shaped.shape[3];
+  int64_t oc = wt->shaped.shape[0];
+  if (t->direct || oh == GILT_DYNAMIC || ow == GILT_DYNAMIC ||
+      oc == GILT_DYNAMIC || oh * ow == 0 || oc == 0)
+    return false;
+  int64_t pitch = ow + (t->w->ek[1] - 1) / t->w->strides[1];
+  double outputs = (double)(oh * ow);
+  double wide = outputs / (double)((oh * pitch + 31) / 32 * 32);
+  double swapped = outputs / (double)((oh * ow + 5) / 6 * 6) *
+                   (double)oc / (double)((oc + 31) / 32 * 32);
+  return swapped > 1.05 * wide;
 }
 
 /* ---- the tiles' callbacks ---------------------------------------------- */
@@ -125,27 +160,57 @@ static GiltValue *flat_k(Lower *l, const TiledConv *t, GiltValue *const *red)
   return ix_add(l, ix_mul(l, k, t->kernel_w), red[2]);
 }
 
-static GiltValue *tile_load_a(Lower *l, const LowerTileAt *at, size_t i,
-                              void *user)
+/* The index of input element (c, position + tap) in X', the tap that of
+** the reduction's (kh, kw): in its phase plane, shifted by its rows and
+** columns there. */
+static void input_index(Lower *l, const TiledConv *t, const LowerTileAt *at,
+                        GiltValue *position, GiltValue **idx)
 {
-  TiledConv *t = user;
-  GiltValue *idx[3] = {at->mb, flat_k(l, t, at->red),
-                       lower_index(l, (int64_t)i)};
-  return lower_load(l, t->panels, idx);
-}
-
-static GiltValue *tile_load_b(Lower *l, const LowerTileAt *at, size_t v,
-                              void *user)
-{
-  TiledConv *t = user;
   GiltValue *py, *i, *px, *j;
   split(l, t, 0, ix_mul(l, at->red[1], lower_index(l, t->w->dilations[0])),
         &py, &i);
   split(l, t, 1, ix_mul(l, at->red[2], lower_index(l, t->w->dilations[1])),
         &px, &j);
   GiltValue *shift = ix_add(l, ix_mul(l, i, t->pitch), j);
-  GiltValue *idx[4] = {t->n, plane(l, t, py, px), at->red[0],
-                       ix_add(l, at->cols[v], shift)};
+  idx[0] = t->n;
+  idx[1] = plane(l, t, py, px);
+  idx[2] = at->red[0];
+  idx[3] = ix_add(l, position, shift);
+}
+
+/* The weights' panel element or vector at the reduction's flat index. */
+static GiltValue *weight(Lower *l, const TiledConv *t, GiltValue *block,
+                         const LowerTileAt *at, int64_t lane, bool vector)
+{
+  GiltValue *idx[3] = {block, flat_k(l, t, at->red), lower_index(l, lane)};
+  return vector ? lower_lanes_load(l, &t->v, NULL, t->panels, idx)
+                : lower_load(l, t->panels, idx);
+}
+
+static GiltValue *tile_load_a(Lower *l, const LowerTileAt *at, size_t i,
+                              void *user)
+{
+  TiledConv *t = user;
+  if (!t->swapped)
+    return weight(l, t, at->mb, at, (int64_t)i, false);
+  /* Output (oh, ow) of row p reads wide position oh * Wq + ow. */
+  GiltValue *ow_count = t->w->out[1];
+  GiltValue *p = at->rows[i];
+  GiltValue *wide = ix_add(l, ix_mul(l, ix_div(l, p, ow_count), t->pitch),
+                           ix_rem(l, p, ow_count));
+  GiltValue *idx[4];
+  input_index(l, t, at, wide, idx);
+  return lower_load(l, t->xp, idx);
+}
+
+static GiltValue *tile_load_b(Lower *l, const LowerTileAt *at, size_t v,
+                              void *user)
+{
+  TiledConv *t = user;
+  if (t->swapped)
+    return weight(l, t, at->nb, at, (int64_t)v * LOWER_F32_LANES, true);
+  GiltValue *idx[4];
+  input_index(l, t, at, at->cols[v], idx);
   /* The padded input has room past the last panel; X itself does not. */
   return lower_lanes_load(l, &t->v, t->direct ? at->masks[v] : NULL, t->xp,
                           idx);
@@ -184,6 +249,18 @@ static void unpad_body(Lower *l, GiltValue *const *ivs, void *user)
   lower_lanes_store(l, &t->v, mask, sums, t->y, to);
 }
 
+/* The transposed product [N, OH * OW, OC] into Y, one element at a time. */
+static void unswap_body(Lower *l, GiltValue *const *ivs, void *user)
+{
+  TiledConv *t = user;
+  GiltValue *p = ix_add(l, ix_mul(l, ivs[2], t->w->out[1]), ivs[3]);
+  GiltValue *from[3] = {ivs[0], p, ivs[1]};
+  GiltValue *v = lower_load(l, t->wide, from);
+  if (t->bias)
+    v = lower_plus(l, v, lower_load(l, t->bias, &ivs[1]));
+  lower_store(l, lower_epilogue_apply(l, &t->epilogue, v), t->y, ivs);
+}
+
 /* ---- the convolution ------------------------------------------------------ */
 
 static void batch_body(Lower *l, GiltValue *const *ivs, void *user)
@@ -191,9 +268,11 @@ static void batch_body(Lower *l, GiltValue *const *ivs, void *user)
   TiledConv *t = user;
   t->n = ivs[0];
   GiltValue *oc = lower_dim(l, t->y, 1);
+  GiltValue *positions = t->swapped ? ix_mul(l, t->w->out[0], t->w->out[1])
+                                    : ix_mul(l, t->w->out[0], t->pitch);
   LowerTiles tiles = {
-      .m = oc,
-      .n = ix_mul(l, t->w->out[0], t->pitch),
+      .m = t->swapped ? positions : oc,
+      .n = t->swapped ? oc : positions,
       .rows = 6,
       .vectors = 2,
       .num_reductions = 3,
@@ -238,6 +317,7 @@ GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w, GiltValue *x,
     GiltValue *ys[3] = {batch, oc, hw};
     t.wide = lower_reshaped(l, t.y, 3, ydyn, ys);
   } else {
+    t.swapped = choose_swapped(&t, wt);
     pad_input(l, &t);
   }
   GiltValue *k = ix_mul(l, lower_dim(l, weights, 1),
@@ -249,11 +329,20 @@ GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w, GiltValue *x,
                                 : wt->shaped.shape[1] * wt->shaped.shape[2] *
                                       wt->shaped.shape[3]};
   GiltValue *flat = lower_reshaped(l, weights, 2, flat_static, flat_shape);
-  LowerMatrix a = {flat, NULL, false, oc, k};
-  t.panels = lower_pack_rows(l, &a, 6);
+  if (t.swapped) { /* B = W^T [K, OC], by panels of 32 channels */
+    LowerMatrix b = {flat, NULL, true, k, oc};
+    t.panels = lower_pack_cols(l, &b, 2 * LOWER_F32_LANES);
+  } else {
+    LowerMatrix a = {flat, NULL, false, oc, k};
+    t.panels = lower_pack_rows(l, &a, 6);
+  }
   lower_nest(l, 1, &batch, batch_body, &t);
   if (t.direct)
     return t.y;
+  if (t.swapped) {
+    lower_parallel(l, 4, ydims, unswap_body, &t);
+    return t.y;
+  }
   GiltValue *rows[4] = {batch, oc, w->out[0],
                         lower_binary(l, LOOP_OP_CEILDIVSI, w->out[1],
                                      lower_index(l, LOWER_F32_LANES))};
