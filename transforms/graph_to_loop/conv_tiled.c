@@ -56,14 +56,19 @@ typedef struct TiledConv {
   LowerLanes v;
 } TiledConv;
 
-/* Splits padded coordinate `at` along axis d into its phase and its
-** position in the phase's plane. */
+/* Splits padded coordinate `at` along an axis of stride s into its phase
+** and its position in the phase's plane. */
+static void split_by(Lower *l, int64_t s, GiltValue *at, GiltValue **phase,
+                     GiltValue **pos)
+{
+  *phase = s == 1 ? lower_index(l, 0) : ix_rem(l, at, lower_index(l, s));
+  *pos = s == 1 ? at : ix_div(l, at, lower_index(l, s));
+}
+
 static void split(Lower *l, const TiledConv *t, size_t d, GiltValue *at,
                   GiltValue **phase, GiltValue **pos)
 {
-  GiltValue *s = lower_index(l, t->w->strides[d]);
-  *phase = t->w->strides[d] == 1 ? lower_index(l, 0) : ix_rem(l, at, s);
-  *pos = t->w->strides[d] == 1 ? at : ix_div(l, at, s);
+  split_by(l, t->w->strides[d], at, phase, pos);
 }
 
 /* The plane of phases (py, px). */
@@ -77,13 +82,30 @@ static GiltValue *plane(Lower *l, const TiledConv *t, GiltValue *py,
 
 static void pad_body(Lower *l, GiltValue *const *ivs, void *user)
 {
-  TiledConv *t = user;
+  const LowerPlanes *p = user;
   GiltValue *py, *i, *px, *j;
-  split(l, t, 0, ix_add(l, ivs[2], t->w->begin[0]), &py, &i);
-  split(l, t, 1, ix_add(l, ivs[3], t->w->begin[1]), &px, &j);
-  GiltValue *at[4] = {ivs[0], plane(l, t, py, px), ivs[1],
-                      ix_add(l, ix_mul(l, i, t->pitch), j)};
-  lower_store(l, lower_load(l, t->x, ivs), t->xp, at);
+  split_by(l, p->strides[0], ix_add(l, ivs[2], p->begin[0]), &py, &i);
+  split_by(l, p->strides[1], ix_add(l, ivs[3], p->begin[1]), &px, &j);
+  GiltValue *at[4] = {
+      ivs[0], ix_add(l, ix_mul(l, py, lower_index(l, p->strides[1])), px),
+      ivs[1], ix_add(l, ix_mul(l, i, p->pitch), j)};
+  lower_store(l, lower_load(l, p->x, ivs), p->planes, at);
+}
+
+void lower_pad_planes(Lower *l, LowerPlanes *p, GiltValue *length)
+{
+  GiltValue *dims[4] = {lower_dim(l, p->x, 0),
+                        lower_index(l, p->strides[0] * p->strides[1]),
+                        lower_dim(l, p->x, 1), length};
+  int64_t shape[4] = {GILT_DYNAMIC, p->strides[0] * p->strides[1],
+                      GILT_DYNAMIC, GILT_DYNAMIC};
+  GiltType *elem = gilt_value_get_type(p->x)->shaped.elem;
+  p->planes = lower_alloc(
+      l, gilt_memref_type_get(l->ctx, 4, shape, elem, NULL, NULL), dims);
+  lower_fill(l, p->planes, lower_constant(l, elem, 0));
+  GiltValue *xdims[4];
+  lower_dims(l, p->x, xdims);
+  lower_parallel(l, 4, xdims, pad_body, p);
 }
 
 /* X' as [N, planes, C, length]: zeros, the input at its padding offsets
@@ -107,23 +129,16 @@ static void pad_input(Lower *l, TiledConv *t)
       l, lower_index(l, (w->ek[0] - 1) / w->strides[0] + 1), t->pitch);
   GiltValue *length = ix_max(l, ix_add(l, wide_len, reach),
                              ix_mul(l, plane_rows, t->pitch));
-  GiltValue *dims[4] = {lower_dim(l, t->x, 0),
-                        lower_index(l, w->strides[0] * w->strides[1]),
-                        lower_dim(l, t->x, 1), length};
-  int64_t shape[4] = {GILT_DYNAMIC, w->strides[0] * w->strides[1],
-                      GILT_DYNAMIC, GILT_DYNAMIC};
-  GiltType *type = gilt_memref_type_get(l->ctx, 4, shape, t->v.elem, NULL,
-                                        NULL);
-  t->xp = lower_alloc(l, type, dims);
-  lower_fill(l, t->xp, lower_constant(l, t->v.elem, 0));
-  GiltValue *xdims[4];
-  lower_dims(l, t->x, xdims);
-  lower_parallel(l, 4, xdims, pad_body, t);
+  LowerPlanes planes = {t->x, NULL, {w->begin[0], w->begin[1]},
+                        {w->strides[0], w->strides[1]}, t->pitch};
+  lower_pad_planes(l, &planes, length);
+  t->xp = planes.planes;
+  GiltValue *batch = lower_dim(l, t->x, 0);
   /* The product's result: wide rows per channel, or, transposed, the
   ** channels of each output. */
   GiltValue *oc = lower_dim(l, t->y, 1);
   GiltValue *wide_dims[3] = {
-      dims[0], t->swapped ? ix_mul(l, w->out[0], w->out[1]) : oc,
+      batch, t->swapped ? ix_mul(l, w->out[0], w->out[1]) : oc,
       t->swapped ? oc : wide_len};
   int64_t wide_shape[3] = {GILT_DYNAMIC, GILT_DYNAMIC, GILT_DYNAMIC};
   t->wide = lower_alloc(l, gilt_memref_type_get(l->ctx, 3, wide_shape,

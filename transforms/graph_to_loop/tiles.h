@@ -73,7 +73,23 @@ GILT_INTERNAL GiltValue *lower_pack_rows(Lower *l, const LowerMatrix *a,
 GILT_INTERNAL GiltValue *lower_pack_cols(Lower *l, const LowerMatrix *b,
                                          size_t nr);
 
-/* ---- convolutions (conv_tiled.c) ------------------------------------------ */
+/* ---- convolutions (conv_tiled.c, conv_winograd.c) ------------------------- */
+
+/* An input [N, C, H, W] padded with zeros and split by strides into phase
+** planes, the rows of each laid end to end: planes[n, py * sw + px, c,
+** i * pitch + j] holds padded pixel (i * sh + py, j * sw + px), the
+** padding before the input being `begin`. Consecutive outputs of a
+** convolution of those strides read consecutive floats of one plane. */
+typedef struct LowerPlanes {
+  GiltValue *x, *planes; /* planes: what lower_pad_planes makes */
+  GiltValue *begin[2];
+  int64_t strides[2];
+  GiltValue *pitch;
+} LowerPlanes;
+
+/* Allocates p->planes, [N, sh * sw, C, length], and fills it. */
+GILT_INTERNAL void lower_pad_planes(Lower *l, LowerPlanes *p,
+                                    GiltValue *length);
 
 /* Whether the Conv being lowered, of window w, goes through the tiles:
 ** f32, 2-D, stride 1, one group. */
