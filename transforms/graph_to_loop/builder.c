@@ -251,7 +251,7 @@ GiltValue *lower_convert(Lower *l, GiltValue *v, GiltType *to)
 static GiltValue *arith(Lower *l, LoopOpId fop, LoopOpId iop, GiltValue *a,
                         GiltValue *b)
 {
-  return lower_binary(l, lower_is_float(gilt_value_get_type(a)) ? fop : iop,
+  return lower_binary(l, loop_is_float_like(gilt_value_get_type(a)) ? fop : iop,
                       a, b);
 }
 

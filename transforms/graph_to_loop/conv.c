@@ -293,7 +293,13 @@ static GiltStatus lower_conv(Lower *l)
   Conv c = {.wt = lower_operand(l, 1), .bias = lower_operand(l, 2)};
   if (read_window(l, x, c.wt, &c.w))
     return GILT_FAILURE;
-  if (lower_conv_tiles_apply(l, &c.w, graph_attr_int(l->op, "group", 1))) {
+  int64_t group = graph_attr_int(l->op, "group", 1);
+  if (lower_conv_winograd_apply(l, &c.w, x, c.wt, group)) {
+    GiltValue *y = lower_conv_winograd(l, &c.w, x, c.wt, c.bias);
+    if (y)
+      return lower_replace(l, &y);
+  }
+  if (lower_conv_tiles_apply(l, &c.w, group)) {
     GiltValue *y = lower_conv_tiles(l, &c.w, x, c.wt, c.bias);
     return lower_replace(l, &y);
   }

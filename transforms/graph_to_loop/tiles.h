@@ -101,4 +101,16 @@ GILT_INTERNAL GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w,
                                           GiltValue *x, GiltValue *weights,
                                           GiltValue *bias);
 
+/* Whether the Conv being lowered goes through Winograd's F(2x2, 3x3)
+** (conv_winograd.c): f32, 3x3, stride and dilation 1, one group, constant
+** weights, 32 channels or more in and out. */
+GILT_INTERNAL bool lower_conv_winograd_apply(Lower *l, const LowerWindow *w,
+                                             GiltValue *x, GiltValue *weights,
+                                             int64_t group);
+/* Y = conv(x, weights) + bias by F(2x2, 3x3): the new result buffer, or
+** NULL (nothing emitted) when the weights turn out not to be usable. */
+GILT_INTERNAL GiltValue *lower_conv_winograd(Lower *l, LowerWindow *w,
+                                             GiltValue *x, GiltValue *weights,
+                                             GiltValue *bias);
+
 #endif /* GILT_TRANSFORMS_GRAPH_TO_LOOP_TILES_H */
