@@ -38,13 +38,13 @@
 ** are freed after their last use last, once no pass moves ops any more. */
 static const char interpret_pipeline[] =
     "canonicalize,graph-infer-shapes,graph-fold-constants,canonicalize,cse,"
-    "graph-to-loop,canonicalize,cse,loop-invariant-code-motion,"
-    "loop-buffer-deallocation";
+    "graph-to-loop,loop-expand-math,canonicalize,cse,"
+    "loop-invariant-code-motion,loop-buffer-deallocation";
 /* The same, then on to the llvm dialect. */
 static const char compile_pipeline[] =
     "canonicalize,graph-infer-shapes,graph-fold-constants,canonicalize,cse,"
-    "graph-to-loop,canonicalize,cse,loop-invariant-code-motion,"
-    "loop-buffer-deallocation,loop-to-llvm";
+    "graph-to-loop,loop-expand-math,canonicalize,cse,"
+    "loop-invariant-code-motion,loop-buffer-deallocation,loop-to-llvm";
 
 static const GiltJitOptions jit_defaults = GILT_JIT_OPTIONS_DEFAULT;
 

@@ -83,7 +83,7 @@ static GiltStatus lower_and_run(GiltOp *module, size_t *num, GiltTensor ***out)
 {
   GiltPassManager *pm = gilt_pass_manager_create(gilt_op_get_context(module));
   gilt_pass_manager_enable_verifier(pm, false);
-  GiltStatus status = gilt_pass_manager_add_pipeline(pm, "graph-to-loop");
+  GiltStatus status = gilt_pass_manager_add_pipeline(pm, "graph-to-loop,loop-expand-math");
   if (status == GILT_SUCCESS)
     status = gilt_pass_manager_run(pm, module);
   gilt_pass_manager_destroy(pm);
