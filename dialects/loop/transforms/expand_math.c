@@ -303,15 +303,16 @@ static GiltWalkResult expand_op(GiltOp *op, void *user)
   e.i32 = shaped(&e, gilt_integer_type_get(e.ctx, 32, GILT_SIGNLESS));
   e.i1 = shaped(&e, gilt_integer_type_get(e.ctx, 1, GILT_SIGNLESS));
   gilt_builder_set_insertion_point_before(w->b, op);
-  GiltValue *x = gilt_op_get_operand(op, 0);
+  GiltValue *x = gilt_op_get_operand(op, 0), *x32 = x;
   if (t != e.f32)
-    x = emit(&e, "loop.extf", e.f32, 1, &x);
-  GiltValue *y = fn(&e, x);
-  /* NaN in, the same NaN out: the clamps' and the arithmetic's NaN may
-  ** differ in sign or payload between the interpreter and LLVM. */
-  y = select3(&e, cmpf(&e, "uno", x, x), x, y);
+    x32 = emit(&e, "loop.extf", e.f32, 1, &x);
+  GiltValue *y = fn(&e, x32);
   if (t != e.f32)
     y = emit(&e, "loop.truncf", t, 1, &y);
+  /* NaN in, the same NaN out: the NaN that the clamps, the arithmetic or
+  ** a conversion make may differ in sign or payload between the
+  ** interpreter and LLVM. */
+  y = select3(&e, cmpf(&e, "uno", x, x), x, y);
   gilt_op_replace_all_uses_with(op, &y);
   gilt_op_destroy(op);
   w->num_expanded++;
