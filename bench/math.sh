@@ -1,8 +1,8 @@
 #!/bin/sh
 # math.sh - times the transcendental elementwise ops of bench/math.gilt
-# (exp, tanh, erf, sigmoid, GELU with erf and with tanh, a row softmax,
-# each 8 times over 65536 f32 elements, and 8 negations for the cost of
-# a call) compiled, with `gjit --benchmark`, on one thread pinned to
+# (exp, tanh, erf, log, sigmoid, GELU with erf and with tanh, softplus,
+# ELU, a row softmax, each 8 times over 65536 f32 elements, and 8
+# negations for the cost of a call) compiled, with `gjit --benchmark`, on one thread pinned to
 # core 0. The input is 65536 values spread over [-8, 8) (a fixed
 # sequence, written once as a .npy file).
 #
@@ -32,7 +32,7 @@ PY
 pin=
 command -v taskset >/dev/null 2>&1 && pin="taskset -c 0"
 printf '%-10s %10s %10s\n' function median_ms min_ms
-for fn in neg exp tanh erf sigmoid gelu gelu_tanh softmax; do
+for fn in neg exp tanh erf log sigmoid gelu gelu_tanh softplus elu softmax; do
 	out=$($pin "$gjit" "$here/math.gilt" --function=math_$fn --input=@"$input" \
 		--threads=1 --benchmark=50 --benchmark-format=json "$@") || {
 		printf '%-10s failed\n' $fn

@@ -37,6 +37,7 @@
 */
 #include "dialects/loop/transforms/passes.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -99,6 +100,18 @@ static GiltValue *i32c(Expand *e, int32_t v)
   return constant(e, e->i32, &v, gilt_integer_attr_get(scalar, v));
 }
 
+/* Zero of t: the type of the op, f16, bf16 or f32, scalar or vector. */
+static GiltValue *zero_of(Expand *e, GiltType *t)
+{
+  GiltType *elem = loop_element_type(t);
+  uint32_t zero = 0; /* all bits clear in every float type */
+  GiltAttr *value =
+      e->lanes ? gilt_dense_elements_attr_get(t, &zero,
+                                              gilt_type_get_bit_width(elem) / 8)
+               : gilt_float_attr_get(elem, 0.0);
+  return emit_attr(e, "loop.constant", t, 0, NULL, "value", value);
+}
+
 /* x op y in the type of x. */
 static GiltValue *binary(Expand *e, const char *name, GiltValue *x,
                          GiltValue *y)
@@ -147,13 +160,18 @@ static GiltValue *horner(Expand *e, GiltValue *x, const float *c, size_t n)
   return p;
 }
 
-/* ---- exp ---------------------------------------------------------------- */
+/* ---- exp and expm1 ---------------------------------------------------------- */
 
 /* exp(r) = 1 + r + r^2 P(r) on |r| <= ln(2)/2 (with room for the
 ** rounding of n): 0.03 ulp before the f32 evaluation. */
 static const float exp_poly[] = {0x1.fffffcp-2f, 0x1.555492p-3f,
                                  0x1.5558f2p-5f, 0x1.1239e4p-7f,
                                  0x1.6a2430p-10f};
+/* expm1(r) = r + r^2 P(r) there, fitted to expm1's relative error (one
+** degree more): 0.02 ulp. */
+static const float expm1_poly[] = {0x1p-1f, 0x1.555554p-3f, 0x1.5554b2p-5f,
+                                   0x1.11118ap-7f, 0x1.6d71fap-10f,
+                                   0x1.a032d0p-13f};
 
 /* 2^k as f32 for k in [-126, 127]: k + 127 in the exponent field. */
 static GiltValue *pow2(Expand *e, GiltValue *k)
@@ -162,32 +180,145 @@ static GiltValue *pow2(Expand *e, GiltValue *k)
   return bitcast(e, binary(e, "loop.shli", biased, i32c(e, 23)), e->f32);
 }
 
-/* exp(x), NaN left to the caller. x = n ln2 + r with n = round(x / ln2),
-** by adding 1.5 * 2^23 (which leaves n in the low bits of the sum) and
-** subtracting ln2 in two parts (Cody-Waite: n * 0x1.63p-1 is exact);
-** exp(x) = 2^n exp(r), with 2^n applied as two factors 2^(n >> 1) and
-** 2^(n - (n >> 1)) so that n from -150 to 128 needs no special case:
-** the first product is exact, the second rounds once, to a subnormal or
-** to +inf where the result is one. Clamping x to [-104, 89] keeps n in
-** that range. */
-static GiltValue *exp_core(Expand *e, GiltValue *x)
+/* y 2^n for n in [-150, 128], applied as 2^(n >> 1) then 2^(n - (n >> 1)),
+** both normal: the first product is exact, the second rounds once, to a
+** subnormal or to +inf where the result is one. */
+static GiltValue *scale(Expand *e, GiltValue *y, GiltValue *n)
 {
-  const float shifter = 0x1.8p23f;
-  x = binary(e, "loop.maximumf", x, f32c(e, -104.0f));
-  x = binary(e, "loop.minimumf", x, f32c(e, 89.0f));
-  GiltValue *k = fma3(e, x, f32c(e, 0x1.715476p+0f), f32c(e, shifter));
-  GiltValue *n = binary(e, "loop.subi", bitcast(e, k, e->i32),
-                        i32c(e, 0x4b400000)); /* shifter's bits */
-  GiltValue *nf = binary(e, "loop.subf", k, f32c(e, shifter));
-  GiltValue *r = fma3(e, nf, f32c(e, -0x1.63p-1f), x);
-  r = fma3(e, nf, f32c(e, 0x1.bd0106p-13f), r);
-  GiltValue *p = horner(e, r, exp_poly, sizeof exp_poly / sizeof *exp_poly);
-  GiltValue *y = fma3(e, p, binary(e, "loop.mulf", r, r), r);
-  y = binary(e, "loop.addf", y, f32c(e, 1.0f));
   GiltValue *half = binary(e, "loop.shrsi", n, i32c(e, 1));
   GiltValue *rest = binary(e, "loop.subi", n, half);
   y = binary(e, "loop.mulf", y, pow2(e, half));
   return binary(e, "loop.mulf", y, pow2(e, rest));
+}
+
+/* x clamped to [lo, 89] = n ln2 + r, |r| <= ln(2)/2 (Cody and Waite):
+** n = round(x / ln2) by adding 1.5 * 2^23, which leaves n in the low bits
+** of the sum; ln2 subtracted in two parts, the first of 17 bits so that
+** x - n * 0x1.62e4p-1 is exact. Both parts are subtracted as negative
+** products: r of -0 is -0. Returns r, and n in *n. */
+static GiltValue *reduce_ln2(Expand *e, GiltValue *x, float lo, GiltValue **n)
+{
+  const float shifter = 0x1.8p23f;
+  x = binary(e, "loop.maximumf", x, f32c(e, lo));
+  x = binary(e, "loop.minimumf", x, f32c(e, 89.0f));
+  GiltValue *k = fma3(e, x, f32c(e, 0x1.715476p+0f), f32c(e, shifter));
+  *n = binary(e, "loop.subi", bitcast(e, k, e->i32),
+              i32c(e, 0x4b400000)); /* shifter's bits */
+  GiltValue *nf = binary(e, "loop.subf", k, f32c(e, shifter));
+  GiltValue *r = fma3(e, nf, f32c(e, -0x1.62e4p-1f), x);
+  return fma3(e, nf, f32c(e, -0x1.7f7d1cp-20f), r);
+}
+
+/* r + r^2 P(r) by Horner's rule. */
+static GiltValue *r_plus_r2_poly(Expand *e, GiltValue *r, const float *c,
+                                 size_t n)
+{
+  GiltValue *p = horner(e, r, c, n);
+  return fma3(e, p, binary(e, "loop.mulf", r, r), r);
+}
+
+/* exp(x) = 2^n exp(r), NaN left to the caller. Clamping x to [-104, 89]
+** keeps n in scale's range; the clamps are past where exp rounds to 0
+** and overflows. */
+static GiltValue *exp_core(Expand *e, GiltValue *x)
+{
+  GiltValue *n;
+  GiltValue *r = reduce_ln2(e, x, -104.0f, &n);
+  GiltValue *y = r_plus_r2_poly(e, r, exp_poly,
+                                sizeof exp_poly / sizeof *exp_poly);
+  return scale(e, binary(e, "loop.addf", y, f32c(e, 1.0f)), n);
+}
+
+/* expm1(x) = 2^n (expm1(r) + 1 - 2^-n), the sum rounded once: below
+** n = 23 adding 1 - 2^-n (exact), from there subtracting 2^-n first and
+** adding 1 (musl's order). From x = -17.5 down expm1 rounds to -1, a
+** clamp there keeps 2^-n normal; 2^-n stops at 2^-60, past where it
+** counts. */
+static GiltValue *expm1_of(Expand *e, GiltValue *x)
+{
+  GiltValue *n;
+  GiltValue *r = reduce_ln2(e, x, -17.5f, &n);
+  GiltValue *y = r_plus_r2_poly(e, r, expm1_poly,
+                                sizeof expm1_poly / sizeof *expm1_poly);
+  GiltValue *u = pow2(e, binary(e, "loop.subi", i32c(e, 0),
+                                binary(e, "loop.minsi", n, i32c(e, 60))));
+  GiltValue *low = binary(e, "loop.addf", y,
+                          binary(e, "loop.subf", f32c(e, 1.0f), u));
+  GiltValue *high = binary(e, "loop.addf", binary(e, "loop.subf", y, u),
+                           f32c(e, 1.0f));
+  GiltValue *ops[2] = {n, i32c(e, 23)};
+  GiltValue *below = emit_attr(e, "loop.cmpi", e->i1, 2, ops, "predicate",
+                               gilt_string_attr_get(e->ctx, "slt", 3));
+  return scale(e, select3(e, below, low, high), n);
+}
+
+/* ---- log and log1p --------------------------------------------------------- */
+
+/* log(1 + f) = f - f^2 / 2 + f^3 P(f) on [sqrt(1/2) - 1, sqrt(2) - 1]:
+** 0.05 ulp before the f32 evaluation. */
+static const float log_poly[] = {0x1.555554p-2f,  -0x1.000228p-2f,
+                                 0x1.99a006p-3f,  -0x1.5471eap-3f,
+                                 0x1.22da0ep-3f,  -0x1.0d88e0p-3f,
+                                 0x1.055daep-3f,  -0x1.38a716p-4f};
+
+/* log(x) for positive finite x, specials left to the caller. x = 2^k m
+** with m in [sqrt(1/2), sqrt(2)) from the bits (Cephes' split: subtract
+** the bits of sqrt(1/2) so that the exponent field carries k), f = m - 1
+** exact, log(x) = k ln2 + log(1 + f) with ln2 in two parts (k * 0x1.63p-1
+** exact), the small terms summed first. Subnormal x (when `subnormal`)
+** are scaled by 2^23 first. */
+static GiltValue *log_core(Expand *e, GiltValue *x, bool subnormal)
+{
+  const int32_t sqrt_half = 0x3f3504f3;
+  GiltValue *adjust = NULL;
+  if (subnormal) {
+    GiltValue *tiny = cmpf(e, "olt", x, f32c(e, 0x1p-126f));
+    x = select3(e, tiny, binary(e, "loop.mulf", x, f32c(e, 0x1p23f)), x);
+    adjust = select3(e, tiny, i32c(e, 23), i32c(e, 0));
+  }
+  GiltValue *bits = binary(e, "loop.subi", bitcast(e, x, e->i32),
+                           i32c(e, sqrt_half));
+  GiltValue *k = binary(e, "loop.shrsi", bits, i32c(e, 23));
+  if (adjust)
+    k = binary(e, "loop.subi", k, adjust);
+  GiltValue *m = binary(e, "loop.addi",
+                        binary(e, "loop.andi", bits, i32c(e, 0x7fffff)),
+                        i32c(e, sqrt_half));
+  GiltValue *f = binary(e, "loop.subf", bitcast(e, m, e->f32), f32c(e, 1.0f));
+  GiltValue *kf = emit(e, "loop.sitofp", e->f32, 1, &k);
+  GiltValue *f2 = binary(e, "loop.mulf", f, f);
+  GiltValue *p = horner(e, f, log_poly, sizeof log_poly / sizeof *log_poly);
+  GiltValue *y = binary(e, "loop.mulf", binary(e, "loop.mulf", f2, f), p);
+  y = fma3(e, kf, f32c(e, -0x1.bd0106p-13f), y);
+  y = fma3(e, f2, f32c(e, -0.5f), y);
+  return fma3(e, kf, f32c(e, 0x1.63p-1f), binary(e, "loop.addf", f, y));
+}
+
+/* log's answers where log_core has none: -inf at 0, NaN below, +inf at
+** +inf (NaN is the caller's). */
+static GiltValue *log_specials(Expand *e, GiltValue *x, GiltValue *y)
+{
+  y = select3(e, cmpf(e, "oeq", x, f32c(e, 0.0f)), f32c(e, -INFINITY), y);
+  y = select3(e, cmpf(e, "olt", x, f32c(e, 0.0f)), f32c(e, NAN), y);
+  return select3(e, cmpf(e, "oeq", x, f32c(e, INFINITY)), f32c(e, INFINITY), y);
+}
+
+static GiltValue *log_of(Expand *e, GiltValue *x)
+{
+  return log_specials(e, x, log_core(e, x, true));
+}
+
+/* log1p(x) = log(u) + (x - (u - 1)) / u with u = 1 + x rounded: the
+** quotient puts back what the rounding of u lost (Goldberg's
+** correction). u is never subnormal. */
+static GiltValue *log1p_of(Expand *e, GiltValue *x)
+{
+  GiltValue *one = f32c(e, 1.0f);
+  GiltValue *u = binary(e, "loop.addf", one, x);
+  GiltValue *lost = binary(e, "loop.subf", x, binary(e, "loop.subf", u, one));
+  GiltValue *y = binary(e, "loop.addf", log_core(e, u, false),
+                        binary(e, "loop.divf", lost, u));
+  return log_specials(e, u, y);
 }
 
 /* ---- tanh --------------------------------------------------------------- */
@@ -264,15 +395,18 @@ static GiltValue *erf_of(Expand *e, GiltValue *x)
 
 typedef GiltValue *(*ExpandFn)(Expand *e, GiltValue *x);
 
-static ExpandFn expansion_of(GiltOp *op)
-{
-  switch (loop_op_id(op)) {
-  case LOOP_OP_EXP: return exp_core;
-  case LOOP_OP_TANH: return tanh_of;
-  case LOOP_OP_ERF: return erf_of;
-  default: return NULL;
-  }
-}
+typedef struct Expansion {
+  ExpandFn fn;
+  /* f(±0) is ±0: the operand is the result at zero as well as at NaN,
+  ** which keeps the sign of a zero the arithmetic would lose. */
+  bool zero_fixed;
+} Expansion;
+
+static const Expansion expansions[LOOP_NUM_OPS] = {
+    [LOOP_OP_EXP] = {exp_core, false},  [LOOP_OP_EXPM1] = {expm1_of, true},
+    [LOOP_OP_LOG] = {log_of, false},    [LOOP_OP_LOG1P] = {log1p_of, true},
+    [LOOP_OP_TANH] = {tanh_of, true},   [LOOP_OP_ERF] = {erf_of, true},
+};
 
 /* f32 computes as it is; f16 and bf16 through f32, rounded once at the
 ** end (what their ops compute: in f32, rounded to the type). */
@@ -290,8 +424,9 @@ typedef struct Walk {
 static GiltWalkResult expand_op(GiltOp *op, void *user)
 {
   Walk *w = user;
-  ExpandFn fn = expansion_of(op);
-  GiltValue *result = fn ? gilt_op_get_result(op, 0) : NULL;
+  LoopOpId id = loop_op_id(op);
+  const Expansion *x_of = id < LOOP_NUM_OPS && expansions[id].fn ? &expansions[id] : NULL;
+  GiltValue *result = x_of ? gilt_op_get_result(op, 0) : NULL;
   GiltType *t = result ? gilt_value_get_type(result) : NULL;
   GiltType *elem = t ? loop_element_type(t) : NULL;
   if (!elem || elem->kind != GILT_TYPE_FLOAT || !expandable(elem))
@@ -306,13 +441,16 @@ static GiltWalkResult expand_op(GiltOp *op, void *user)
   GiltValue *x = gilt_op_get_operand(op, 0), *x32 = x;
   if (t != e.f32)
     x32 = emit(&e, "loop.extf", e.f32, 1, &x);
-  GiltValue *y = fn(&e, x32);
+  GiltValue *y = x_of->fn(&e, x32);
   if (t != e.f32)
     y = emit(&e, "loop.truncf", t, 1, &y);
   /* NaN in, the same NaN out: the NaN that the clamps, the arithmetic or
   ** a conversion make may differ in sign or payload between the
-  ** interpreter and LLVM. */
-  y = select3(&e, cmpf(&e, "uno", x, x), x, y);
+  ** interpreter and LLVM. "ueq" with 0 is "uno" or ±0. */
+  GiltValue *keep = x_of->zero_fixed
+                        ? cmpf(&e, "ueq", x, zero_of(&e, t))
+                        : cmpf(&e, "uno", x, x);
+  y = select3(&e, keep, x, y);
   gilt_op_replace_all_uses_with(op, &y);
   gilt_op_destroy(op);
   w->num_expanded++;
