@@ -425,10 +425,11 @@ static GiltWalkResult expand_op(GiltOp *op, void *user)
 {
   Walk *w = user;
   LoopOpId id = loop_op_id(op);
-  const Expansion *x_of = id < LOOP_NUM_OPS && expansions[id].fn ? &expansions[id] : NULL;
-  GiltValue *result = x_of ? gilt_op_get_result(op, 0) : NULL;
-  GiltType *t = result ? gilt_value_get_type(result) : NULL;
-  GiltType *elem = t ? loop_element_type(t) : NULL;
+  if (id == LOOP_NUM_OPS || !expansions[id].fn)
+    return GILT_WALK_ADVANCE;
+  const Expansion *how = &expansions[id];
+  GiltType *t = gilt_value_get_type(gilt_op_get_result(op, 0));
+  GiltType *elem = loop_element_type(t);
   if (!elem || elem->kind != GILT_TYPE_FLOAT || !expandable(elem))
     return GILT_WALK_ADVANCE;
   Expand e = {gilt_op_get_context(op), w->b, gilt_op_get_location(op),
@@ -441,13 +442,13 @@ static GiltWalkResult expand_op(GiltOp *op, void *user)
   GiltValue *x = gilt_op_get_operand(op, 0), *x32 = x;
   if (t != e.f32)
     x32 = emit(&e, "loop.extf", e.f32, 1, &x);
-  GiltValue *y = x_of->fn(&e, x32);
+  GiltValue *y = how->fn(&e, x32);
   if (t != e.f32)
     y = emit(&e, "loop.truncf", t, 1, &y);
   /* NaN in, the same NaN out: the NaN that the clamps, the arithmetic or
   ** a conversion make may differ in sign or payload between the
   ** interpreter and LLVM. "ueq" with 0 is "uno" or ±0. */
-  GiltValue *keep = x_of->zero_fixed
+  GiltValue *keep = how->zero_fixed
                         ? cmpf(&e, "ueq", x, zero_of(&e, t))
                         : cmpf(&e, "uno", x, x);
   y = select3(&e, keep, x, y);
@@ -472,9 +473,10 @@ static GiltStatus run(GiltPass *pass, GiltOp *op)
 
 const GiltPassDef gilt_loop_expand_math_pass = {
     .name = "loop-expand-math",
-    .description = "Expand exp, tanh and erf on f32 (f16, bf16) into loop "
-                   "arithmetic that the interpreter and the compiled code "
-                   "compute alike",
+    .description = "Expand exp, expm1, log, log1p, tanh and erf on f32 "
+                   "(f16, bf16) into loop arithmetic that vectorizes and "
+                   "that the interpreter and the compiled code compute "
+                   "alike",
     .anchor = NULL,
     .run = run,
 };
