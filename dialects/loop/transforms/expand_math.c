@@ -1,8 +1,9 @@
 /*
-** expand_math.c - `loop-expand-math`: rewrites loop.exp, loop.tanh and
-** loop.erf on f32 (and on f16 and bf16, which compute in f32) scalars and
-** vectors into plain loop arithmetic: range reduction, polynomials
-** evaluated with loop.fma, bit manipulation of the exponent, selects.
+** expand_math.c - `loop-expand-math`: rewrites loop.exp, loop.expm1,
+** loop.log, loop.log1p, loop.tanh and loop.erf on f32 (and on f16 and
+** bf16, which compute in f32) scalars and vectors into plain loop
+** arithmetic: range reduction, polynomials evaluated with loop.fma, bit
+** manipulation of the exponent, selects.
 **
 ** Why a loop-level pass. Lowered to LLVM, a math op on vector<16xf32> is
 ** sixteen calls of expf or erff, and on scalars a call that keeps LLVM's
@@ -17,21 +18,28 @@
 ** and erases it; preserves everything else. Constants are created next
 ** to each expansion: run canonicalize and cse after it, and
 ** loop-invariant-code-motion to hoist them out of loops. f64 and the
-** 8-bit floats keep their ops (libm in both back ends).
+** 8-bit floats keep their ops (libm in both back ends), and so do the
+** other math ops.
 **
-** The methods are the classic ones (Cody & Waite's range reduction, as in
-** Cephes' expf; the two-interval erf of Arm's optimized-routines), with
-** polynomials fitted for this file (Lawson's iteratively reweighted least
-** squares in 50-digit arithmetic, rounded to f32). Largest errors
-** measured over every f32 input against the double-precision C library
-** (test/unit/expand_math.c checks them on a dense sweep):
+** The methods are the classic ones (Cody and Waite's range reduction and
+** Cephes' splits for exp and log, musl's order of sums for expm1,
+** Goldberg's correction for log1p, the two-interval erf of Arm's
+** optimized-routines), with polynomials fitted for this file: Lawson's
+** iteratively reweighted least squares (near-minimax) in 50-digit
+** arithmetic, on the relative error each function's result makes,
+** rounded to f32. Largest errors measured over all 2^32 f32 inputs
+** against the double-precision C library (test/unit/expand_math.c checks
+** bounds on a dense sweep and exact results at the special values):
 **
-**   exp   0.99 ulp; overflow to +inf above 88.72284, results subnormal
-**         from -87.34 down to -103.97 (one rounding), then 0; -inf gives
-**         0, +inf gives +inf.
-**   tanh  1.02 ulp; odd, ±1 from |x| = 9.01 on, -0 kept.
-**   erf   1.11 ulp; odd, ±1 from |x| = 3.92 on, -0 kept.
-** A NaN input is returned as it is (its own bits, in both back ends).
+**   exp    1.01 ulp; +inf from 88.72284 on, subnormal results below
+**          -87.34 (rounded once), 0 below -103.97; -inf gives 0.
+**   expm1  1.33 ulp; -1 from -17.33 down, +inf as exp.
+**   log    0.85 ulp; subnormals included; -inf at ±0, NaN below 0.
+**   log1p  1.44 ulp; -inf at -1, NaN below.
+**   tanh   1.05 ulp; ±1 from |x| = 9.01 on.
+**   erf    1.13 ulp; ±1 from |x| = 3.92 on.
+** A NaN operand is the result, its own bits in both back ends; so is ±0
+** where f(±0) = ±0.
 **
 ** Statistic: num-expanded.
 */
