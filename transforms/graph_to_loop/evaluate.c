@@ -7,7 +7,9 @@
 **
 ** The op is copied into a scratch module, `func.func @evaluate` with the
 ** constant operands as graph.constant ops, lowered by graph-to-loop and
-** run by gilt_interpret_function; its outputs become dense elements. The
+** loop-expand-math (which gjit's pipelines run too: exp, log, tanh, erf,
+** ... are its polynomials, not the C library's) and run by
+** gilt_interpret_function; its outputs become dense elements. The
 ** caller's IR is never touched, and nothing is reported: an op that does
 ** not lower, a case its lowering refuses, or a run that fails (an integer
 ** division by zero) simply does not fold. The scratch module costs one
@@ -83,7 +85,7 @@ static GiltStatus lower_and_run(GiltOp *module, size_t *num, GiltTensor ***out)
 {
   GiltPassManager *pm = gilt_pass_manager_create(gilt_op_get_context(module));
   gilt_pass_manager_enable_verifier(pm, false);
-  GiltStatus status = gilt_pass_manager_add_pipeline(pm, "graph-to-loop");
+  GiltStatus status = gilt_pass_manager_add_pipeline(pm, "graph-to-loop,loop-expand-math");
   if (status == GILT_SUCCESS)
     status = gilt_pass_manager_run(pm, module);
   gilt_pass_manager_destroy(pm);
