@@ -127,8 +127,8 @@ static void pad_input(Lower *l, TiledConv *t)
       nr);
   GiltValue *reach = ix_mul(
       l, lower_index(l, (w->ek[0] - 1) / w->strides[0] + 1), t->pitch);
-  GiltValue *length = ix_max(l, ix_add(l, wide_len, reach),
-                             ix_mul(l, plane_rows, t->pitch));
+  GiltValue *read = ix_add(l, wide_len, reach);
+  GiltValue *length = ix_max(l, read, ix_mul(l, plane_rows, t->pitch));
   LowerPlanes planes = {t->x, NULL, {w->begin[0], w->begin[1]},
                         {w->strides[0], w->strides[1]}, t->pitch};
   lower_pad_planes(l, &planes, length);
@@ -211,8 +211,8 @@ static GiltValue *tile_load_a(Lower *l, const LowerTileAt *at, size_t i,
   /* Output (oh, ow) of row p reads wide position oh * Wq + ow. */
   GiltValue *ow_count = t->w->out[1];
   GiltValue *p = at->rows[i];
-  GiltValue *wide = ix_add(l, ix_mul(l, ix_div(l, p, ow_count), t->pitch),
-                           ix_rem(l, p, ow_count));
+  GiltValue *row_start = ix_mul(l, ix_div(l, p, ow_count), t->pitch);
+  GiltValue *wide = ix_add(l, row_start, ix_rem(l, p, ow_count));
   GiltValue *idx[4];
   input_index(l, t, at, wide, idx);
   return lower_load(l, t->xp, idx);
@@ -335,8 +335,9 @@ GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w, GiltValue *x,
     t.swapped = choose_swapped(&t, wt);
     pad_input(l, &t);
   }
-  GiltValue *k = ix_mul(l, lower_dim(l, weights, 1),
-                        lower_index(l, wt->shaped.shape[2] * wt->shaped.shape[3]));
+  GiltValue *c = lower_dim(l, weights, 1);
+  GiltValue *k =
+      ix_mul(l, c, lower_index(l, wt->shaped.shape[2] * wt->shaped.shape[3]));
   GiltValue *flat_shape[2] = {oc, k};
   int64_t flat_static[2] = {wt->shaped.shape[0],
                             wt->shaped.shape[1] == GILT_DYNAMIC

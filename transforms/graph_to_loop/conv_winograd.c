@@ -104,10 +104,10 @@ static void load_blocks(Lower *l, Winograd *t, GiltValue *const *at,
   for (int i = 0; i < 4; i++)
     for (int j = 0; j < 4; j++) {
       GiltValue *row = ix_add(l, at[2], lower_index(l, i / 2));
-      GiltValue *idx[4] = {
-          at[0], lower_index(l, (i % 2) * 2 + j % 2), at[1],
-          ix_add(l, ix_mul(l, row, t->pitch),
-                 ix_add(l, at[3], lower_index(l, j / 2)))};
+      GiltValue *plane = lower_index(l, (i % 2) * 2 + j % 2);
+      GiltValue *row_start = ix_mul(l, row, t->pitch);
+      GiltValue *col = ix_add(l, at[3], lower_index(l, j / 2));
+      GiltValue *idx[4] = {at[0], plane, at[1], ix_add(l, row_start, col)};
       d[i * 4 + j] = lower_lanes_load(l, &t->v, NULL, t->planes, idx);
     }
 }
@@ -230,18 +230,18 @@ static void output_body(Lower *l, GiltValue *const *ivs, void *user)
     GiltValue *bwk = ix_add(l, bw, lower_index(l, k));
     for (int a = 0; a < 2; a++)
       for (int b = 0; b < 2; b++) {
-        GiltValue *oh = ix_add(l, ix_mul(l, ivs[2], lower_index(l, 2)),
-                               lower_index(l, a));
-        GiltValue *ow = ix_add(l, ix_mul(l, bwk, lower_index(l, 2)),
-                               lower_index(l, b));
+        GiltValue *oh = ix_mul(l, ivs[2], lower_index(l, 2));
+        oh = ix_add(l, oh, lower_index(l, a));
+        GiltValue *ow = ix_mul(l, bwk, lower_index(l, 2));
+        ow = ix_add(l, ow, lower_index(l, b));
         GiltValue *ops[2] = {y[a * 2 + b], lower_index(l, k)};
         GiltValue *v = lower_emit(l, LOOP_OP_EXTRACT, t->v.elem, 2, ops);
         if (bias)
           v = lower_plus(l, v, bias);
         v = lower_epilogue_apply(l, &t->epilogue, v);
-        GiltValue *inside = lower_binary(
-            l, LOOP_OP_ANDI, lower_cmp(l, "slt", oh, t->w->out[0]),
-            lower_cmp(l, "slt", ow, t->w->out[1]));
+        GiltValue *row_inside = lower_cmp(l, "slt", oh, t->w->out[0]);
+        GiltValue *inside = lower_binary(l, LOOP_OP_ANDI, row_inside,
+                                         lower_cmp(l, "slt", ow, t->w->out[1]));
         GiltValue *to[4] = {ivs[0], ivs[1], oh, ow};
         StoreIf store = {v, t->y, to};
         lower_if(l, inside, store_then, NULL, &store);
@@ -303,14 +303,14 @@ GiltValue *lower_conv_winograd(Lower *l, LowerWindow *w, GiltValue *x,
   GiltValue *block_cols = lower_binary(l, LOOP_OP_CEILDIVSI, w->out[1], two);
   /* A plane's row: every block of a row and its right neighbour's pixel,
   ** the whole padded row, and room for the last vector of blocks. */
-  t.pitch = ix_max(
-      l, ix_mul(l, lower_binary(l, LOOP_OP_CEILDIVSI, block_cols, lanes), lanes),
-      lower_binary(l, LOOP_OP_CEILDIVSI, w->extent[1], two));
+  GiltValue *whole_vectors =
+      ix_mul(l, lower_binary(l, LOOP_OP_CEILDIVSI, block_cols, lanes), lanes);
+  t.pitch = ix_max(l, whole_vectors,
+                   lower_binary(l, LOOP_OP_CEILDIVSI, w->extent[1], two));
   t.pitch = ix_add(l, t.pitch, lower_index(l, 1));
-  GiltValue *plane_rows = ix_add(
-      l, ix_max(l, block_rows,
-                lower_binary(l, LOOP_OP_CEILDIVSI, w->extent[0], two)),
-      lower_index(l, 1));
+  GiltValue *plane_rows = ix_max(
+      l, block_rows, lower_binary(l, LOOP_OP_CEILDIVSI, w->extent[0], two));
+  plane_rows = ix_add(l, plane_rows, lower_index(l, 1));
   LowerPlanes planes = {x, NULL, {w->begin[0], w->begin[1]}, {2, 2}, t.pitch};
   lower_pad_planes(l, &planes, ix_mul(l, plane_rows, t.pitch));
   t.planes = planes.planes;

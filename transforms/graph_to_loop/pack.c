@@ -157,8 +157,8 @@ static void pack_cols_body(Lower *l, GiltValue *const *ivs, void *user)
         GiltValue *col = lower_plus(l, c, lower_index(l, k));
         GiltValue *x = matrix_load(l, p->m, ivs[1],
                                    lower_binary(l, LOOP_OP_MINSI, col, last));
-        x = lower_select(l, lower_cmp(l, "slt", col, p->m->cols), x,
-                         lower_constant(l, p->v.elem, 0));
+        GiltValue *inside = lower_cmp(l, "slt", col, p->m->cols);
+        x = lower_select(l, inside, x, lower_constant(l, p->v.elem, 0));
         GiltValue *ops[3] = {x, lanes, lower_index(l, k)};
         lanes = lower_emit(l, LOOP_OP_INSERT, p->v.type, 3, ops);
       }

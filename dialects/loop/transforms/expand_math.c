@@ -209,9 +209,10 @@ static GiltValue *reduce_ln2(Expand *e, GiltValue *x, float lo, GiltValue **n)
   const float shifter = 0x1.8p23f;
   x = binary(e, "loop.maximumf", x, f32c(e, lo));
   x = binary(e, "loop.minimumf", x, f32c(e, 89.0f));
-  GiltValue *k = fma3(e, x, f32c(e, 0x1.715476p+0f), f32c(e, shifter));
-  *n = binary(e, "loop.subi", bitcast(e, k, e->i32),
-              i32c(e, 0x4b400000)); /* shifter's bits */
+  GiltValue *log2e = f32c(e, 0x1.715476p+0f);
+  GiltValue *k = fma3(e, x, log2e, f32c(e, shifter));
+  GiltValue *kbits = bitcast(e, k, e->i32);
+  *n = binary(e, "loop.subi", kbits, i32c(e, 0x4b400000)); /* shifter's bits */
   GiltValue *nf = binary(e, "loop.subf", k, f32c(e, shifter));
   GiltValue *r = fma3(e, nf, f32c(e, -0x1.62e4p-1f), x);
   return fma3(e, nf, f32c(e, -0x1.7f7d1cp-20f), r);
@@ -248,12 +249,13 @@ static GiltValue *expm1_of(Expand *e, GiltValue *x)
   GiltValue *r = reduce_ln2(e, x, -17.5f, &n);
   GiltValue *y = r_plus_r2_poly(e, r, expm1_poly,
                                 sizeof expm1_poly / sizeof *expm1_poly);
-  GiltValue *u = pow2(e, binary(e, "loop.subi", i32c(e, 0),
+  GiltValue *zero = i32c(e, 0);
+  GiltValue *u = pow2(e, binary(e, "loop.subi", zero,
                                 binary(e, "loop.minsi", n, i32c(e, 60))));
   GiltValue *low = binary(e, "loop.addf", y,
                           binary(e, "loop.subf", f32c(e, 1.0f), u));
-  GiltValue *high = binary(e, "loop.addf", binary(e, "loop.subf", y, u),
-                           f32c(e, 1.0f));
+  GiltValue *y_minus_u = binary(e, "loop.subf", y, u);
+  GiltValue *high = binary(e, "loop.addf", y_minus_u, f32c(e, 1.0f));
   GiltValue *ops[2] = {n, i32c(e, 23)};
   GiltValue *below = emit_attr(e, "loop.cmpi", e->i1, 2, ops, "predicate",
                                gilt_string_attr_get(e->ctx, "slt", 3));
@@ -282,33 +284,38 @@ static GiltValue *log_core(Expand *e, GiltValue *x, bool subnormal)
   if (subnormal) {
     GiltValue *tiny = cmpf(e, "olt", x, f32c(e, 0x1p-126f));
     x = select3(e, tiny, binary(e, "loop.mulf", x, f32c(e, 0x1p23f)), x);
-    adjust = select3(e, tiny, i32c(e, 23), i32c(e, 0));
+    GiltValue *scaled = i32c(e, 23);
+    adjust = select3(e, tiny, scaled, i32c(e, 0));
   }
-  GiltValue *bits = binary(e, "loop.subi", bitcast(e, x, e->i32),
-                           i32c(e, sqrt_half));
+  GiltValue *xbits = bitcast(e, x, e->i32);
+  GiltValue *bits = binary(e, "loop.subi", xbits, i32c(e, sqrt_half));
   GiltValue *k = binary(e, "loop.shrsi", bits, i32c(e, 23));
   if (adjust)
     k = binary(e, "loop.subi", k, adjust);
-  GiltValue *m = binary(e, "loop.addi",
-                        binary(e, "loop.andi", bits, i32c(e, 0x7fffff)),
-                        i32c(e, sqrt_half));
-  GiltValue *f = binary(e, "loop.subf", bitcast(e, m, e->f32), f32c(e, 1.0f));
+  GiltValue *mantissa = binary(e, "loop.andi", bits, i32c(e, 0x7fffff));
+  GiltValue *m = binary(e, "loop.addi", mantissa, i32c(e, sqrt_half));
+  GiltValue *mf = bitcast(e, m, e->f32);
+  GiltValue *f = binary(e, "loop.subf", mf, f32c(e, 1.0f));
   GiltValue *kf = emit(e, "loop.sitofp", e->f32, 1, &k);
   GiltValue *f2 = binary(e, "loop.mulf", f, f);
   GiltValue *p = horner(e, f, log_poly, sizeof log_poly / sizeof *log_poly);
   GiltValue *y = binary(e, "loop.mulf", binary(e, "loop.mulf", f2, f), p);
   y = fma3(e, kf, f32c(e, -0x1.bd0106p-13f), y);
   y = fma3(e, f2, f32c(e, -0.5f), y);
-  return fma3(e, kf, f32c(e, 0x1.63p-1f), binary(e, "loop.addf", f, y));
+  GiltValue *ln2_hi = f32c(e, 0x1.63p-1f);
+  return fma3(e, kf, ln2_hi, binary(e, "loop.addf", f, y));
 }
 
 /* log's answers where log_core has none: -inf at 0, NaN below, +inf at
 ** +inf (NaN is the caller's). */
 static GiltValue *log_specials(Expand *e, GiltValue *x, GiltValue *y)
 {
-  y = select3(e, cmpf(e, "oeq", x, f32c(e, 0.0f)), f32c(e, -INFINITY), y);
-  y = select3(e, cmpf(e, "olt", x, f32c(e, 0.0f)), f32c(e, NAN), y);
-  return select3(e, cmpf(e, "oeq", x, f32c(e, INFINITY)), f32c(e, INFINITY), y);
+  GiltValue *at_zero = cmpf(e, "oeq", x, f32c(e, 0.0f));
+  y = select3(e, at_zero, f32c(e, -INFINITY), y);
+  GiltValue *below = cmpf(e, "olt", x, f32c(e, 0.0f));
+  y = select3(e, below, f32c(e, NAN), y);
+  GiltValue *at_inf = cmpf(e, "oeq", x, f32c(e, INFINITY));
+  return select3(e, at_inf, f32c(e, INFINITY), y);
 }
 
 static GiltValue *log_of(Expand *e, GiltValue *x)
@@ -324,7 +331,8 @@ static GiltValue *log1p_of(Expand *e, GiltValue *x)
   GiltValue *one = f32c(e, 1.0f);
   GiltValue *u = binary(e, "loop.addf", one, x);
   GiltValue *lost = binary(e, "loop.subf", x, binary(e, "loop.subf", u, one));
-  GiltValue *y = binary(e, "loop.addf", log_core(e, u, false),
+  GiltValue *log_u = log_core(e, u, false);
+  GiltValue *y = binary(e, "loop.addf", log_u,
                         binary(e, "loop.divf", lost, u));
   return log_specials(e, u, y);
 }
@@ -342,8 +350,8 @@ static const float tanh_poly[] = {-0x1.555550p-2f, 0x1.110faap-3f,
 ** are computed on |x|, so that -0 stays -0. */
 static GiltValue *with_sign_of(Expand *e, GiltValue *x, GiltValue *y)
 {
-  GiltValue *sign = binary(e, "loop.andi", bitcast(e, x, e->i32),
-                           i32c(e, INT32_MIN));
+  GiltValue *xbits = bitcast(e, x, e->i32);
+  GiltValue *sign = binary(e, "loop.andi", xbits, i32c(e, INT32_MIN));
   return bitcast(e, binary(e, "loop.ori", bitcast(e, y, e->i32), sign),
                  e->f32);
 }
@@ -358,7 +366,8 @@ static GiltValue *tanh_of(Expand *e, GiltValue *x)
   GiltValue *p = horner(e, z, tanh_poly, sizeof tanh_poly / sizeof *tanh_poly);
   GiltValue *small = fma3(e, binary(e, "loop.mulf", a, z), p, a);
   GiltValue *t = exp_core(e, binary(e, "loop.addf", a, a));
-  GiltValue *q = binary(e, "loop.divf", f32c(e, 2.0f),
+  GiltValue *two = f32c(e, 2.0f);
+  GiltValue *q = binary(e, "loop.divf", two,
                         binary(e, "loop.addf", t, f32c(e, 1.0f)));
   GiltValue *large = binary(e, "loop.subf", f32c(e, 1.0f), q);
   return with_sign_of(
