@@ -13,21 +13,16 @@ run on an otherwise idle machine. Nothing here fails on them.
 """
 
 import argparse
-import json
 import os
 import re
 import statistics
 import subprocess
 
-MODELS = ["mlp", "lenet", "squeezenet", "mobilenet_v2", "resnet18", "encoder"]
+from compiled import MODELS, bench  # gjit's JSON report, read one way
 
 
 def gilt(gjit, model_dir, threads, runs):
-    cmd = [gjit, os.path.join(model_dir, "model.onnx"),
-           "--input=@" + os.path.join(model_dir, "test_data_set_0", "input_0.pb"),
-           f"--benchmark={runs}", "--benchmark-format=json", f"--threads={threads}"]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-    r = json.loads(out.strip().splitlines()[-1])
+    r = bench(gjit, model_dir, threads, runs)
     return r["median_ms"], r["compile_ms"]
 
 

@@ -183,11 +183,8 @@ void l2l_add_symbol(L2L *l, GiltOp *op)
   gilt_block_append_op(l->out, op);
 }
 
-/* Declares the external function `name` of the given type. */
-static void declare(L2L *l, const char *name, GiltType *fn_type)
+GiltOp *l2l_private_func(L2L *l, const char *name, GiltType *fn_type)
 {
-  if (gilt_ptr_map_get(&l->symbols, gilt_ident_get_cstr(l->ctx, name), NULL))
-    return;
   GiltNamedAttr attrs[] = {
       {"function_type", gilt_type_attr_get(fn_type)},
       {"sym_name", gilt_string_attr_get(l->ctx, name, strlen(name))},
@@ -197,7 +194,16 @@ static void declare(L2L *l, const char *name, GiltType *fn_type)
   st.num_attrs = 3;
   st.attrs = attrs;
   st.num_regions = 1;
-  l2l_add_symbol(l, gilt_op_create(l->ctx, &st));
+  GiltOp *fn = gilt_op_create(l->ctx, &st);
+  l2l_add_symbol(l, fn);
+  return fn;
+}
+
+/* Declares the external function `name` of the given type. */
+static void declare(L2L *l, const char *name, GiltType *fn_type)
+{
+  if (!gilt_ptr_map_get(&l->symbols, gilt_ident_get_cstr(l->ctx, name), NULL))
+    l2l_private_func(l, name, fn_type);
 }
 
 GiltValue *l2l_call_extern(L2L *l, const char *name, GiltType *result,

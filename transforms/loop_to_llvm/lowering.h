@@ -118,6 +118,10 @@ GILT_INTERNAL GiltValue *l2l_call_extern(L2L *l, const char *name,
 /* The address of a NUL-terminated string global holding `text` (one per
 ** distinct text). */
 GILT_INTERNAL GiltValue *l2l_string(L2L *l, const char *text);
+/* A new private llvm.func `name` of type fn_type, with an empty body
+** region (a declaration until blocks are added), added to the new module. */
+GILT_INTERNAL GiltOp *l2l_private_func(L2L *l, const char *name,
+                                       GiltType *fn_type);
 /* Adds `op` to the new module unless a symbol of its name is there. */
 GILT_INTERNAL void l2l_add_symbol(L2L *l, GiltOp *op);
 /* A new block at the end of the function being built. */

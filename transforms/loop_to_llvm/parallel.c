@@ -39,7 +39,6 @@
 #include "transforms/loop_to_llvm/lowering.h"
 
 #include <stdio.h>
-#include <string.h>
 
 #include "ir/support/alloc.h"
 
@@ -196,18 +195,7 @@ static GiltOp *outlined_function(L2L *l)
                           NULL));
   GiltType *inputs[3] = {l->i64, l->i64, l->ptr};
   GiltType *type = gilt_function_type_get(l->ctx, 3, inputs, 0, NULL);
-  GiltNamedAttr attrs[] = {
-      {"function_type", gilt_type_attr_get(type)},
-      {"sym_name", gilt_string_attr_get(l->ctx, name, strlen(name))},
-      {"sym_visibility", gilt_string_attr_get(l->ctx, "private", 7)},
-  };
-  GiltOpState st = gilt_op_state_get("llvm.func", l->loc);
-  st.num_attrs = 3;
-  st.attrs = attrs;
-  st.num_regions = 1;
-  GiltOp *fn = gilt_op_create(l->ctx, &st);
-  l2l_add_symbol(l, fn);
-  return fn;
+  return l2l_private_func(l, name, type);
 }
 
 /* The state of the function being built, which outlining replaces. */
