@@ -34,6 +34,7 @@
 ** cut short or damaged. What it does not do is stop anyone who can write
 ** the cache directory: such a person can run code as the user anyway.
 */
+#define _DEFAULT_SOURCE /* MAP_POPULATE (JIT_MAP_READ_WHOLE) */
 #include "jit/cache.h"
 
 #include <errno.h>
@@ -472,7 +473,7 @@ JitCacheRead jit_cache_read(GiltContext *ctx, const char *path, uint64_t key,
     why = "it is shorter than its header";
   if (!why) {
     e->map_size = (size_t)st.st_size;
-    e->map = mmap(NULL, e->map_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    e->map = mmap(NULL, e->map_size, PROT_READ, JIT_MAP_READ_WHOLE, fd, 0);
     if (e->map == MAP_FAILED) {
       e->map = NULL;
       why = "it cannot be mapped";

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/mman.h>
 
 #include "dialects/llvm/translate.h"
 #include "gilt/jit.h"
@@ -26,6 +27,15 @@
 /* Where a weight's bytes start in an entry: at a multiple of this file
 ** offset, so that mapped they are aligned as the code assumes. */
 #define JIT_CACHE_WEIGHT_ALIGN LLVM_LINKED_WEIGHT_ALIGN
+
+/* mmap flags for a file read whole right after mapping (a model hashed,
+** an entry checked): its pages are mapped in one go where the system can,
+** instead of one fault per few pages. */
+#ifdef MAP_POPULATE
+#define JIT_MAP_READ_WHOLE (MAP_PRIVATE | MAP_POPULATE)
+#else
+#define JIT_MAP_READ_WHOLE MAP_PRIVATE
+#endif
 
 /* An entry function of a compiled module: its symbol and loop-level
 ** function type (what gilt_jit_call builds the libffi call from), and

@@ -14,6 +14,7 @@
 ** The entry also keeps the names of the model's inputs and outputs,
 ** which only the import knew.
 */
+#define _DEFAULT_SOURCE /* MAP_POPULATE (JIT_MAP_READ_WHOLE) */
 #include "jit/model_cache.h"
 
 #include <errno.h>
@@ -52,7 +53,7 @@ static bool hash_file(const char *path, uint64_t *hash, uint64_t *size)
     *hash = jit_hash64("", 0, 0);
     *size = 0;
   } else if (ok) {
-    void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, JIT_MAP_READ_WHOLE, fd, 0);
     ok = map != MAP_FAILED;
     if (ok) {
       *hash = jit_hash64(map, (size_t)st.st_size, 0);
