@@ -172,6 +172,10 @@ void gilt_context_destroy(GiltContext *ctx)
     gilt_paged_array_free(&ctx->file_lines.data[i].lines);
   gilt_vec_free(ctx, &ctx->file_lines);
   gilt_ptr_map_free(&ctx->file_lines_index);
+  gilt_free(ctx, ctx->explained);
+  for (size_t i = 0; i < ctx->decisions.len; i++)
+    gilt_free(ctx, ctx->decisions.data[i]);
+  gilt_vec_free(ctx, &ctx->decisions);
   for (GiltResourceBlob *b = ctx->blobs; b; b = b->next)
     gilt_resource_blob_release(b);
   GiltHashSet *sets[] = {&ctx->idents,   &ctx->types,    &ctx->attrs,

@@ -69,6 +69,11 @@ struct GiltContext {
   GILT_VEC(GiltFileLines) file_lines;
   GiltPtrMap file_lines_index; /* file identifier -> index in file_lines */
   GiltAttr *empty_dict;
+  /* Remarks (remarks.c): the explained categories as ",a,b," (or NULL),
+  ** and, while recording, every remark as one rendered JSON object. */
+  char *explained;
+  bool record_decisions;
+  GILT_VEC(char *) decisions;
 };
 
 /* Uniquing helpers for types.c, attributes.c, location.c. */

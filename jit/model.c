@@ -26,6 +26,7 @@
 #include "frontends/onnx/importer.h"
 #include "gilt/interpreter.h"
 #include "gilt/llvm.h"
+#include "gilt/remarks.h"
 #include "ir/core.h"
 
 /* From a model on tensors to loops: shapes first, constant subgraphs
@@ -317,9 +318,10 @@ GiltModel *gilt_model_create(GiltContext *ctx, const char *path,
   GiltModel *m = model_alloc(ctx, path);
   if (!m)
     return NULL;
-  /* A run that prints IR shows the passes, which a cached model skips. */
+  /* A run that prints IR or remarks shows the passes, which a cached
+  ** model skips. */
   if (o->cache_dir && *o->cache_dir && !o->interpret && !o->print_ir &&
-      !o->dump_llvm)
+      !o->dump_llvm && !gilt_context_wants_remarks(ctx))
     m->cache = model_cache_open(ctx, path, o->cache_dir, pipeline_of(o),
                                 o->opt_level);
   if (m->cache && load_cached(m, o))

@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 
+#include "ir/support/json.h"
+
 static void free_outputs(size_t n, GiltTensor **outputs)
 {
   for (size_t i = 0; i < n; i++)
@@ -107,38 +109,13 @@ static void put(GiltStringCallback cb, void *user, const char *fmt, ...)
      user);
 }
 
-/* `s` as a JSON string: quoted, with quotes, backslashes and control
-** characters escaped; null for NULL. Runs of plain characters go out in
-** one piece. */
-static void put_json_string(GiltStringCallback cb, void *user, const char *s)
-{
-  if (!s) {
-    cb("null", 4, user);
-    return;
-  }
-  cb("\"", 1, user);
-  while (*s) {
-    size_t run = 0;
-    while (s[run] && s[run] != '"' && s[run] != '\\' &&
-           (unsigned char)s[run] >= 0x20)
-      run++;
-    cb(s, run, user);
-    s += run;
-    if (*s == '"' || *s == '\\')
-      put(cb, user, "\\%c", *s++);
-    else if (*s)
-      put(cb, user, "\\u%04x", (unsigned char)*s++);
-  }
-  cb("\"", 1, user);
-}
-
 void gilt_model_benchmark_format_json(const GiltModelBenchmark *r,
                                       GiltStringCallback cb, void *user)
 {
   put(cb, user, "{\"model\": ");
-  put_json_string(cb, user, r->model);
+  gilt_json_put_string(cb, user, r->model);
   put(cb, user, ", \"function\": ");
-  put_json_string(cb, user, r->function);
+  gilt_json_put_string(cb, user, r->function);
   put(cb, user,
       ", \"backend\": \"%s\", \"threads\": %zu, \"compile_ms\": %.3f, "
       "\"import_ms\": %.3f, \"pipeline_ms\": %.3f, \"jit_ms\": %.3f, "

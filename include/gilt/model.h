@@ -49,7 +49,8 @@ typedef struct GiltModelOptions {
   unsigned opt_level;
   /* A folder for the compile cache (docs/gjit.md): a model file compiled
   ** once is loaded from it afterwards. NULL: no cache. Not used when
-  ** interpreting, printing IR or dumping LLVM IR, nor by
+  ** interpreting, printing IR, dumping LLVM IR or when the context wants
+  ** remarks (gilt_context_wants_remarks), nor by
   ** gilt_model_create_from_module. */
   const char *cache_dir;
   /* When not NULL, the pass manager prints the IR as it says (borrowed

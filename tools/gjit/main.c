@@ -15,12 +15,14 @@
 ** problem is a diagnostic printed clang-style on stderr and a non-zero
 ** exit: 1 for a failed run or a mismatch, 2 for a usage error.
 */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gilt/model.h"
 #include "gilt/register.h"
+#include "gilt/remarks.h"
 #include "jit/model.h"
 #include "jit/tensor_io.h"
 #include "tools/gjit/aot.h"
@@ -245,6 +247,19 @@ static GiltStatus run_module(const GjitOptions *o, GiltContext *ctx,
   return status;
 }
 
+/* --decisions: what the passes remarked, as JSON (gilt/remarks.h). */
+static GiltStatus write_decisions(GiltContext *ctx, const char *path)
+{
+  FILE *f = fopen(path, "w");
+  if (f)
+    gilt_context_write_decisions(ctx, gilt_print_to_file, f);
+  if (!f || fclose(f)) {
+    fprintf(stderr, "gjit: cannot write '%s': %s\n", path, strerror(errno));
+    return GILT_FAILURE;
+  }
+  return GILT_SUCCESS;
+}
+
 int main(int argc, char **argv)
 {
   GjitOptions o;
@@ -264,6 +279,9 @@ int main(int argc, char **argv)
   }
   gilt_register_everything(ctx);
   gilt_context_set_diagnostic_handler(ctx, print_diagnostic, stderr);
+  if (o.explain)
+    gilt_context_explain(ctx, o.explain);
+  gilt_context_record_decisions(ctx, o.decisions != NULL);
   GiltIRPrintingConfig print_ir;
   GiltModelOptions mo = model_options(&o, &print_ir);
   char *pipeline = gjit_pipeline(&o);
@@ -284,6 +302,8 @@ int main(int argc, char **argv)
     tensors_free(&inputs);
     gilt_model_destroy(m);
   }
+  if (o.decisions && write_decisions(ctx, o.decisions))
+    status = GILT_FAILURE;
   gilt_context_destroy(ctx);
   free(pipeline);
   gjit_options_free(&o);

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gilt/remarks.h"
+
 static const char usage[] =
     "usage: gjit MODEL [options]\n"
     "\n"
@@ -48,8 +50,10 @@ static const char usage[] =
     "  --profile[=N]            time each op's loops over N runs (default\n"
     "                           10) after a warm-up and print the kernels,\n"
     "                           slowest first, with their ONNX nodes\n"
-    "  --explain=fusion         remark at each activation whether it was\n"
-    "                           fused into the product before it, and why\n"
+    "  --explain=CATEGORIES     remark at each op what the passes decided\n"
+    "                           and why: fusion, tiling, vectorize or all,\n"
+    "                           comma-separated\n"
+    "  --decisions=FILE         write every such remark to FILE as JSON\n"
     "  --dump-llvm              print the optimized LLVM IR the JIT runs\n"
     "                           (stderr)\n"
     "  --check                  run compiled and interpreted, and report the\n"
@@ -62,7 +66,7 @@ enum { OPT_FUNCTION = 256, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_TOLERANCE,
        OPT_TOLERANCE_L2, OPT_BITWISE, OPT_THREADS,
        OPT_INTERPRET, OPT_PRINT_IR, OPT_FOLD_INPUTS, OPT_HELP, OPT_VERSION,
        OPT_AOT, OPT_CACHE_DIR, OPT_BENCHMARK, OPT_BENCHMARK_FORMAT,
-       OPT_PROFILE, OPT_EXPLAIN, OPT_DUMP_LLVM, OPT_CHECK, OPT_BISECT,
+       OPT_PROFILE, OPT_EXPLAIN, OPT_DECISIONS, OPT_DUMP_LLVM, OPT_CHECK, OPT_BISECT,
        OPT_TEST_BISECT_PERTURB };
 
 static const struct option long_options[] = {
@@ -84,6 +88,7 @@ static const struct option long_options[] = {
     {"benchmark-format", required_argument, NULL, OPT_BENCHMARK_FORMAT},
     {"profile", optional_argument, NULL, OPT_PROFILE},
     {"explain", required_argument, NULL, OPT_EXPLAIN},
+    {"decisions", required_argument, NULL, OPT_DECISIONS},
     {"dump-llvm", no_argument, NULL, OPT_DUMP_LLVM},
     {"check", no_argument, NULL, OPT_CHECK},
     {"bisect", no_argument, NULL, OPT_BISECT},
@@ -143,13 +148,18 @@ static bool parse_inspection(GjitOptions *o, int c, const char *arg)
     fprintf(stderr, "gjit: --benchmark-format wants 'text' or 'json', got "
                     "'%s'\n", arg);
     return false;
-  case OPT_EXPLAIN:
-    if (!strcmp(arg, "fusion")) {
-      o->explain_fusion = true;
+  case OPT_EXPLAIN: {
+    size_t n;
+    const char *bad = gilt_remark_find_unknown_category(arg, &n);
+    if (!bad) {
+      o->explain = arg;
       return true;
     }
-    fprintf(stderr, "gjit: --explain knows 'fusion', got '%s'\n", arg);
+    fprintf(stderr, "gjit: --explain knows %s and all, got '%.*s'\n",
+            GILT_REMARK_CATEGORIES, (int)n, bad);
     return false;
+  }
+  case OPT_DECISIONS: o->decisions = arg; return true;
   case OPT_DUMP_LLVM: o->dump_llvm = true; return true;
   case OPT_CHECK: o->check = true; return true;
   case OPT_BISECT: o->bisect = true; return true;
@@ -233,6 +243,7 @@ GjitParseResult gjit_options_parse(GjitOptions *o, int argc, char **argv)
     case OPT_BENCHMARK_FORMAT:
     case OPT_PROFILE:
     case OPT_EXPLAIN:
+    case OPT_DECISIONS:
     case OPT_DUMP_LLVM:
     case OPT_CHECK:
     case OPT_BISECT:

@@ -6,7 +6,7 @@
 **        [--tolerance-l2=E] [--bitwise] [-p PIPELINE] [--print-ir-after-all]
 **        [--fold-inputs] [--aot=OUT] [--cache-dir=DIR]
 **        [--benchmark=N [--benchmark-format=text|json]] [--profile[=N]]
-**        [--explain=fusion]
+**        [--explain=CATEGORIES] [--decisions=FILE]
 **        [--dump-llvm]
 **        [--check [--bisect]]
 **
@@ -44,7 +44,8 @@ typedef struct GjitOptions {
   size_t benchmark_runs; /* --benchmark=N; 0: run once, no report */
   bool benchmark_json;   /* --benchmark-format=json */
   size_t profile_runs;   /* --profile[=N]; 0: no profile */
-  bool explain_fusion;   /* --explain=fusion */
+  const char *explain;   /* --explain: remark categories (gilt/remarks.h) */
+  const char *decisions; /* --decisions: where the remarks go as JSON */
   bool dump_llvm;        /* print the optimized LLVM IR (stderr) */
   bool check;            /* compiled against interpreted (check.c) */
   bool bisect;           /* with check: the first loop pass that differs */

@@ -1,7 +1,7 @@
 /*
 ** pipeline.c - the pass pipeline gjit runs (pipeline.h): -p's, or the
 ** model library's default for the back end, with the options that
-** --profile and --explain ask of its passes written into it.
+** --profile asks of graph-to-loop written into it.
 */
 #include "tools/gjit/pipeline.h"
 
@@ -41,8 +41,5 @@ char *gjit_pipeline(const GjitOptions *o)
   char *p = strdup(base);
   if (p && o->profile_runs)
     p = with_options(p, "graph-to-loop", "profile=true", "--profile");
-  if (p && o->explain_fusion)
-    p = with_options(p, "graph-fuse-epilogues", "explain=true",
-                     "--explain=fusion");
   return p;
 }

@@ -8,8 +8,7 @@
 #include "tools/gjit/options.h"
 
 /* -p's pipeline, or the default for the back end, with
-** graph-to-loop{profile=true} under --profile and
-** graph-fuse-epilogues{explain=true} under --explain=fusion. A new string
+** graph-to-loop{profile=true} under --profile. A new string
 ** (free()), or NULL after printing why (a pass a flag needs is not in
 ** the pipeline, or out of memory). */
 char *gjit_pipeline(const GjitOptions *o);

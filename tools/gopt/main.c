@@ -24,6 +24,7 @@
 #include "test/lib/test_lib.h"
 #include "gilt/onnx.h"
 #include "gilt/pass.h"
+#include "gilt/remarks.h"
 #include "tools/gopt/split_input.h"
 #include "tools/gopt/verify_diagnostics.h"
 
@@ -32,6 +33,7 @@ typedef struct Driver {
   const char *filename; /* names the input in locations and messages */
   const char *pipeline; /* from -p or the reproducer; NULL for none */
   FILE *out;            /* collects the output of every chunk */
+  FILE *decisions;      /* --decisions: each chunk's remarks as JSON */
   bool onnx;            /* the input is an ONNX model, not text */
 } Driver;
 
@@ -149,6 +151,9 @@ static GiltStatus process_chunk(const char *text, size_t len, size_t index,
   }
   gilt_context_set_allow_unregistered_dialects(ctx,
                                                d->opts->allow_unregistered);
+  if (d->opts->explain)
+    gilt_context_explain(ctx, d->opts->explain);
+  gilt_context_record_decisions(ctx, d->decisions != NULL);
   /* A model's bytes are no source to quote in diagnostics. */
   if (!d->onnx)
     gilt_context_add_source_buffer_borrowed(ctx, d->filename, text, len);
@@ -161,6 +166,8 @@ static GiltStatus process_chunk(const char *text, size_t len, size_t index,
     gilt_context_set_diagnostic_handler(ctx, print_diagnostic, stderr);
     status = compile(d, ctx, text, len);
   }
+  if (d->decisions)
+    gilt_context_write_decisions(ctx, gilt_print_to_file, d->decisions);
   gilt_context_destroy(ctx);
   return status;
 }
@@ -245,9 +252,21 @@ static int run(Driver *d, const char *buf, size_t len)
     fprintf(stderr, "gopt: %s\n", strerror(errno));
     return 1;
   }
+  if (d->opts->decisions && !(d->decisions = fopen(d->opts->decisions, "w"))) {
+    fprintf(stderr, "gopt: cannot write '%s': %s\n", d->opts->decisions,
+            strerror(errno));
+    fclose(d->out);
+    free(text);
+    return 1;
+  }
   GiltStatus status = gopt_split_input(buf, len, d->opts->split_input_file,
                                        process_chunk, d);
   fclose(d->out);
+  if (d->decisions && fclose(d->decisions)) {
+    fprintf(stderr, "gopt: cannot write '%s': %s\n", d->opts->decisions,
+            strerror(errno));
+    status = GILT_FAILURE;
+  }
   /* A failed run leaves -o FILE alone; stdout gets what succeeded. */
   if (status == GILT_SUCCESS || !d->opts->output)
     if (write_output(d->opts->output, text, text_len) != GILT_SUCCESS)

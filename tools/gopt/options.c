@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gilt/remarks.h"
+
 
 typedef enum OptKind {
   OPT_FLAG,         /* sets a bool field */
@@ -84,6 +86,11 @@ static const OptSpec specs[] = {
      "report the statistics each pass kept"},
     {"reproducer", NULL, "FILE", OPT_STRING, FIELD(reproducer),
      "when a pass fails or crashes, write a reproducer to FILE"},
+    {"explain", NULL, "CATEGORIES", OPT_SPECIAL, 0,
+     "remark at each op what the passes decided and why, for the "
+     "categories listed (" GILT_REMARK_CATEGORIES ", all)"},
+    {"decisions", NULL, "FILE", OPT_STRING, FIELD(decisions),
+     "write every remark of the passes to FILE as JSON"},
     {"run-reproducer", NULL, NULL, OPT_FLAG, FIELD(run_reproducer),
      "run the pipeline named in the input's `// gilt-reproducer:` line"},
     {"list-passes", NULL, NULL, OPT_FLAG, FIELD(list_passes),
@@ -185,6 +192,15 @@ static GoptParseResult apply_special(GoptOptions *o, const OptSpec *s,
   } else if (!strcmp(s->name, "elide-constants")) {
     if (!parse_count(value, &o->print_flags.elide_elements_larger_than))
       return invalid_value(shown, value);
+  } else if (!strcmp(s->name, "explain")) {
+    size_t n;
+    const char *bad = gilt_remark_find_unknown_category(value, &n);
+    if (bad) {
+      fprintf(stderr, "gopt: --explain knows %s and all, got '%.*s'\n",
+              GILT_REMARK_CATEGORIES, (int)n, bad);
+      return GOPT_PARSE_ERROR;
+    }
+    o->explain = value;
   } else if (!strcmp(s->name, "version")) {
     printf("gopt (gilt) version %s\n", GILT_VERSION);
     return GOPT_PARSE_DONE;

@@ -43,6 +43,8 @@ typedef struct GoptOptions {
   bool timing;
   bool statistics;
   const char *reproducer; /* where to write a crash reproducer, or NULL */
+  const char *explain;    /* remark categories to print (gilt/remarks.h) */
+  const char *decisions;  /* where to write the remarks as JSON, or NULL */
 } GoptOptions;
 
 typedef enum GoptParseResult {

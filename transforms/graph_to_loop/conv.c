@@ -28,6 +28,7 @@
 ** a last nest. Not here: ConvTranspose (conv_transpose.c), DeformConv
 ** (deform_conv.c), packing of weights for the compiled path.
 */
+#include "gilt/remarks.h"
 #include "transforms/graph_to_loop/indexing.h"
 #include "transforms/graph_to_loop/tiles.h"
 
@@ -287,6 +288,22 @@ static GiltType *float_acc(Lower *l, GiltType *t)
   return t;
 }
 
+/* Why a Conv takes the generic nest, for --explain=tiling,vectorize: the
+** tiled kernels take 2-D f32 convolutions of one group. */
+static void remark_generic(Lower *l, int64_t group)
+{
+  const char *why = group != 1 ? "it has more than one group"
+                    : lower_result_elem(l, 0) !=
+                            gilt_float_type_get(l->ctx, GILT_F32)
+                        ? "it is not f32"
+                        : "it is not 2-D";
+  GiltRemarkArg args[1] = {{"group", NULL, group}};
+  gilt_remark(l->op, "tiling", "generic-nest", 1, args,
+              "not tiled (%s): one loop nest over the outputs", why);
+  gilt_remark(l->op, "vectorize", "left-to-llvm", 0, NULL,
+              "scalar loop nest (%s); vectorizing it is left to LLVM", why);
+}
+
 static GiltStatus lower_conv(Lower *l)
 {
   GiltValue *x = lower_operand(l, 0);
@@ -303,6 +320,7 @@ static GiltStatus lower_conv(Lower *l)
     GiltValue *y = lower_conv_tiles(l, &c.w, x, c.wt, c.bias);
     return lower_replace(l, &y);
   }
+  remark_generic(l, group);
   GiltType *acc = float_acc(l, lower_result_elem(l, 0));
   c.xp = pad_input(l, &c.w, x, acc, convert_to, acc);
   if (lower_operand_elem(l, 1) != acc)

@@ -286,6 +286,9 @@ static void batch_body(Lower *l, GiltValue *const *ivs, void *user)
   GiltValue *positions = t->swapped ? ix_mul(l, t->w->out[0], t->w->out[1])
                                     : ix_mul(l, t->w->out[0], t->pitch);
   LowerTiles tiles = {
+      .algorithm = t->direct    ? "conv-1x1-direct"
+                   : t->swapped ? "conv-transposed-product"
+                                : "conv-phase-planes",
       .m = t->swapped ? positions : oc,
       .n = t->swapped ? oc : positions,
       .rows = 6,

@@ -25,9 +25,11 @@
 */
 #include "transforms/graph_to_loop/tiles.h"
 
-#include "transforms/graph_to_loop/indexing.h"
-
+#include <inttypes.h>
 #include <string.h>
+
+#include "gilt/remarks.h"
+#include "transforms/graph_to_loop/indexing.h"
 
 typedef struct Winograd {
   LowerWindow *w;
@@ -173,6 +175,7 @@ static void product_body(Lower *l, GiltValue *const *ivs, void *user)
   t->n = ivs[0];
   t->e = ivs[1];
   LowerTiles tiles = {
+      .algorithm = "winograd-f2x2-3x3",
       .m = lower_dim(l, t->y, 1),
       .n = t->blocks,
       .rows = 6,
@@ -267,26 +270,45 @@ static double block_efficiency(Lower *l)
   return (double)(rows * cols) / (double)width;
 }
 
+/* Whether the layer is one F(2x2, 3x3) computes: 3x3, stride and
+** dilation 1, one group, f32, static channels and constant weights. */
+static bool winograd_shape(Lower *l, const LowerWindow *w, GiltType *xt,
+                           GiltType *wt, GiltValue *weights, int64_t group)
+{
+  return w->n == 2 && group == 1 && w->strides[0] == 1 &&
+         w->strides[1] == 1 && w->dilations[0] == 1 &&
+         w->dilations[1] == 1 && wt->shaped.shape[2] == 3 &&
+         wt->shaped.shape[3] == 3 && wt->shaped.shape[0] != GILT_DYNAMIC &&
+         xt->shaped.shape[1] != GILT_DYNAMIC &&
+         lower_result_elem(l, 0) == gilt_float_type_get(l->ctx, GILT_F32) &&
+         lower_value_constant(l, weights);
+}
+
 bool lower_conv_winograd_apply(Lower *l, const LowerWindow *w, GiltValue *x,
                                GiltValue *weights, int64_t group)
 {
   GiltType *wt = gilt_value_get_type(weights);
   GiltType *xt = gilt_value_get_type(x);
+  if (!winograd_shape(l, w, xt, wt, weights, group))
+    return false;
   /* The cost model: F(2x2, 3x3) does 16 multiply-adds where the direct
   ** tiles do 36, but on fewer useful lanes when the output is small (7x7
   ** at ResNet's end: a third), and its transforms cost some 30% of its
-  ** products; the direct tiles keep over 90% of theirs. */
-  return w->n == 2 && group == 1 && w->strides[0] == 1 &&
-         block_efficiency(l) * 36.0 / 16.0 > 0.9 * 1.3 &&
-         w->strides[1] == 1 && w->dilations[0] == 1 && w->dilations[1] == 1 &&
-         wt->shaped.shape[2] == 3 && wt->shaped.shape[3] == 3 &&
-         wt->shaped.shape[0] != GILT_DYNAMIC &&
-         xt->shaped.shape[1] != GILT_DYNAMIC &&
-         /* Below some 32 channels in and out the transforms cost more
-         ** than the multiplies they save. */
-         xt->shaped.shape[1] >= 32 && wt->shaped.shape[0] >= 32 &&
-         lower_result_elem(l, 0) == gilt_float_type_get(l->ctx, GILT_F32) &&
-         lower_value_constant(l, weights);
+  ** products; the direct tiles keep over 90% of theirs. Below some 32
+  ** channels in and out the transforms cost more than the multiplies
+  ** they save. */
+  int64_t c = xt->shaped.shape[1], oc = wt->shaped.shape[0];
+  double gain = block_efficiency(l) * 36.0 / 16.0;
+  bool pays = c >= 32 && oc >= 32 && gain > 0.9 * 1.3;
+  GiltRemarkArg args[3] = {{"gain_per_mille", NULL, (int64_t)(gain * 1000)},
+                           {"channels_in", NULL, c},
+                           {"channels_out", NULL, oc}};
+  gilt_remark(l->op, "tiling", pays ? "winograd" : "no-winograd", 3, args,
+              "%s Winograd F(2x2, 3x3): useful lanes x 36/16 multiply-adds "
+              "gives %.2f (it pays above 1.17), %" PRId64 " channels in and "
+              "%" PRId64 " out (it needs 32)",
+              pays ? "chose" : "did not choose", gain, c, oc);
+  return pays;
 }
 
 GiltValue *lower_conv_winograd(Lower *l, LowerWindow *w, GiltValue *x,

@@ -175,7 +175,8 @@ static void tiled_batch(Lower *l, GiltValue *const *ivs, void *user)
   int64_t cols_static = yt->shaped.shape[m->nb + 1];
   /* Two vectors of columns by six rows (12 accumulators) where there are
   ** 32 columns, else one vector by eight rows; never more rows than M. */
-  LowerTiles t = {.m = lower_dim(l, m->y, m->nb), .n = m->n,
+  LowerTiles t = {.algorithm = "matmul-packed",
+                  .m = lower_dim(l, m->y, m->nb), .n = m->n,
                   .vectors = cols_static != GILT_DYNAMIC && cols_static <= 16
                                  ? 1 : 2,
                   .num_reductions = 1, .reductions = {m->k},

@@ -27,6 +27,10 @@
 */
 #include "transforms/graph_to_loop/tiles.h"
 
+#include <inttypes.h>
+
+#include "gilt/remarks.h"
+
 typedef struct Tile {
   const LowerTiles *t;
   LowerLanes v;
@@ -142,8 +146,26 @@ static void tile_body(Lower *l, GiltValue *const *ivs, void *user)
   }
 }
 
+/* The remarks `--explain=tiling,vectorize` print at the op. */
+static void remark(Lower *l, const LowerTiles *t)
+{
+  int64_t cols = (int64_t)(t->vectors * LOWER_F32_LANES);
+  GiltRemarkArg tile[3] = {{"algorithm", t->algorithm, 0},
+                           {"tile_rows", NULL, (int64_t)t->rows},
+                           {"tile_cols", NULL, cols}};
+  gilt_remark(l->op, "tiling", t->algorithm, 3, tile,
+              "%s: register tiles of %zu x %" PRId64 " (%zu vector "
+              "accumulators) over packed operands, parallel over tiles",
+              t->algorithm, t->rows, cols, t->rows * t->vectors);
+  GiltRemarkArg lanes[1] = {{"lanes", NULL, LOWER_F32_LANES}};
+  gilt_remark(l->op, "vectorize", "vectorized", 1, lanes,
+              "vectorized: %d f32 lanes, a broadcast of A times a vector of "
+              "B per fused multiply-add", LOWER_F32_LANES);
+}
+
 void lower_tiles(Lower *l, const LowerTiles *t)
 {
+  remark(l, t);
   GILT_ASSERT(t->rows >= 1 && t->rows <= LOWER_TILE_MAX_ROWS);
   GILT_ASSERT(t->vectors >= 1 && t->vectors <= LOWER_TILE_MAX_VECTORS);
   GILT_ASSERT(t->num_reductions <= LOWER_TILE_MAX_REDUCTIONS);

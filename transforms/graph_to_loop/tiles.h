@@ -28,6 +28,9 @@ typedef struct LowerTileAt {
 } LowerTileAt;
 
 typedef struct LowerTiles {
+  /* What the caller computes this way, for remarks: "matmul-packed",
+  ** "winograd-f2x2-3x3", ... */
+  const char *algorithm;
   GiltValue *m, *n;     /* C's rows and columns (index values) */
   size_t rows, vectors; /* a tile: rows x (vectors * 16) of C */
   /* The reduction: loops over [0, reductions[d]), outermost first. */

@@ -15,9 +15,9 @@
 **
 ** Fused only when the producer's result has this one use (no other
 ** consumer may see the activated values), has no epilogue yet, and is
-** f32 (the element type the tiled kernels apply epilogues in). With the
-** `explain` option, a remark at each activation says what was decided and
-** why (gjit --explain=fusion).
+** f32 (the element type the tiled kernels apply epilogues in). A remark
+** of category "fusion" at each activation says what was decided and why
+** (gilt/remarks.h: gopt and gjit --explain=fusion, --decisions).
 */
 #include "dialects/graph/graph.h"
 
@@ -25,12 +25,8 @@
 #include <string.h>
 
 #include "dialects/graph/transforms/passes.h"
+#include "gilt/remarks.h"
 #include "ir/core.h"
-
-static const GiltPassOptionDef options[] = {
-    {"explain", GILT_OPTION_BOOL, "false",
-     "Remark at each activation why it was or was not fused"},
-    {0}};
 
 typedef GILT_VEC(GiltOp *) OpList;
 
@@ -89,7 +85,7 @@ static const char *why_not(GiltOp *act, GiltOp **producer, double *bounds)
   return NULL;
 }
 
-static bool fuse(GiltOp *act, bool explain)
+static bool fuse(GiltOp *act)
 {
   GiltContext *ctx = gilt_op_get_context(act);
   GiltOp *producer;
@@ -97,9 +93,7 @@ static bool fuse(GiltOp *act, bool explain)
   const char *why = why_not(act, &producer, bounds);
   const char *what = graph_op_is(act, GRAPH_OP_RELU) ? "relu" : "clip";
   if (why) {
-    if (explain)
-      gilt_emit_diag(gilt_op_get_location(act), GILT_SEVERITY_REMARK,
-                     "fusion: not fused: %s", why);
+    gilt_remark(act, "fusion", "not-fused", 0, NULL, "not fused: %s", why);
     return false;
   }
   gilt_op_set_attr(producer, GRAPH_EPILOGUE_ATTR,
@@ -111,12 +105,13 @@ static bool fuse(GiltOp *act, bool explain)
     gilt_op_set_attr(producer, GRAPH_EPILOGUE_BOUNDS_ATTR,
                      gilt_array_attr_get(ctx, 2, b));
   }
+  GiltRemarkArg args[2] = {{"into", gilt_op_get_name(producer), 0},
+                           {"epilogue", what, 0}};
+  gilt_remark(act, "fusion", "fused", 2, args,
+              "fused into the %s before it as its epilogue",
+              gilt_op_get_name(producer));
   GiltLocation *locs[2] = {gilt_op_get_location(producer),
                            gilt_op_get_location(act)};
-  if (explain)
-    gilt_emit_diag(locs[1], GILT_SEVERITY_REMARK,
-                   "fusion: fused into the %s before it as its epilogue",
-                   gilt_op_get_name(producer));
   gilt_op_set_location(producer, gilt_location_fused_get(ctx, 2, locs, NULL));
   gilt_value_replace_all_uses_with(gilt_op_get_result(act, 0),
                                    gilt_op_get_result(producer, 0));
@@ -127,12 +122,11 @@ static bool fuse(GiltOp *act, bool explain)
 static GiltStatus run(GiltPass *pass, GiltOp *root)
 {
   GiltContext *ctx = gilt_pass_get_context(pass);
-  bool explain = gilt_pass_get_option_bool(pass, "explain");
   OpList acts = {0};
   gilt_op_walk(root, GILT_WALK_PRE_ORDER, collect, &acts);
   int64_t fused = 0;
   for (size_t i = 0; i < acts.len; i++)
-    fused += fuse(acts.data[i], explain);
+    fused += fuse(acts.data[i]);
   gilt_vec_free(ctx, &acts);
   gilt_pass_add_statistic(pass, "num-fused",
                           "Number of activations fused into their producer",
@@ -147,6 +141,5 @@ const GiltPassDef gilt_graph_fuse_epilogues_pass = {
     .description = "Fuse a Relu or constant Clip into the Conv, Gemm or "
                    "MatMul before it as its epilogue",
     .anchor = NULL,
-    .options = options,
     .run = run,
 };
