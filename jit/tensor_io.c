@@ -63,6 +63,11 @@ GiltTensor *gilt_tensor_read_spec(GiltContext *ctx, const char *spec,
   return NULL;
 }
 
+bool gilt_tensor_spec_is_writable(const char *spec)
+{
+  return !strcmp(spec, "-") || (spec[0] == '@' && has_suffix(spec + 1, ".npy"));
+}
+
 GiltStatus gilt_tensor_write_spec(GiltContext *ctx, const GiltTensor *t,
                                   const char *spec, GiltStringCallback cb,
                                   void *user)
@@ -72,7 +77,7 @@ GiltStatus gilt_tensor_write_spec(GiltContext *ctx, const GiltTensor *t,
     cb("\n", 1, user);
     return GILT_SUCCESS;
   }
-  if (spec[0] == '@' && has_suffix(spec + 1, ".npy"))
+  if (gilt_tensor_spec_is_writable(spec))
     return gilt_tensor_write_npy(ctx, t, spec + 1);
   gilt_emit_error(gilt_location_name_get(ctx, spec, NULL),
                   "expected '-' (print) or @FILE.npy as where a tensor "

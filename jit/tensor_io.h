@@ -41,6 +41,9 @@
 GILT_INTERNAL GiltTensor *gilt_tensor_read_spec(GiltContext *ctx,
                                                 const char *spec,
                                                 const char *name);
+/* Whether `spec` is a place gilt_tensor_write_spec can write to ("-" or
+** "@path.npy"), so that a tool can check it before any work. */
+GILT_INTERNAL bool gilt_tensor_spec_is_writable(const char *spec);
 /* Writes `t` (not modified) where `spec` says: "-" prints it through `cb`
 ** (gilt_tensor_print with GILT_TENSOR_PRINT_LIMIT, then a newline);
 ** "@path.npy" writes a NumPy file. Anything else is reported, as are

@@ -100,14 +100,21 @@ static GiltStatus read_inputs(GiltContext *ctx, const GjitOptions *o,
 }
 
 /* Writes each output where --output says, or prints them all. */
-static GiltStatus write_outputs(GiltContext *ctx, const GjitOptions *o,
-                                GiltTensor *const *outputs, size_t n)
+/* As many --output as results, checked before the model runs. */
+static GiltStatus check_output_count(const GjitOptions *o, GiltType *type)
 {
+  size_t n = gilt_function_type_get_num_results(type);
   if (o->outputs.len && o->outputs.len != n) {
     fprintf(stderr, "gjit: %zu --output given for %zu results\n",
             o->outputs.len, n);
     return GILT_FAILURE;
   }
+  return GILT_SUCCESS;
+}
+
+static GiltStatus write_outputs(GiltContext *ctx, const GjitOptions *o,
+                                GiltTensor *const *outputs, size_t n)
+{
   if ((o->benchmark_runs || o->profile_runs) && !o->outputs.len)
     return GILT_SUCCESS;
   GiltStatus status = GILT_SUCCESS;
@@ -177,7 +184,11 @@ static GiltStatus run_model(const GjitOptions *o, GiltContext *ctx,
 {
   GiltTensor **outputs = NULL;
   size_t num_outputs = 0;
-  GiltStatus status;
+  GiltStatus status = check_output_count(o, gilt_model_get_type(m));
+  if (status != GILT_SUCCESS) {
+    tensors_free(inputs);
+    return status;
+  }
   if (o->benchmark_runs) {
     GiltModelBenchmark report;
     status = gilt_model_benchmark(m, inputs->len, inputs->data,

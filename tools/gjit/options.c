@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gilt/remarks.h"
+#include "jit/tensor_io.h"
 
 static const char usage[] =
     "usage: gjit MODEL [options]\n"
@@ -204,7 +205,15 @@ GjitParseResult gjit_options_parse(GjitOptions *o, int argc, char **argv)
     switch (c) {
     case OPT_FUNCTION: o->function = optarg; break;
     case OPT_INPUT: push(&o->inputs, optarg); break;
-    case OPT_OUTPUT: push(&o->outputs, optarg); break;
+    case OPT_OUTPUT:
+      /* Checked now rather than after compiling and running the model. */
+      if (!gilt_tensor_spec_is_writable(optarg)) {
+        fprintf(stderr, "gjit: --output wants '-' (print) or @FILE.npy, "
+                        "got '%s'\n", optarg);
+        return GJIT_PARSE_ERROR;
+      }
+      push(&o->outputs, optarg);
+      break;
     case OPT_EXPECTED: push(&o->expected, optarg); break;
     case OPT_INTERPRET: o->interpret = true; break;
     case OPT_THREADS: {
