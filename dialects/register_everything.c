@@ -15,6 +15,7 @@ void gilt_register_all_dialects(GiltContext *ctx)
   gilt_register_graph_dialect(ctx);
   gilt_register_loop_dialect(ctx);
   gilt_register_llvm_dialect(ctx);
+  gilt_register_gpu_dialect(ctx);
 }
 
 void gilt_register_all_passes(GiltContext *ctx)

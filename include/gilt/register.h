@@ -29,6 +29,7 @@ GILT_API void gilt_register_func_dialect(GiltContext *ctx);
 GILT_API void gilt_register_graph_dialect(GiltContext *ctx);
 GILT_API void gilt_register_loop_dialect(GiltContext *ctx);
 GILT_API void gilt_register_llvm_dialect(GiltContext *ctx);
+GILT_API void gilt_register_gpu_dialect(GiltContext *ctx);
 
 /* The passes of one level: the dialect-independent ones of transforms/
 ** (canonicalize, cse, dce, symbol-dce, inline, loop-invariant-code-motion)
