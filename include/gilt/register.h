@@ -41,6 +41,12 @@ GILT_API void gilt_register_loop_passes(GiltContext *ctx);
 ** produce and the interfaces they attach. */
 GILT_API void gilt_register_conversion_passes(GiltContext *ctx);
 
+/* Makes loop-to-llvm lower the gpu dialect's host ops (gpu.launch_func,
+** gpu.alloc, gpu.memcpy, ..., gpu.binary) to calls of the CUDA runtime,
+** by attaching its lowering to them (MLIR's gpu-to-llvm, as an external
+** model); registers the gpu dialect. */
+GILT_API void gilt_register_gpu_host_lowering(GiltContext *ctx);
+
 /* Every dialect, every pass, and both. */
 GILT_API void gilt_register_all_dialects(GiltContext *ctx);
 GILT_API void gilt_register_all_passes(GiltContext *ctx);

@@ -118,6 +118,13 @@ GILT_INTERNAL GiltValue *l2l_call_extern(L2L *l, const char *name,
 /* The address of a NUL-terminated string global holding `text` (one per
 ** distinct text). */
 GILT_INTERNAL GiltValue *l2l_string(L2L *l, const char *text);
+/* Adds the private constant llvm.global `name` holding `text` and a NUL
+** (an array of i8) to the new module. */
+GILT_INTERNAL void l2l_string_global(L2L *l, const char *name,
+                                     const char *text);
+/* The address of the string of l->loc as the runtime's failures give it
+** (jit/abi.h's gilt_rt_fail `location`). */
+GILT_INTERNAL GiltValue *l2l_location(L2L *l);
 /* A new private llvm.func `name` of type fn_type, with an empty body
 ** region (a declaration until blocks are added), added to the new module. */
 GILT_INTERNAL GiltOp *l2l_private_func(L2L *l, const char *name,
@@ -136,6 +143,10 @@ GILT_INTERNAL void l2l_set_block(L2L *l, GiltBlock *block);
 /* Unless `ok` (i1) holds, records `message` at l->op's location with
 ** gilt_rt_fail and returns 1; goes on in a new block otherwise. */
 GILT_INTERNAL void l2l_check(L2L *l, GiltValue *ok, const char *message);
+/* The same for a failure already recorded (by a runtime function that
+** records its own, gpu/cuda.h's): unless `ok`, returns `status` (i32). */
+GILT_INTERNAL void l2l_check_recorded(L2L *l, GiltValue *ok,
+                                      GiltValue *status);
 /* Stops the run with `status` (i32, nonzero) after its buffers' scope is
 ** exited: returns it from a function; in an outlined parallel body,
 ** leaves it in the context for the function running the loop, which
@@ -147,6 +158,16 @@ GILT_INTERNAL GiltValue *l2l_any(L2L *l, GiltValue *cond);
 /* ---- the families: each lowers l->op, mapping its results ----------------- */
 
 typedef GiltStatus (*L2LLowerFn)(L2L *l, GiltOp *op);
+
+/* How ops of other dialects join the walk: an op that implements this
+** interface (attached by its dialect as an external model, as
+** gpu/host_to_llvm.c does for the gpu dialect's host ops) is lowered by
+** `lower`, in a function like the families below, or at module level,
+** where it adds module-level ops (l2l_add_symbol). */
+typedef struct L2LLoweringMethods {
+  L2LLowerFn lower;
+} L2LLoweringMethods;
+GILT_INTERNAL extern const GiltInterface l2l_lowering_interface;
 
 GILT_INTERNAL GiltStatus l2l_lower_int(L2L *l, GiltOp *op);
 GILT_INTERNAL GiltStatus l2l_lower_float(L2L *l, GiltOp *op);
@@ -163,6 +184,22 @@ GILT_INTERNAL GiltStatus l2l_lower_profile(L2L *l, GiltOp *op);
 
 /* The struct a memref of rank r lives in: {ptr, offset, sizes, strides}. */
 GILT_INTERNAL GiltType *l2l_descriptor_type(L2L *l, size_t rank);
+/* A descriptor of `rank` from its parts. */
+GILT_INTERNAL GiltValue *l2l_descriptor(L2L *l, size_t rank, GiltValue *data,
+                                        GiltValue *offset,
+                                        GiltValue *const *sizes,
+                                        GiltValue *const *strides);
+/* The sizes of memref type t: static ones as constants, dynamic ones
+** from `dynamic` in order. */
+GILT_INTERNAL void l2l_type_sizes(L2L *l, GiltType *t,
+                                  GiltValue *const *dynamic,
+                                  GiltValue **sizes);
+/* The row-major strides of a dense buffer of memref type t and `sizes`
+** into `strides`, and its size in bytes, at least 1; the run fails, as
+** loop.alloc's, when a dynamic size is negative or the count overflows. */
+GILT_INTERNAL GiltValue *l2l_dense_bytes(L2L *l, GiltType *t,
+                                         GiltValue *const *sizes,
+                                         GiltValue **strides);
 /* Field numbers of a descriptor struct. */
 #define L2L_DATA 0
 #define L2L_OFFSET 1
@@ -203,6 +240,9 @@ GILT_INTERNAL void l2l_parallel_loops(L2L *l, GiltOp *op,
 
 /* ---- parallel.c ------------------------------------------------------------------ */
 
+/* One `type` on the stack, in the entry block of the function being
+** built (allocas in a loop would grow the stack at every iteration). */
+GILT_INTERNAL GiltValue *l2l_entry_alloca(L2L *l, GiltType *type);
 /* Lowers loop.parallel `op` (rank 1 or more, in a function, not in another
 ** outlined body) to a call of gilt_rt_parallel_for with its body outlined. */
 GILT_INTERNAL GiltStatus l2l_lower_parallel_outlined(L2L *l, GiltOp *op);

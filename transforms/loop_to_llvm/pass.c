@@ -4,7 +4,9 @@
 ** llvm.func and llvm.global only, following jit/abi.h.
 **
 ** Requires: what graph-to-loop produces, or any loop-level module whose
-** functions have one block. Produces: llvm ops only; the func and loop ops
+** functions have one block. Ops of other dialects are lowered by their
+** own L2LLoweringMethods (l2l_lowering_interface, attached by their
+** dialect: the gpu dialect's host ops, gpu/host_to_llvm.c). Produces: llvm ops only; the func and loop ops
 ** are gone. Every op that cannot be lowered is reported at its location
 ** (the ONNX node's, which loop ops inherit), and then the module is left
 ** as it was. lowering.h says why this is one walk rather than conversion
@@ -146,6 +148,16 @@ static const L2LLowerFn loop_lowerings[LOOP_NUM_OPS] = {
     [LOOP_OP_PROFILE_END] = l2l_lower_profile,
 };
 
+const GiltInterface l2l_lowering_interface = {"loop-to-llvm-lowering"};
+
+/* The lowering op's dialect attached to it, or NULL. */
+static L2LLowerFn external_lowering(GiltOp *op)
+{
+  const L2LLoweringMethods *m =
+      gilt_op_get_interface(op, &l2l_lowering_interface);
+  return m ? m->lower : NULL;
+}
+
 /* Whether every operand and result of op has an llvm type. */
 static bool types_lower(L2L *l, GiltOp *op)
 {
@@ -164,6 +176,8 @@ static GiltStatus lower_op(L2L *l, GiltOp *op)
   L2LLowerFn fn = id < LOOP_NUM_OPS ? loop_lowerings[id] : NULL;
   if (!fn && gilt_func_op_is(op, FUNC_OP_CALL))
     fn = l2l_lower_call;
+  if (!fn)
+    fn = external_lowering(op);
   if (!fn)
     return l2l_error(l, "no lowering for '%s'", gilt_op_get_name(op));
   if (!types_lower(l, op))
@@ -245,7 +259,10 @@ static GiltStatus run(GiltPass *pass, GiltOp *module)
       l2l_lower_global(&l, op);
     else if (gilt_func_op_is(op, FUNC_OP_FUNC))
       l2l_lower_func(&l, op);
-    else if (llvm_op_id(op) == LLVM_NUM_OPS) {
+    else if (external_lowering(op)) {
+      if (external_lowering(op)(&l, op))
+        l.num_errors++;
+    } else if (llvm_op_id(op) == LLVM_NUM_OPS) {
       l2l_error(&l, "no lowering for '%s' at module level",
                 gilt_op_get_name(op));
       l.num_errors++;
