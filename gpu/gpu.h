@@ -89,4 +89,36 @@ GILT_INTERNAL int gpu_id_dimension(GiltOp *op);
 /* The gpu.func a gpu.launch_func launches, or NULL. */
 GILT_INTERNAL GiltOp *gpu_launch_func_get_kernel(GiltOp *launch);
 
+/* ---- build.c: building the loop and gpu ops the passes emit ------------- */
+
+/* Where new ops go (g->b) and the location they get. */
+typedef struct GpuBuilder {
+  GiltContext *ctx;
+  GiltBuilder *b;
+  GiltLocation *loc;
+  GiltType *index;
+} GpuBuilder;
+
+GILT_INTERNAL void gpu_builder_init(GpuBuilder *g, GiltContext *ctx);
+GILT_INTERNAL void gpu_builder_free(GpuBuilder *g);
+/* The op `name` at the insertion point; it must verify as built (the
+** passes build only well-formed ops), so it is never NULL. */
+GILT_INTERNAL GiltOp *gpu_build(GpuBuilder *g, const char *name,
+                                GiltType *result, size_t n,
+                                GiltValue *const *operands, size_t num_attrs,
+                                const GiltNamedAttr *attrs,
+                                size_t num_regions);
+GILT_INTERNAL GiltValue *gpu_build_index(GpuBuilder *g, int64_t v);
+/* `name` (loop.addi, loop.muli, ...) of two index values. */
+GILT_INTERNAL GiltValue *gpu_build_arith(GpuBuilder *g, const char *name,
+                                         GiltValue *a, GiltValue *b);
+/* gpu.thread_id and friends (`id`) of dimension x. */
+GILT_INTERNAL GiltValue *gpu_build_id_x(GpuBuilder *g, GpuOpId id);
+/* A gpu.launch of grid x, y, z and block x, y, z (`sizes`) whose body is
+** only its gpu.terminator. */
+GILT_INTERNAL GiltOp *gpu_build_launch(GpuBuilder *g,
+                                       GiltValue *const *sizes);
+/* The block of region 0 of `op`. */
+GILT_INTERNAL GiltBlock *gpu_body(GiltOp *op);
+
 #endif /* GILT_GPU_GPU_H */

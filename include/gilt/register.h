@@ -40,6 +40,9 @@ GILT_API void gilt_register_loop_passes(GiltContext *ctx);
 /* The lowerings between levels (graph-to-loop, loop-to-llvm), with the dialects they
 ** produce and the interfaces they attach. */
 GILT_API void gilt_register_conversion_passes(GiltContext *ctx);
+/* The GPU path (gpu-map-parallel, gpu-outline-kernels, gpu-to-nvvm,
+** gpu-module-to-binary), with the gpu dialect. */
+GILT_API void gilt_register_gpu_passes(GiltContext *ctx);
 
 /* Makes loop-to-llvm lower the gpu dialect's host ops (gpu.launch_func,
 ** gpu.alloc, gpu.memcpy, ..., gpu.binary) to calls of the CUDA runtime,
