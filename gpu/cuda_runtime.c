@@ -470,9 +470,11 @@ GiltStatus cuda_session_end_call(CudaSession *s, const CudaCall *call)
 
 GiltStatus cuda_session_timer_start(CudaSession *s)
 {
-  CUresult r = CUDA_SUCCESS;
+  CUresult r;
   const char *call = "cuEventCreate";
-  if (!s->start && (r = s->d->cuEventCreate(&s->start, 0)))
+  if ((r = s->d->cuCtxSetCurrent(s->context)))
+    call = "cuCtxSetCurrent";
+  else if (!s->start && (r = s->d->cuEventCreate(&s->start, 0)))
     s->start = NULL;
   else if (!s->end && (r = s->d->cuEventCreate(&s->end, 0)))
     s->end = NULL;

@@ -92,5 +92,18 @@ def have_cuda_gpu():
         return False
 
 
+def have_cuda_driver():
+    """True when libcuda.so.1 loads (an NVIDIA driver is installed), GPU or
+    not: tests of gjit's error without a driver are UNSUPPORTED then."""
+    probe = "import ctypes\nctypes.CDLL('libcuda.so.1')\n"
+    try:
+        return subprocess.run([sys.executable, "-c", probe], timeout=60,
+                              stderr=subprocess.DEVNULL).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+if have_cuda_driver():
+    config.available_features.add("cuda-driver")
 if have_cuda_gpu():
     config.available_features.add("cuda")
