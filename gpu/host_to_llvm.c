@@ -29,8 +29,10 @@
 ** the offset, then the sizes and the strides (i64), as MLIR passes a
 ** memref (without MLIR's second, aligned pointer); index is i64; other
 ** scalars their llvm type. Each value sits in an 8-byte slot of one stack
-** array, and the driver gets an array of pointers to the slots
-** (cuLaunchKernel's kernelParams). Vector arguments are refused.
+** array, zero-extended (a float's bits), so that a parameter the driver
+** reads wider than its type (an i1 as a byte or a word) reads zeros; the
+** driver gets an array of pointers to the slots (cuLaunchKernel's
+** kernelParams). Vector arguments are refused.
 **
 ** Not lowered, and reported: gpu.launch (outline it first), gpu.module (a
 ** module not serialized by gpu-module-to-binary), the ops of kernels.
@@ -172,6 +174,22 @@ static GiltValue *param(L2L *l, GiltOp *op, size_t i)
   }
 }
 
+/* v as the 64 bits of its slot: a pointer as it is, an integer
+** zero-extended, a float by its bits. */
+static GiltValue *widen(L2L *l, GiltValue *v)
+{
+  GiltType *t = gilt_value_get_type(v);
+  if (t->kind == GILT_TYPE_FLOAT) {
+    unsigned bits = (unsigned)gilt_type_get_storage_size(t) * 8;
+    GiltType *as_int = gilt_integer_type_get(l->ctx, bits, GILT_SIGNLESS);
+    v = l2l_cast(l, LLVM_OP_BITCAST, v, as_int);
+    t = as_int;
+  }
+  if (t->kind == GILT_TYPE_INTEGER && t->integer.width < 64)
+    v = l2l_cast(l, LLVM_OP_ZEXT, v, l->i64);
+  return v;
+}
+
 /* The kernelParams array of the launch: n pointers, each at an 8-byte
 ** slot holding parameter i. */
 static GiltValue *params(L2L *l, GiltOp *op, size_t n)
@@ -185,7 +203,8 @@ static GiltValue *params(L2L *l, GiltOp *op, size_t n)
   GiltValue *array = l2l_entry_alloca(l, llvm_struct_type(l->ctx, n, ptrs));
   for (size_t i = 0; i < n; i++) {
     GiltValue *slot = l2l_gep(l, l->i64, values, l2l_i64(l, (int64_t)i));
-    l2l_store(l, param(l, op, i), slot, 8);
+    GiltValue *value = widen(l, param(l, op, i));
+    l2l_store(l, value, slot, 8);
     GiltValue *at = l2l_gep(l, l->ptr, array, l2l_i64(l, (int64_t)i));
     l2l_store(l, slot, at, 8);
   }
