@@ -209,6 +209,13 @@ static void declare(L2L *l, const char *name, GiltType *fn_type)
 GiltValue *l2l_call_extern(L2L *l, const char *name, GiltType *result,
                            size_t n, GiltValue *const *operands)
 {
+  if (l->device) { /* no runtime, no C library on the GPU */
+    l2l_error(l, "it needs '%s' of the runtime or the C library, which "
+                 "device code cannot call",
+              name);
+    l->num_errors++;
+    return result ? l2l_poison(l, result) : NULL;
+  }
   GiltType *inputs[n + 1];
   for (size_t i = 0; i < n; i++)
     inputs[i] = gilt_value_get_type(operands[i]);
@@ -302,6 +309,12 @@ void l2l_check(L2L *l, GiltValue *ok, const char *message)
   GiltBlock *fail = l2l_block(l, 0, NULL), *next = l2l_block(l, 0, NULL);
   l2l_cond_br(l, ok, next, 0, NULL, fail, 0, NULL);
   l2l_set_block(l, fail);
+  if (l->device) { /* the launch fails; the host's CUDA call says so */
+    l2l_intrinsic(l, "llvm.trap", NULL, 0, NULL);
+    l2l_emit(l, LLVM_OP_UNREACHABLE, NULL, 0, NULL);
+    l2l_set_block(l, next);
+    return;
+  }
   /* The location as the interpreter's diagnostics print it: the ONNX
   ** node's name included. */
   GiltStrBuf where;
