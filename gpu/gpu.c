@@ -20,6 +20,7 @@
 #include "gilt/register.h"
 #include "ir/core.h"
 #include "ir/symbol_table.h"
+#include "transforms/loop_to_llvm/lowering.h"
 
 const GiltMemoryEffectsMethods gpu_recursive_effects = {.recursive = true};
 
@@ -248,10 +249,12 @@ GiltStatus gpu_verify_launch_func(GiltOp *op)
     return gilt_op_emit_error(op, "shared_bytes must not be negative");
   if (enclosing_kernel(op))
     return gilt_op_emit_error(op, "launches from the host only");
-  /* Serialized, the module's kernels are PTX text: nothing to check. */
+  /* Lowered (an llvm.func of the kernel ABI) or serialized (PTX text),
+  ** the kernel has no loop-level signature left to check against. */
   GiltAttr *root = gilt_symbol_ref_attr_get(
       gilt_op_get_context(op), gilt_symbol_ref_attr_get_root(ref), 0, NULL);
-  if (gpu_op_is(gilt_symbol_lookup_nearest(op, root), GPU_OP_BINARY))
+  if (gpu_op_is(gilt_symbol_lookup_nearest(op, root), GPU_OP_BINARY) ||
+      llvm_op_is(gilt_symbol_lookup_nearest(op, ref), LLVM_OP_FUNC))
     return GILT_SUCCESS;
   GiltOp *kernel = gpu_launch_func_get_kernel(op);
   if (!kernel || !is_kernel(kernel))

@@ -16,6 +16,8 @@
 
 GILT_INTERNAL extern const GiltDialectDef gilt_gpu_dialect;
 GILT_INTERNAL extern const GiltMemoryEffectsMethods gpu_recursive_effects;
+/* How the device ops lower in gpu-to-nvvm (to_nvvm.c). */
+GILT_INTERNAL extern const struct L2LLoweringMethods gpu_nvvm_lowering;
 
 /* The hooks the rows of gpu.def name. */
 #define GPU_HOOKS(X)                                                         \

@@ -32,9 +32,11 @@
 **     one thread: correct, slow; counted by the statistic
 **     `num-single-thread` so that what is left to map shows.
 ** A value that such a one-thread launch computes cannot reach the host:
-** it is reported. Memref arguments are copied to device buffers at entry;
-** memref results are copied back to host buffers before the return, and
-** the device buffers the function made and did not free are freed there.
+** it is reported. Memref arguments are copied to device buffers at entry
+** and, when the function may write them (any use but reads, through
+** views too), back before the return; memref results are copied to new
+** host buffers there, and the device buffers the function made and did
+** not free are freed.
 ** Every other memref value of the function becomes one of space 1.
 **
 ** Statistics: num-launches, num-single-thread.
@@ -311,6 +313,36 @@ static GiltValue *copy_of(Map *m, GiltType *t, GiltValue *from,
   return buf;
 }
 
+/* Whether anything may write the buffer v, or a view of it: any use but
+** reading elements, sizes or copying from it. */
+static bool may_write(GiltValue *v)
+{
+  for (GiltOperand *u = gilt_value_get_first_use(v); u;
+       u = gilt_operand_get_next_use(u)) {
+    GiltOp *op = u->owner;
+    switch (loop_op_id(op)) {
+    case LOOP_OP_LOAD:
+    case LOOP_OP_VECTOR_LOAD:
+    case LOOP_OP_DIM:
+      continue;
+    case LOOP_OP_MASKED_LOAD:
+      if (u - op->operands == 2)
+        continue;
+      return true;
+    case LOOP_OP_RESHAPE:
+    case LOOP_OP_SUBVIEW:
+      if (u - op->operands == 0 && !may_write(gilt_op_get_result(op, 0)))
+        continue;
+      return true;
+    default:
+      if (gpu_op_is(op, GPU_OP_MEMCPY) && u - op->operands == 1)
+        continue;
+      return true;
+    }
+  }
+  return false;
+}
+
 /* Each memref argument becomes a device copy of it, made at entry. */
 static void copy_arguments_in(Map *m, GiltBlock *entry, GiltPtrMap *to_free)
 {
@@ -375,14 +407,28 @@ static void collect_unfreed(GiltBlock *entry, GiltPtrMap *to_free)
   }
 }
 
-/* Memref results are copied into host buffers; then the device buffers
-** left are freed. */
+/* The device copies of the arguments the function may write are copied
+** back into them; memref results are copied into new host buffers; then
+** the device buffers left are freed. */
 static void copy_results_out(Map *m, GiltOp *func, GiltOp *ret,
                              GiltPtrMap *to_free)
 {
   GiltType *ft = gilt_func_get_type(func);
   m->g.loc = gilt_op_get_location(ret);
   gilt_builder_set_insertion_point_before(m->g.b, ret);
+  GiltBlock *entry = gilt_op_get_block(ret);
+  for (size_t i = 0; i < gilt_block_get_num_arguments(entry); i++) {
+    GiltValue *arg = gilt_block_get_argument(entry, i);
+    GiltOperand *u = gilt_value_get_first_use(arg);
+    /* The argument's remaining uses are its copy's and its sizes'. */
+    for (; u && !gpu_op_is(u->owner, GPU_OP_MEMCPY);
+         u = gilt_operand_get_next_use(u))
+      ;
+    if (!u || !may_write(gilt_op_get_operand(u->owner, 0)))
+      continue;
+    GiltValue *ops[2] = {arg, gilt_op_get_operand(u->owner, 0)};
+    gpu_build(&m->g, "gpu.memcpy", NULL, 2, ops, 0, NULL, 0);
+  }
   for (size_t i = 0; i < gilt_op_get_num_operands(ret); i++) {
     GiltValue *v = gilt_op_get_operand(ret, i);
     GiltType *t = ft->func.types[ft->func.num_inputs + i];
@@ -390,7 +436,6 @@ static void copy_results_out(Map *m, GiltOp *func, GiltOp *ret,
       gilt_op_set_operand(ret, i, copy_of(m, t, v, "loop.alloc"));
   }
   /* In the order the buffers were made, whatever the map's order. */
-  GiltBlock *entry = gilt_op_get_block(ret);
   for (GiltOp *op = gilt_block_get_first_op(entry); op; op = gilt_op_get_next(op))
     if (gpu_op_is(op, GPU_OP_ALLOC) &&
         gilt_ptr_map_get(to_free, gilt_op_get_result(op, 0), NULL)) {

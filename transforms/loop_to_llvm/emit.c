@@ -209,6 +209,13 @@ static void declare(L2L *l, const char *name, GiltType *fn_type)
 GiltValue *l2l_call_extern(L2L *l, const char *name, GiltType *result,
                            size_t n, GiltValue *const *operands)
 {
+  if (l->device) { /* no runtime, no C library on the GPU */
+    l2l_error(l, "it needs '%s' of the runtime or the C library, which "
+                 "device code cannot call",
+              name);
+    l->num_errors++;
+    return result ? l2l_poison(l, result) : NULL;
+  }
   GiltType *inputs[n + 1];
   for (size_t i = 0; i < n; i++)
     inputs[i] = gilt_value_get_type(operands[i]);
@@ -333,6 +340,12 @@ static GiltBlock *unless(L2L *l, GiltValue *ok)
 void l2l_check(L2L *l, GiltValue *ok, const char *message)
 {
   GiltBlock *next = unless(l, ok);
+  if (l->device) { /* the launch fails; the host's CUDA call says so */
+    l2l_intrinsic(l, "llvm.trap", NULL, 0, NULL);
+    l2l_emit(l, LLVM_OP_UNREACHABLE, NULL, 0, NULL);
+    l2l_set_block(l, next);
+    return;
+  }
   GiltValue *args[2];
   args[0] = l2l_string(l, message);
   args[1] = l2l_location(l);

@@ -19,6 +19,14 @@
 ** memory.c (descriptors and buffers), arith.c (scalar arithmetic), cast.c,
 ** vector.c, control.c (loops, branches, asserts), parallel.c (loop.parallel
 ** outlined for the runtime's parallel-for).
+**
+** Device mode (gpu-to-nvvm, gpu/to_nvvm.c) runs the same walk over the
+** kernels of a gpu.module, for NVPTX: there is no runtime to call there,
+** so a failed run-time check traps (llvm.trap: the launch fails and the
+** host's CUDA call reports it) instead of calling gilt_rt_fail, a nested
+** loop.parallel runs as sequential loops in its thread, and what would
+** call the runtime or the C library (allocation, weights, calls, math
+** without an NVPTX instruction) is reported at its location.
 */
 #ifndef GILT_TRANSFORMS_LOOP_TO_LLVM_LOWERING_H
 #define GILT_TRANSFORMS_LOOP_TO_LLVM_LOWERING_H
@@ -50,12 +58,20 @@ typedef struct L2L {
   GiltPtrMap strings; /* interned text -> number of its string global */
   unsigned num_strings;
   size_t num_errors;
+  bool device; /* lowering kernels for NVPTX (see above) */
   GiltType *i1, *i8, *i32, *i64, *f32, *ptr;
 } L2L;
 
 GILT_INTERNAL extern const GiltPassDef gilt_loop_to_llvm_pass;
 
 /* ---- pass.c: types, values, the walk ---------------------------------------- */
+
+/* A lowering for `module`'s ops (a builtin.module, or a gpu.module in
+** device mode), building the new symbols apart until l2l_swap_in. */
+GILT_INTERNAL void l2l_init(L2L *l, GiltContext *ctx, GiltOp *module);
+GILT_INTERNAL void l2l_finish(L2L *l);
+/* Replaces the ops of `body` that are not llvm ops by the lowered ones. */
+GILT_INTERNAL void l2l_swap_in(L2L *l, GiltBlock *body);
 
 /* The llvm type of a loop-level value type: index -> i64, memref -> its
 ** descriptor struct, vectors lane by lane; NULL when it has none (an 8-bit
@@ -159,11 +175,13 @@ GILT_INTERNAL GiltValue *l2l_any(L2L *l, GiltValue *cond);
 
 typedef GiltStatus (*L2LLowerFn)(L2L *l, GiltOp *op);
 
-/* How ops of other dialects join the walk: an op that implements this
-** interface (attached by its dialect as an external model, as
-** gpu/host_to_llvm.c does for the gpu dialect's host ops) is lowered by
-** `lower`, in a function like the families below, or at module level,
-** where it adds module-level ops (l2l_add_symbol). */
+/* An op of another dialect lowers itself when it implements this
+** interface (MLIR's ConvertToLLVMOpInterface), attached by its dialect as
+** an external model: `lower` builds its llvm ops at l->b and maps its
+** results, as the families below do. An op at module level is called
+** with no insertion point and adds what it makes with l2l_add_symbol.
+** The gpu dialect implements it for its device ops (gpu/to_nvvm.c) and
+** its host ops (gpu/host_to_llvm.c). */
 typedef struct L2LLoweringMethods {
   L2LLowerFn lower;
 } L2LLoweringMethods;

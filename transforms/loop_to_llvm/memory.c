@@ -387,6 +387,9 @@ void l2l_lower_global(L2L *l, GiltOp *op)
 
 static GiltStatus lower_get_global(L2L *l, GiltOp *op)
 {
+  if (l->device)
+    return l2l_error(l, "a kernel reads weights through its arguments "
+                        "(gpu-map-parallel makes them gpu.device_global)");
   GiltType *t = gilt_value_get_type(gilt_op_get_result(op, 0));
   size_t rank = t->shaped.rank;
   GiltValue *sizes[rank + 1], *strides[rank + 1];
