@@ -50,6 +50,14 @@ if os.path.isdir(shared_models):
     config.substitutions.append(("%shared_models", shared_models))
     config.available_features.add("shared-models")
 
+# The fake CUDA driver of the unit tests (test/unit/fake_cuda/), which
+# `make check-lit` builds: gjit --device=cuda runs a model's host code on
+# it through GILT_CUDA_LIBRARY, on machines with no GPU.
+fake_cuda = os.path.join(config.gilt_obj_root, "test", "unit", "libfakecuda.so")
+if os.path.exists(fake_cuda):
+    config.substitutions.append(("%fake_cuda", fake_cuda))
+    config.available_features.add("fake-cuda")
+
 # Our tools first, then LLVM's (FileCheck, not, count, llvm-symbolizer).
 config.environment["PATH"] = os.pathsep.join(
     [config.gilt_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")]

@@ -7,11 +7,17 @@
 **
 ** "Device memory" is host memory (malloc), so copies really copy. The
 ** environment steers it: FAKE_CUDA_FAIL=NAME=CODE makes the function NAME
-** return CODE (cuModuleLoadDataEx also writes a compiler log), and
-** FAKE_CUDA_DEVICES=N sets the device count (default 1). The fake_*
-** counters let the test see what the runtime asked for. It is no model of
-** the driver beyond that: no streams run, no kernel runs.
+** return CODE (cuModuleLoadDataEx also writes a compiler log),
+** FAKE_CUDA_DEVICES=N sets the device count (default 1), and with
+** FAKE_CUDA_TRACE set the calls that move data or launch are traced on
+** stderr (`fake-cuda: cuLaunchKernel main_kernel_0 grid 1x1x1 ...`), so
+** that a lit test follows a whole model's host code through gjit
+** (test/lit/gjit/gpu-fake-driver.test). The fake_* counters let the unit
+** test see what the runtime asked for. It is no model of the driver
+** beyond that: no streams run, no kernel runs (device memory keeps what
+** was copied into it).
 */
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +36,20 @@ int fake_live_allocations, fake_module_loads, fake_function_lookups;
 int fake_launches, fake_context_retains;
 unsigned fake_last_grid[3], fake_last_block[3], fake_last_shared;
 int64_t fake_last_param0;
+
+/* One line on stderr under FAKE_CUDA_TRACE. */
+static void trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void trace(const char *fmt, ...)
+{
+  if (!getenv("FAKE_CUDA_TRACE"))
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("fake-cuda: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
 
 /* CODE when FAKE_CUDA_FAIL names `fn`, else 0. */
 static CUresult result(const char *fn)
@@ -145,6 +165,8 @@ CUresult cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned n,
   if (!r) {
     *m = (CUmodule)&module;
     fake_module_loads++;
+    trace("cuModuleLoadDataEx %s", strstr(image, ".entry") ? "(kernels)"
+                                                           : "(no kernel)");
   }
   return r;
 }
@@ -156,12 +178,15 @@ CUresult cuModuleUnload(CUmodule m)
   return result("cuModuleUnload");
 }
 
-static char functions[64];
+/* A function handle is its name's slot, so a launch can name it. */
+static char functions[256][64];
 
 CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
 {
   (void)m;
-  *f = (CUfunction)&functions[strlen(name) % sizeof functions];
+  char *slot = functions[fake_function_lookups % 256];
+  snprintf(slot, sizeof functions[0], "%s", name);
+  *f = (CUfunction)slot;
   fake_function_lookups++;
   return result("cuModuleGetFunction");
 }
@@ -173,6 +198,7 @@ CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes)
     return r;
   *p = (CUdeviceptr)(uintptr_t)malloc(bytes);
   fake_live_allocations++;
+  trace("cuMemAlloc_v2 %zu bytes", bytes);
   return 0;
 }
 
@@ -180,24 +206,28 @@ CUresult cuMemFree_v2(CUdeviceptr p)
 {
   free((void *)(uintptr_t)p);
   fake_live_allocations--;
+  trace("cuMemFree_v2");
   return result("cuMemFree_v2");
 }
 
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
 {
   memcpy((void *)(uintptr_t)dst, src, n);
+  trace("cuMemcpyHtoD_v2 %zu bytes", n);
   return result("cuMemcpyHtoD_v2");
 }
 
 CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
 {
   memcpy(dst, (void *)(uintptr_t)src, n);
+  trace("cuMemcpyDtoH_v2 %zu bytes", n);
   return result("cuMemcpyDtoH_v2");
 }
 
 CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n)
 {
   memcpy((void *)(uintptr_t)dst, (void *)(uintptr_t)src, n);
+  trace("cuMemcpyDtoD_v2 %zu bytes", n);
   return result("cuMemcpyDtoD_v2");
 }
 
@@ -206,7 +236,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
                         unsigned shared, CUstream stream, void **params,
                         void **extra)
 {
-  (void)f, (void)stream, (void)extra;
+  (void)stream, (void)extra;
   CUresult r = result("cuLaunchKernel");
   if (r)
     return r;
@@ -214,7 +244,10 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
   fake_last_grid[0] = gx, fake_last_grid[1] = gy, fake_last_grid[2] = gz;
   fake_last_block[0] = bx, fake_last_block[1] = by, fake_last_block[2] = bz;
   fake_last_shared = shared;
-  memcpy(&fake_last_param0, params[0], sizeof fake_last_param0);
+  if (params)
+    memcpy(&fake_last_param0, params[0], sizeof fake_last_param0);
+  trace("cuLaunchKernel %s grid %ux%ux%u block %ux%ux%u shared %u",
+        (const char *)f, gx, gy, gz, bx, by, bz, shared);
   return 0;
 }
 
