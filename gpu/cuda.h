@@ -107,7 +107,8 @@ GILT_INTERNAL GiltStatus cuda_session_begin_call(CudaSession *s,
 GILT_INTERNAL GiltStatus cuda_session_end_call(CudaSession *s,
                                                const CudaCall *call);
 
-/* Records the start of a timed interval on the session's stream. */
+/* Records the start of a timed interval on the session's stream (its
+** context made current in the calling thread first). */
 GILT_INTERNAL GiltStatus cuda_session_timer_start(CudaSession *s);
 /* Records its end, waits for it and gives the device time in between in
 ** *ms (CUDA events: the GPU's clock, what the stream did). */
