@@ -69,7 +69,7 @@ static const struct {
 
 /* The pass that lowers the host code, last in the GPU pipeline: the PTX
 ** is dumped before it, from the gpu.binary ops it lowers. */
-#define HOST_LOWERING ",loop-to-llvm"
+#define HOST_LOWERING "loop-to-llvm"
 
 static const GiltModelOptions default_options = GILT_MODEL_OPTIONS_DEFAULT;
 
@@ -231,8 +231,10 @@ GiltStatus gilt_model_lower(GiltOp *module, const GiltModelOptions *opts)
   if (check_options(gilt_op_get_location(module), opts))
     return GILT_FAILURE;
   const char *pipeline = pipeline_of(opts);
-  size_t n = strlen(pipeline), k = strlen(HOST_LOWERING);
-  if (!opts->dump_ptx || n <= k || strcmp(pipeline + n - k, HOST_LOWERING)) {
+  size_t n = strlen(pipeline), k = strlen(HOST_LOWERING) + 1;
+  bool last = n > k && pipeline[n - k] == ',' &&
+              !strcmp(pipeline + n - k + 1, HOST_LOWERING);
+  if (!opts->dump_ptx || !last) {
     GiltStatus status = run_pipeline(module, opts, pipeline);
     if (status == GILT_SUCCESS && opts->dump_ptx)
       dump_ptx(module, opts);
@@ -248,7 +250,7 @@ GiltStatus gilt_model_lower(GiltOp *module, const GiltModelOptions *opts)
   free(head);
   if (status == GILT_SUCCESS) {
     dump_ptx(module, opts);
-    status = run_pipeline(module, opts, HOST_LOWERING + 1);
+    status = run_pipeline(module, opts, HOST_LOWERING);
   }
   return status;
 }
