@@ -15,6 +15,7 @@ void gilt_register_all_dialects(GiltContext *ctx)
   gilt_register_graph_dialect(ctx);
   gilt_register_loop_dialect(ctx);
   gilt_register_llvm_dialect(ctx);
+  gilt_register_gpu_dialect(ctx);
 }
 
 void gilt_register_all_passes(GiltContext *ctx)
@@ -23,6 +24,8 @@ void gilt_register_all_passes(GiltContext *ctx)
   gilt_register_graph_passes(ctx);
   gilt_register_loop_passes(ctx);
   gilt_register_conversion_passes(ctx);
+  gilt_register_gpu_passes(ctx);
+  gilt_register_gpu_host_lowering(ctx);
 }
 
 void gilt_register_everything(GiltContext *ctx)

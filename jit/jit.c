@@ -16,6 +16,11 @@
 ** an aligned copy the module owns when they are not (ONNX raw_data lies
 ** at any offset of a mapped file). So a model's weights are in memory
 ** once or twice, never in LLVM's constants and again in an object file.
+**
+** A module whose host code calls the CUDA runtime (gpu/cuda.h: what
+** `gjit --device=cuda` compiles) gets a CUDA session at its first call,
+** not when it is compiled, so that compiling needs no GPU; each call
+** makes it current as it installs the thread pool.
 */
 #include "jit/jit.h"
 
@@ -25,6 +30,7 @@
 #include <string.h>
 
 #include "gilt/dialect.h"
+#include "gpu/cuda.h"
 #include "jit/abi.h"
 #include "jit/block_cache.h"
 #include "jit/call.h"
@@ -46,6 +52,8 @@ struct GiltJitModule {
   size_t num_entries, cap_entries;
   void **weight_copies; /* aligned copies of misaligned weights */
   size_t num_weight_copies;
+  bool uses_cuda;       /* its code calls gpu/cuda.h's functions */
+  CudaSession *cuda;    /* created at the first call */
 };
 
 static const GiltJitOptions default_options = GILT_JIT_OPTIONS_DEFAULT;
@@ -195,7 +203,8 @@ GiltStatus jit_module_add_entry(GiltJitModule *jm, const char *name,
 /* ---- the public API -------------------------------------------------------------- */
 
 
-/* Every llvm.func that records its loop-level type becomes an entry. */
+/* Every llvm.func that records its loop-level type becomes an entry; a
+** declaration of the CUDA runtime's makes the module need a session. */
 static GiltStatus add_entries(GiltJitModule *jm, GiltOp *module)
 {
   GiltBlock *body = gilt_module_get_body(module);
@@ -203,7 +212,12 @@ static GiltStatus add_entries(GiltJitModule *jm, GiltOp *module)
        op = gilt_op_get_next(op)) {
     GiltAttr *type = gilt_op_get_attr(op, GILT_ABI_ENTRY_TYPE_ATTR);
     GiltAttr *name = gilt_op_get_attr(op, "sym_name");
-    if (strcmp(gilt_op_get_name(op), "llvm.func") != 0 || !type || !name)
+    if (strcmp(gilt_op_get_name(op), "llvm.func") != 0 || !name)
+      continue;
+    const char *sym = gilt_string_attr_get_value(name, NULL);
+    if (!strncmp(sym, GILT_CUDA_PREFIX, strlen(GILT_CUDA_PREFIX)))
+      jm->uses_cuda = true;
+    if (!type)
       continue;
     GiltType *fn_type = gilt_attr_get_kind(type) == GILT_ATTR_TYPE
                             ? gilt_type_attr_get_value(type)
@@ -213,8 +227,7 @@ static GiltStatus add_entries(GiltJitModule *jm, GiltOp *module)
                          GILT_ABI_ENTRY_TYPE_ATTR);
       return GILT_FAILURE;
     }
-    if (jit_module_add_entry(jm, gilt_string_attr_get_value(name, NULL),
-                             fn_type, gilt_op_get_location(op)))
+    if (jit_module_add_entry(jm, sym, fn_type, gilt_op_get_location(op)))
       return GILT_FAILURE;
   }
   return GILT_SUCCESS;
@@ -260,11 +273,31 @@ GiltStatus gilt_jit_call(GiltJitModule *jm, const char *function,
     gilt_emit_error(jm->loc, "no compiled entry is named '%s'", function);
     return GILT_FAILURE;
   }
+  CudaCall cuda_call;
+  if (jm->uses_cuda && !jm->cuda && !(jm->cuda = cuda_session_create(jm->loc)))
+    return GILT_FAILURE;
+  if (jm->cuda && cuda_session_begin_call(jm->cuda, &cuda_call))
+    return GILT_FAILURE;
   JitThreadPool *outer = jit_runtime_set_pool(jm->pool);
   GiltStatus s = jit_call_run(e->call, e->address, e->loc, num_inputs, inputs,
                               num_outputs, outputs);
   jit_runtime_set_pool(outer);
+  /* A failure the stream reported after the results were copied back
+  ** fails the call all the same: no result of it can be trusted. */
+  if (jm->cuda && cuda_session_end_call(jm->cuda, &cuda_call) && !s) {
+    for (size_t i = 0; i < *num_outputs; i++)
+      gilt_tensor_destroy((*outputs)[i]);
+    free(*outputs);
+    *num_outputs = 0;
+    *outputs = NULL;
+    s = GILT_FAILURE;
+  }
   return s;
+}
+
+struct CudaSession *jit_module_get_cuda(GiltJitModule *jm)
+{
+  return jm->cuda;
 }
 
 size_t gilt_jit_get_num_threads(const GiltJitModule *jm)
@@ -282,6 +315,7 @@ void gilt_jit_destroy(GiltJitModule *jm)
   }
   free(jm->entries);
   jit_threadpool_destroy(jm->pool);
+  cuda_session_destroy(jm->cuda); /* after the last call, before the code */
   jit_orc_destroy(jm->orc, jm->loc);
   /* Buffers its calls left for reuse are the process's business again. */
   jit_block_release_all();

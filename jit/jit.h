@@ -41,4 +41,8 @@ GILT_INTERNAL GiltStatus jit_module_add_entry(GiltJitModule *jm,
                                               GiltType *fn_type,
                                               GiltLocation *loc);
 
+/* The CUDA session of jm (gpu/cuda.h), NULL until a call of a module
+** compiled for CUDA created it. Borrowed. */
+GILT_INTERNAL struct CudaSession *jit_module_get_cuda(GiltJitModule *jm);
+
 #endif /* GILT_JIT_JIT_H */

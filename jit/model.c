@@ -15,6 +15,12 @@
 ** The names of a model's inputs and outputs are not types, so no pass
 ** keeps them: they are read before the pipeline (an argument's name
 ** location, an ONNX graph's output names) and stored in cache entries.
+**
+** A model for CUDA takes the GPU pipeline and is compiled by the same JIT
+** (its host code calls the CUDA runtime, gpu/cuda.h); the driver and a
+** device are checked before anything else, unless it is compiled only,
+** so that a machine without them fails at once and clearly. It is never
+** cached: the cache holds CPU code.
 */
 #include "jit/model.h"
 
@@ -27,6 +33,7 @@
 #include "gilt/interpreter.h"
 #include "gilt/llvm.h"
 #include "gilt/remarks.h"
+#include "gpu/cuda.h"
 #include "ir/core.h"
 
 /* From a model on tensors to loops: shapes first, constant subgraphs
@@ -43,6 +50,28 @@
   "loop-invariant-code-motion,"                                           \
   "loop-buffer-deallocation,symbol-dce"
 
+/* For CUDA: the loop level as on the CPU, then each parallel loop nest a
+** grid of threads, outlined into a kernel of the function's gpu.module,
+** the kernels lowered to the llvm dialect with NVVM intrinsics and
+** compiled to PTX for `chip`, and the host code, launches included,
+** lowered as on the CPU (docs/gpu.md). */
+#define GPU_PIPELINE(chip)                                                \
+  LOOP_PIPELINE ",gpu-map-parallel,gpu-outline-kernels,canonicalize,"     \
+                "gpu-to-nvvm,gpu-module-to-binary{chip=" chip "},"        \
+                "loop-to-llvm"
+
+/* The architectures gilt compiles for. */
+static const struct {
+  const char *arch, *pipeline;
+} gpu_pipelines[] = {
+    {"sm_80", GPU_PIPELINE("sm_80")},
+    {"sm_90", GPU_PIPELINE("sm_90")},
+};
+
+/* The pass that lowers the host code, last in the GPU pipeline: the PTX
+** is dumped before it, from the gpu.binary ops it lowers. */
+#define HOST_LOWERING "loop-to-llvm"
+
 static const GiltModelOptions default_options = GILT_MODEL_OPTIONS_DEFAULT;
 
 double model_now_ms(void)
@@ -57,9 +86,40 @@ const char *gilt_model_default_pipeline(bool interpret)
   return interpret ? LOOP_PIPELINE : LOOP_PIPELINE ",loop-to-llvm";
 }
 
+const char *gilt_model_default_pipeline_for(const GiltModelOptions *o)
+{
+  if (o->device != GILT_DEVICE_CUDA)
+    return gilt_model_default_pipeline(o->interpret);
+  const char *arch = o->gpu_arch ? o->gpu_arch : "sm_80";
+  for (size_t i = 0; i < sizeof gpu_pipelines / sizeof *gpu_pipelines; i++)
+    if (!strcmp(gpu_pipelines[i].arch, arch))
+      return gpu_pipelines[i].pipeline;
+  return NULL;
+}
+
+/* The pipeline opts ask for: NULL only for a GPU architecture gilt does
+** not know, which check_options reports. */
 static const char *pipeline_of(const GiltModelOptions *o)
 {
-  return o->pipeline ? o->pipeline : gilt_model_default_pipeline(o->interpret);
+  return o->pipeline ? o->pipeline : gilt_model_default_pipeline_for(o);
+}
+
+/* Reports at loc an option that makes no sense, or one with no meaning
+** together with another. */
+static GiltStatus check_options(GiltLocation *loc, const GiltModelOptions *o)
+{
+  if (o->device != GILT_DEVICE_CPU && o->device != GILT_DEVICE_CUDA)
+    gilt_emit_error(loc, "no device %d", (int)o->device);
+  else if (o->device == GILT_DEVICE_CUDA && o->interpret)
+    gilt_emit_error(loc, "the interpreter runs on the CPU: a model for "
+                         "CUDA is compiled");
+  else if (!pipeline_of(o))
+    gilt_emit_error(loc, "no GPU architecture '%s': gilt compiles for "
+                         "sm_80 and sm_90",
+                    o->gpu_arch);
+  else
+    return GILT_SUCCESS;
+  return GILT_FAILURE;
 }
 
 static bool has_suffix(const char *s, const char *suffix)
@@ -136,18 +196,63 @@ GiltOp *gilt_model_find_function(GiltOp *module, const char *name)
   return NULL;
 }
 
-GiltStatus gilt_model_lower(GiltOp *module, const GiltModelOptions *opts)
+static GiltStatus run_pipeline(GiltOp *module, const GiltModelOptions *opts,
+                               const char *pipeline)
 {
-  if (!opts)
-    opts = &default_options;
   GiltPassManager *pm = gilt_pass_manager_create(gilt_op_get_context(module));
   gilt_pass_manager_enable_verifier(pm, true);
   if (opts->print_ir)
     gilt_pass_manager_enable_ir_printing(pm, opts->print_ir);
-  GiltStatus status = gilt_pass_manager_add_pipeline(pm, pipeline_of(opts));
+  GiltStatus status = gilt_pass_manager_add_pipeline(pm, pipeline);
   if (status == GILT_SUCCESS)
     status = gilt_pass_manager_run(pm, module);
   gilt_pass_manager_destroy(pm);
+  return status;
+}
+
+/* Gives opts->dump_ptx the PTX of every gpu.binary of the module. */
+static void dump_ptx(GiltOp *module, const GiltModelOptions *opts)
+{
+  for (GiltOp *op = gilt_block_get_first_op(gilt_module_get_body(module));
+       op; op = gilt_op_get_next(op)) {
+    GiltAttr *ptx = gilt_op_get_attr(op, "ptx");
+    size_t len;
+    if (!strcmp(gilt_op_get_name(op), "gpu.binary") && ptx &&
+        gilt_attr_get_kind(ptx) == GILT_ATTR_STRING) {
+      const char *text = gilt_string_attr_get_value(ptx, &len);
+      opts->dump_ptx(text, len, opts->dump_ptx_user);
+    }
+  }
+}
+
+GiltStatus gilt_model_lower(GiltOp *module, const GiltModelOptions *opts)
+{
+  if (!opts)
+    opts = &default_options;
+  if (check_options(gilt_op_get_location(module), opts))
+    return GILT_FAILURE;
+  const char *pipeline = pipeline_of(opts);
+  size_t n = strlen(pipeline), k = strlen(HOST_LOWERING) + 1;
+  bool last = n > k && pipeline[n - k] == ',' &&
+              !strcmp(pipeline + n - k + 1, HOST_LOWERING);
+  if (!opts->dump_ptx || !last) {
+    GiltStatus status = run_pipeline(module, opts, pipeline);
+    if (status == GILT_SUCCESS && opts->dump_ptx)
+      dump_ptx(module, opts);
+    return status;
+  }
+  /* The PTX is gone once the host code is lowered: dump it before. */
+  char *head = malloc(n - k + 1);
+  if (!head)
+    return gilt_op_emit_error(module, "out of memory");
+  memcpy(head, pipeline, n - k);
+  head[n - k] = '\0';
+  GiltStatus status = run_pipeline(module, opts, head);
+  free(head);
+  if (status == GILT_SUCCESS) {
+    dump_ptx(module, opts);
+    status = run_pipeline(module, opts, HOST_LOWERING);
+  }
   return status;
 }
 
@@ -311,6 +416,21 @@ static GiltStatus finish(GiltModel *m, GiltOp *module, GiltAttr *output_names,
   return finish_lowered(m, module, o);
 }
 
+/* Takes the device choice of `o` into m, after checking the options and,
+** for a model that will run on CUDA, that the driver and a device are
+** there; reports at loc. */
+static GiltStatus choose_device(GiltModel *m, GiltLocation *loc,
+                                const GiltModelOptions *o)
+{
+  m->device = o->device;
+  m->compile_only = o->compile_only;
+  if (check_options(loc, o))
+    return GILT_FAILURE;
+  if (o->device == GILT_DEVICE_CUDA && !o->compile_only)
+    return cuda_check_available(loc);
+  return GILT_SUCCESS;
+}
+
 GiltModel *gilt_model_create(GiltContext *ctx, const char *path,
                              const GiltModelOptions *opts)
 {
@@ -318,10 +438,15 @@ GiltModel *gilt_model_create(GiltContext *ctx, const char *path,
   GiltModel *m = model_alloc(ctx, path);
   if (!m)
     return NULL;
+  if (choose_device(m, gilt_location_name_get(ctx, path, NULL), o)) {
+    gilt_model_destroy(m);
+    return NULL;
+  }
   /* A run that prints IR or remarks shows the passes, which a cached
   ** model skips. */
   if (o->cache_dir && *o->cache_dir && !o->interpret && !o->print_ir &&
-      !o->dump_llvm && !gilt_context_wants_remarks(ctx))
+      !o->dump_llvm && !gilt_context_wants_remarks(ctx) &&
+      o->device == GILT_DEVICE_CPU)
     m->cache = model_cache_open(ctx, path, o->cache_dir, pipeline_of(o),
                                 o->opt_level);
   if (m->cache && load_cached(m, o))
@@ -343,9 +468,11 @@ GiltModel *gilt_model_create(GiltContext *ctx, const char *path,
 GiltModel *gilt_model_create_from_module(GiltOp *module,
                                          const GiltModelOptions *opts)
 {
+  const GiltModelOptions *o = opts ? opts : &default_options;
   GiltModel *m = model_alloc(gilt_op_get_context(module), NULL);
-  if (!m || finish(m, module, NULL, opts ? opts : &default_options)) {
-    if (!m)
+  bool ready = m && !choose_device(m, gilt_op_get_location(module), o);
+  if (!ready || finish(m, module, NULL, o)) {
+    if (!ready)
       gilt_op_destroy(module);
     gilt_model_destroy(m);
     return NULL;
@@ -393,6 +520,13 @@ GiltStatus gilt_model_call(GiltModel *m, size_t num_inputs,
                            GiltTensor *const *inputs, size_t *num_outputs,
                            GiltTensor ***outputs)
 {
+  if (m->compile_only) {
+    *num_outputs = 0;
+    *outputs = NULL;
+    gilt_emit_error(m->loc, "the model was compiled only (compile_only): "
+                            "nothing runs it");
+    return GILT_FAILURE;
+  }
   if (m->jm)
     return gilt_jit_call(m->jm, m->function, num_inputs, inputs, num_outputs,
                          outputs);

@@ -31,6 +31,8 @@ struct GiltModel {
   GiltJitModule *jm; /* compiled; NULL interpreted */
   GiltOp *module;    /* interpreted: the loop-level module */
   ModelCache *cache; /* the entry jm runs from, when loaded from one */
+  GiltDevice device; /* where jm's code runs */
+  bool compile_only; /* nothing may call it */
   double phase_ms[MODEL_NUM_PHASES];
 };
 

@@ -9,11 +9,17 @@
 ** after one warm-up call that is not counted (first-touch page faults,
 ** the thread pool waking, caches); the report gives the median and the
 ** minimum, the two numbers that mean something on a shared machine, and
-** the maximum. Peak memory is getrusage's ru_maxrss: the whole process,
+** the maximum. On CUDA a call is timed by CUDA events recorded on the
+** model's stream before and after it (the GPU's clock: kernels and
+** copies, not the host's work around them), as trtexec times a GPU.
+** Peak memory is getrusage's ru_maxrss: the whole process,
 ** so it includes LLVM and the imported weights. This is a measurement,
 ** not a test: nothing here judges a number.
 */
 #include "jit/model.h"
+
+#include "gpu/cuda.h"
+#include "jit/jit.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -56,8 +62,31 @@ static void fill_report(const GiltModel *m, const double *ms, size_t n,
       .max_ms = ms[n - 1],
       /* ru_maxrss is in KiB on Linux. */
       .peak_rss_mb = (double)ru.ru_maxrss / 1024.0,
+      .device = m->device == GILT_DEVICE_CUDA ? "cuda" : "cpu",
   };
   r->compile_ms = r->import_ms + r->pipeline_ms + r->jit_ms;
+}
+
+/* One call, its time in *ms unless ms is NULL: wall time, or on CUDA the
+** device time between events (the session exists after the first call,
+** which is never timed). */
+static GiltStatus timed_call(GiltModel *m, double *ms, size_t num_inputs,
+                             GiltTensor *const *inputs, size_t *num_outputs,
+                             GiltTensor ***outputs)
+{
+  struct CudaSession *cuda = m->jm ? jit_module_get_cuda(m->jm) : NULL;
+  if (ms && cuda) {
+    GiltStatus status = cuda_session_timer_start(cuda);
+    if (status == GILT_SUCCESS)
+      status = gilt_model_call(m, num_inputs, inputs, num_outputs, outputs);
+    return status ? status : cuda_session_timer_stop(cuda, ms);
+  }
+  double start = model_now_ms();
+  GiltStatus status =
+      gilt_model_call(m, num_inputs, inputs, num_outputs, outputs);
+  if (ms)
+    *ms = model_now_ms() - start;
+  return status;
 }
 
 GiltStatus gilt_model_benchmark(GiltModel *m, size_t num_inputs,
@@ -81,10 +110,8 @@ GiltStatus gilt_model_benchmark(GiltModel *m, size_t num_inputs,
     free_outputs(*num_outputs, *outputs);
     *num_outputs = 0;
     *outputs = NULL;
-    double start = model_now_ms();
-    status = gilt_model_call(m, num_inputs, inputs, num_outputs, outputs);
-    if (i > 0)
-      ms[i - 1] = model_now_ms() - start;
+    status = timed_call(m, i > 0 ? &ms[i - 1] : NULL, num_inputs, inputs,
+                        num_outputs, outputs);
   }
   if (status == GILT_SUCCESS) {
     qsort(ms, runs, sizeof *ms, compare_ms);
@@ -120,8 +147,9 @@ void gilt_model_benchmark_format_json(const GiltModelBenchmark *r,
       ", \"backend\": \"%s\", \"threads\": %zu, \"compile_ms\": %.3f, "
       "\"import_ms\": %.3f, \"pipeline_ms\": %.3f, \"jit_ms\": %.3f, "
       "\"warmup_runs\": %zu, \"runs\": %zu, \"median_ms\": %.4f, "
-      "\"min_ms\": %.4f, \"max_ms\": %.4f, \"peak_rss_mb\": %.1f}\n",
+      "\"min_ms\": %.4f, \"max_ms\": %.4f, \"peak_rss_mb\": %.1f, "
+      "\"device\": \"%s\"}\n",
       r->backend, r->threads, r->compile_ms, r->import_ms, r->pipeline_ms,
       r->jit_ms, r->warmup_runs, r->runs, r->median_ms, r->min_ms,
-      r->max_ms, r->peak_rss_mb);
+      r->max_ms, r->peak_rss_mb, r->device ? r->device : "cpu");
 }

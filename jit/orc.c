@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu/cuda.h"
 #include "jit/abi.h"
 
 struct JitOrc {
@@ -67,7 +68,7 @@ typedef struct RuntimeSymbol {
   void (*address)(void);
 } RuntimeSymbol;
 
-/* What compiled code may call: abi.h, then the libm functions the
+/* What compiled code may call: abi.h, gpu/cuda.h, then the libm functions the
 ** lowering of the math ops uses (and their double versions), then the
 ** memory functions LLVM emits for llvm.memcpy and friends. Cast through
 ** a function pointer type: ISO C has no object pointer to a function. */
@@ -78,6 +79,9 @@ static const RuntimeSymbol runtime_symbols[] = {
     SYM(gilt_rt_free), SYM(gilt_rt_fail),
     SYM(gilt_rt_last_error), SYM(gilt_rt_parallel_for),
     SYM(gilt_rt_profile_begin), SYM(gilt_rt_profile_end),
+    SYM(gilt_cuda_alloc), SYM(gilt_cuda_free), SYM(gilt_cuda_memcpy),
+    SYM(gilt_cuda_device_global), SYM(gilt_cuda_function),
+    SYM(gilt_cuda_launch),
     SYM(expf), SYM(exp), SYM(exp2f), SYM(exp2), SYM(expm1f), SYM(expm1),
     SYM(logf), SYM(log), SYM(log2f), SYM(log2), SYM(log10f), SYM(log10),
     SYM(log1pf), SYM(log1p), SYM(powf), SYM(pow), SYM(sqrtf), SYM(sqrt),

@@ -302,6 +302,21 @@ static GiltRegion *body_of(GiltOp *fn)
   return gilt_op_get_region(fn, 0);
 }
 
+/* `cconv`: none (C's) or "ptx_kernel", a GPU kernel's entry point. */
+static GiltStatus set_calling_convention(GiltOp *op, LLVMValueRef fn)
+{
+  GiltAttr *cconv = gilt_op_get_attr(op, "cconv");
+  if (!cconv)
+    return GILT_SUCCESS;
+  if (strcmp(gilt_string_attr_get_value(cconv, NULL), "ptx_kernel") != 0)
+    return gilt_op_emit_error(op, "calling convention '%s' is not "
+                                  "\"ptx_kernel\" (the only one besides "
+                                  "C's)",
+                              gilt_string_attr_get_value(cconv, NULL));
+  LLVMSetFunctionCallConv(fn, LLVMPTXKernelCallConv);
+  return GILT_SUCCESS;
+}
+
 static GiltStatus declare_function(LlvmTranslator *t, GiltOp *op)
 {
   LLVMTypeRef type = function_type(t, op);
@@ -316,6 +331,8 @@ static GiltStatus declare_function(LlvmTranslator *t, GiltOp *op)
   LLVMValueRef fn = LLVMAddFunction(t->mod, name, type);
   if (gilt_region_get_num_blocks(body_of(op)) > 0 && is_private(op))
     LLVMSetLinkage(fn, LLVMInternalLinkage);
+  if (set_calling_convention(op, fn))
+    return GILT_FAILURE;
   return add_attributes(t, op, fn);
 }
 

@@ -11,12 +11,17 @@
 ** is not folded: the run reports it. Also the identities that do not
 ** depend on values (x + 0, x * 1, x * 0 for integers). Float arithmetic
 ** is left to the interpreter and LLVM: folding it here would be a second
-** semantics to keep in step.
+** semantics to keep in step. A scalar load of a weight (a loop.global,
+** which nothing writes) at constant indices folds to the element: the
+** bits are copied, nothing is computed.
 */
 #include "dialects/loop/loop.h"
 
+#include <string.h>
+
 #include "dialects/loop/int_semantics.h"
 #include "ir/core.h"
+#include "ir/symbol_table.h"
 
 static bool is_int_scalar(GiltType *t)
 {
@@ -169,4 +174,65 @@ GiltStatus loop_fold_dim(GiltOp *op, GiltAttr *const *consts,
   out[0].attr = gilt_integer_attr_get(gilt_index_type_get(gilt_op_get_context(op)),
                                       m->shaped.shape[i]);
   return GILT_SUCCESS;
+}
+
+/* The loop.global a loop.get_global reads, or NULL. */
+static GiltOp *global_of(GiltOp *get)
+{
+  GiltOp *module = get;
+  while (gilt_op_get_parent_op(module))
+    module = gilt_op_get_parent_op(module);
+  GiltOp *global = gilt_symbol_table_lookup(
+      module, gilt_symbol_ref_attr_get_root(gilt_op_get_attr(get, "name")));
+  return loop_op_is(global, LOOP_OP_GLOBAL) ? global : NULL;
+}
+
+/* The element `bytes` hold as an attribute of type elem: f32, f64 and
+** integers of whole bytes (not i1, a byte per element); NULL otherwise. */
+static GiltAttr *element_attr(GiltType *elem, const unsigned char *bytes)
+{
+  if (elem->kind == GILT_TYPE_FLOAT && elem->fkind == GILT_F32) {
+    float f;
+    memcpy(&f, bytes, 4);
+    return gilt_float_attr_get(elem, f);
+  }
+  if (elem->kind == GILT_TYPE_FLOAT && elem->fkind == GILT_F64) {
+    double d;
+    memcpy(&d, bytes, 8);
+    return gilt_float_attr_get(elem, d);
+  }
+  unsigned w = is_int_scalar(elem) ? width_of(elem) : 0;
+  if (w < 8 || w > 64 || w % 8)
+    return NULL;
+  uint64_t cell = 0;
+  for (unsigned i = 0; i < w / 8; i++) /* little-endian */
+    cell |= (uint64_t)bytes[i] << (8 * i);
+  return cell_attr(elem, loop_int_cell(cell, w));
+}
+
+GiltStatus loop_fold_load(GiltOp *op, GiltAttr *const *consts,
+                          GiltFoldResult *out)
+{
+  GiltOp *get = gilt_value_get_defining_op(gilt_op_get_operand(op, 0));
+  GiltOp *global = loop_op_is(get, LOOP_OP_GET_GLOBAL) ? global_of(get) : NULL;
+  if (!global)
+    return GILT_FAILURE;
+  GiltType *t = gilt_type_attr_get_value(gilt_op_get_attr(global, "type"));
+  GiltAttr *value = gilt_op_get_attr(global, "value");
+  int64_t linear = 0;
+  for (size_t i = 0; i < t->shaped.rank; i++) {
+    int64_t index;
+    if (!const_int(consts[1 + i], &index) || index < 0 ||
+        index >= t->shaped.shape[i])
+      return GILT_FAILURE;
+    linear = linear * t->shaped.shape[i] + index;
+  }
+  size_t nbytes, size = gilt_type_get_storage_size(t->shaped.elem);
+  const unsigned char *data = gilt_dense_attr_get_data(value, &nbytes);
+  if (gilt_dense_attr_is_splat(value))
+    linear = 0;
+  if (!data || (size_t)(linear + 1) * size > nbytes)
+    return GILT_FAILURE;
+  out[0].attr = element_attr(t->shaped.elem, data + (size_t)linear * size);
+  return out[0].attr ? GILT_SUCCESS : GILT_FAILURE;
 }

@@ -55,6 +55,7 @@ GILT_INTERNAL extern const GiltDialectDef gilt_loop_dialect;
     (GiltOp *, GiltAttr *const *, GiltFoldResult *))                         \
   X(GiltStatus, fold_select, (GiltOp *, GiltAttr *const *, GiltFoldResult *))\
   X(GiltStatus, fold_dim, (GiltOp *, GiltAttr *const *, GiltFoldResult *))   \
+  X(GiltStatus, fold_load, (GiltOp *, GiltAttr *const *, GiltFoldResult *))  \
   X(void, print_constant, (GiltOp *, GiltAsmPrinter *))                      \
   X(GiltStatus, parse_constant, (GiltAsmParser *, GiltOpBuild *))            \
   X(void, print_compare, (GiltOp *, GiltAsmPrinter *))                       \

@@ -17,7 +17,8 @@
 ** A model is one function of a module: imported from an .onnx file or
 ** parsed from textual IR, lowered by the default pipeline (or another),
 ** then compiled by the JIT (gilt/jit.h) or kept at the loop level for the
-** reference interpreter (gilt/interpreter.h). It is not a new back end:
+** reference interpreter (gilt/interpreter.h). Compiled, it runs on this
+** CPU or, with GILT_DEVICE_CUDA, on an NVIDIA GPU (docs/gpu.md). It is not a new back end:
 ** every step is one of those headers' calls, made in one agreed order.
 ** docs/c-api.md and docs/gjit.md describe the pipeline and the cache.
 */
@@ -32,6 +33,13 @@ extern "C" {
 #endif
 
 typedef struct GiltModel GiltModel;
+
+/* Where compiled code runs. */
+typedef enum GiltDevice {
+  GILT_DEVICE_CPU,  /* this machine's CPU */
+  GILT_DEVICE_CUDA  /* an NVIDIA GPU: kernels in PTX, run through the CUDA
+                    ** driver, which is loaded when the model is created */
+} GiltDevice;
 
 typedef struct GiltModelOptions {
   /* The function to call: NULL for @main, or the module's only function
@@ -60,16 +68,43 @@ typedef struct GiltModelOptions {
   ** before it is compiled (gilt_llvm_emit for the host). */
   GiltStringCallback dump_llvm;
   void *dump_llvm_user;
+  /* Where the compiled model runs. GILT_DEVICE_CUDA needs the CUDA
+  ** driver and a GPU when the model is created, unless `compile_only`;
+  ** it does not go with `interpret`, and is never cached. */
+  GiltDevice device;
+  /* With CUDA, the GPU architecture the PTX is for: "sm_80" (NULL) or
+  ** "sm_90". */
+  const char *gpu_arch;
+  /* Compile and keep nothing to run: the pipeline and the JIT run (so
+  ** every error of compiling is reported), but no device is needed and
+  ** gilt_model_call fails. */
+  bool compile_only;
+  /* With CUDA, when not NULL, receives the PTX of all the model's kernels
+  ** (every gpu.binary of the lowered module, in order) once the pipeline
+  ** produced it, before the host code is lowered. */
+  GiltStringCallback dump_ptx;
+  void *dump_ptx_user;
 } GiltModelOptions;
 
-/* @main, the default pipeline, compiled on all cores at -O2, no cache. */
+/* @main, the default pipeline, compiled on all cores at -O2 for the CPU,
+** no cache. */
 #define GILT_MODEL_OPTIONS_DEFAULT \
-  {NULL, NULL, false, 0, 2, NULL, NULL, NULL, NULL}
+  {NULL, NULL, false, 0, 2, NULL, NULL, NULL, NULL, \
+   GILT_DEVICE_CPU, NULL, false, NULL, NULL}
 
 /* The default pipeline: shapes refined, constants folded, lowered to
 ** loops and cleaned up, then (unless `interpret`) on to the llvm level.
 ** A static string. */
 GILT_API const char *gilt_model_default_pipeline(bool interpret);
+
+/* The default pipeline for opts' back end and device: on the CPU,
+** gilt_model_default_pipeline(opts->interpret); for CUDA, the loop level
+** as on the CPU, then gpu-map-parallel, gpu-outline-kernels,
+** canonicalize, gpu-to-nvvm, gpu-module-to-binary{chip=ARCH} and
+** loop-to-llvm (docs/gpu.md). NULL when opts->gpu_arch is neither sm_80
+** nor sm_90. A static string. */
+GILT_API const char *gilt_model_default_pipeline_for(
+    const GiltModelOptions *opts);
 
 /* The module of the model file at `path`: an .onnx file imported
 ** (gilt/onnx.h), anything else parsed as textual IR (its text registered
@@ -83,8 +118,9 @@ GILT_API GiltOp *gilt_model_import(GiltContext *ctx, const char *path);
 GILT_API GiltOp *gilt_model_find_function(GiltOp *module, const char *name);
 
 /* Runs opts' pipeline (or the default one) on `module`, with opts'
-** IR printing; what gilt_model_create does between import and compiling,
-** for callers that want the lowered module itself (gjit --aot). */
+** IR printing and PTX dump; what gilt_model_create does between import
+** and compiling, for callers that want the lowered module itself (gjit
+** --aot). */
 GILT_API GiltStatus gilt_model_lower(GiltOp *module,
                                      const GiltModelOptions *opts);
 
@@ -140,8 +176,12 @@ typedef struct GiltModelBenchmark {
   ** generation; or loading a cache entry). */
   double compile_ms, import_ms, pipeline_ms, jit_ms;
   size_t warmup_runs, runs;
-  double median_ms, min_ms, max_ms; /* of the `runs` timed calls */
+  /* Of the `runs` timed calls: their wall time on the CPU; on CUDA the
+  ** device time between CUDA events recorded on the model's stream
+  ** around each call, copies in and out included. */
+  double median_ms, min_ms, max_ms;
   double peak_rss_mb;               /* the process's, in MiB */
+  const char *device;               /* "cpu" or "cuda" (static) */
 } GiltModelBenchmark;
 
 /* Calls the model once to warm up, then `runs` times (at least 1),
@@ -160,8 +200,8 @@ GILT_API GiltStatus gilt_model_benchmark(GiltModel *m, size_t num_inputs,
 /* The report as one JSON object on one line, ending in a newline, as
 ** `gjit --benchmark-format=json` prints it: the keys compile_ms,
 ** median_ms, min_ms, runs, threads, peak_rss_mb, model, function,
-** backend, import_ms, pipeline_ms, jit_ms, warmup_runs and max_ms are
-** stable (keys may be added, never renamed or dropped). */
+** backend, import_ms, pipeline_ms, jit_ms, warmup_runs, max_ms and
+** device are stable (keys may be added, never renamed or dropped). */
 GILT_API void gilt_model_benchmark_format_json(const GiltModelBenchmark *r,
                                               GiltStringCallback cb,
                                               void *user);

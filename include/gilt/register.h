@@ -29,6 +29,7 @@ GILT_API void gilt_register_func_dialect(GiltContext *ctx);
 GILT_API void gilt_register_graph_dialect(GiltContext *ctx);
 GILT_API void gilt_register_loop_dialect(GiltContext *ctx);
 GILT_API void gilt_register_llvm_dialect(GiltContext *ctx);
+GILT_API void gilt_register_gpu_dialect(GiltContext *ctx);
 
 /* The passes of one level: the dialect-independent ones of transforms/
 ** (canonicalize, cse, dce, symbol-dce, inline, loop-invariant-code-motion)
@@ -39,6 +40,15 @@ GILT_API void gilt_register_loop_passes(GiltContext *ctx);
 /* The lowerings between levels (graph-to-loop, loop-to-llvm), with the dialects they
 ** produce and the interfaces they attach. */
 GILT_API void gilt_register_conversion_passes(GiltContext *ctx);
+/* The GPU path (gpu-map-parallel, gpu-outline-kernels, gpu-to-nvvm,
+** gpu-module-to-binary), with the gpu dialect. */
+GILT_API void gilt_register_gpu_passes(GiltContext *ctx);
+
+/* Makes loop-to-llvm lower the gpu dialect's host ops (gpu.launch_func,
+** gpu.alloc, gpu.memcpy, ..., gpu.binary) to calls of the CUDA runtime,
+** by attaching its lowering to them (MLIR's gpu-to-llvm, as an external
+** model); registers the gpu dialect. */
+GILT_API void gilt_register_gpu_host_lowering(GiltContext *ctx);
 
 /* Every dialect, every pass, and both. */
 GILT_API void gilt_register_all_dialects(GiltContext *ctx);

@@ -45,7 +45,9 @@ class OpState(ctypes.Structure):
 class ModelOptions(ctypes.Structure):
     _fields_ = [("function", S), ("pipeline", S), ("interpret", B),
                 ("threads", Z), ("opt_level", U), ("cache_dir", S),
-                ("print_ir", P), ("dump_llvm", P), ("dump_llvm_user", P)]
+                ("print_ir", P), ("dump_llvm", P), ("dump_llvm_user", P),
+                ("device", ctypes.c_int), ("gpu_arch", S),
+                ("compile_only", B), ("dump_ptx", P), ("dump_ptx_user", P)]
 
 
 class ModelBenchmark(ctypes.Structure):
@@ -54,7 +56,7 @@ class ModelBenchmark(ctypes.Structure):
                 ("compile_ms", D), ("import_ms", D), ("pipeline_ms", D),
                 ("jit_ms", D), ("warmup_runs", Z), ("runs", Z),
                 ("median_ms", D), ("min_ms", D), ("max_ms", D),
-                ("peak_rss_mb", D)]
+                ("peak_rss_mb", D), ("device", S)]
 
 
 # name: (result type, argument types)

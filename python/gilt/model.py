@@ -53,8 +53,12 @@ class _Output:
             lib.gilt_tensor_destroy(self.ptr)
 
 
+# GiltDevice (gilt/model.h).
+_DEVICES = {"cpu": 0, "cuda": 1}
+
+
 def _compile_options(function, pipeline, interpret, threads, opt_level,
-                     cache_dir):
+                     cache_dir, device, gpu_arch):
     opts = _lib.ModelOptions()
     opts.function = function.encode() if function else None
     opts.pipeline = pipeline.encode() if pipeline else None
@@ -62,12 +66,15 @@ def _compile_options(function, pipeline, interpret, threads, opt_level,
     opts.threads = threads or 0
     opts.opt_level = opt_level
     opts.cache_dir = os.fsencode(cache_dir) if cache_dir else None
+    opts.device = _DEVICES[device]
+    opts.gpu_arch = gpu_arch.encode() if gpu_arch else None
     return opts
 
 
 def compile(model, threads=None, pipeline=None, device="cpu",
-            cache_dir=None, interpret=False, function=None, opt_level=2):
-    """Compiles a model for this machine's CPU and returns a Model.
+            cache_dir=None, interpret=False, function=None, opt_level=2,
+            gpu_arch=None):
+    """Compiles a model for this machine's CPU or GPU and returns a Model.
 
     `model` is the path of an .onnx file or a .gilt module, or a Module
     (compiled from a copy: the module stays as it is). threads: the
@@ -76,12 +83,14 @@ def compile(model, threads=None, pipeline=None, device="cpu",
     model files are kept and loaded from (docs/gjit.md). interpret: run the
     loop level on the reference interpreter instead of compiling.
     function: the function to call (default @main, or the only one).
+    device: "cpu", or "cuda" for an NVIDIA GPU through the CUDA driver
+    (docs/gpu.md), with gpu_arch "sm_80" (default) or "sm_90".
     Raises gilt.Error with the diagnostics when it fails."""
-    if device != "cpu":
-        raise Error("device %r: gilt compiles for this machine's CPU only "
-                    "(device='cpu')" % (device,))
+    if device not in _DEVICES:
+        raise Error("device %r: gilt compiles for 'cpu' and 'cuda'"
+                    % (device,))
     opts = _compile_options(function, pipeline, interpret, threads,
-                            opt_level, cache_dir)
+                            opt_level, cache_dir, device, gpu_arch)
     if isinstance(model, Module):
         ctx, owns = model.context, False
         ptr = lib.gilt_model_create_from_module(model.clone().take(),

@@ -50,6 +50,14 @@ if os.path.isdir(shared_models):
     config.substitutions.append(("%shared_models", shared_models))
     config.available_features.add("shared-models")
 
+# The fake CUDA driver of the unit tests (test/unit/fake_cuda/), which
+# `make check-lit` builds: gjit --device=cuda runs a model's host code on
+# it through GILT_CUDA_LIBRARY, on machines with no GPU.
+fake_cuda = os.path.join(config.gilt_obj_root, "test", "unit", "libfakecuda.so")
+if os.path.exists(fake_cuda):
+    config.substitutions.append(("%fake_cuda", fake_cuda))
+    config.available_features.add("fake-cuda")
+
 # Our tools first, then LLVM's (FileCheck, not, count, llvm-symbolizer).
 config.environment["PATH"] = os.pathsep.join(
     [config.gilt_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")]
@@ -92,5 +100,18 @@ def have_cuda_gpu():
         return False
 
 
+def have_cuda_driver():
+    """True when libcuda.so.1 loads (an NVIDIA driver is installed), GPU or
+    not: tests of gjit's error without a driver are UNSUPPORTED then."""
+    probe = "import ctypes\nctypes.CDLL('libcuda.so.1')\n"
+    try:
+        return subprocess.run([sys.executable, "-c", probe], timeout=60,
+                              stderr=subprocess.DEVNULL).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+if have_cuda_driver():
+    config.available_features.add("cuda-driver")
 if have_cuda_gpu():
     config.available_features.add("cuda")

@@ -4,7 +4,7 @@
 # --interpret, on the reference interpreter), and compares the outcome
 # with the expected-failure list.
 #
-#   sh run_suite.sh [--update] [--interpret] GJIT ONNX_INFO [DATA_DIR [XFAIL_FILE]]
+#   sh run_suite.sh [--update] [--interpret | --device=cuda] GJIT ONNX_INFO [DATA_DIR [XFAIL_FILE]]
 #   sh run_suite.sh --scope ONNX_INFO [DATA_DIR]
 #
 # The tests are the folders DATA_DIR/{node,pytorch-converted,
@@ -12,7 +12,7 @@
 # test_data_set_N folders of input_N.pb and output_N.pb. Every data set
 # of a test runs as
 #
-#   GJIT model.onnx [--interpret] --input=@input_0.pb ... \
+#   GJIT model.onnx [--interpret | --device=cuda] --input=@input_0.pb ... \
 #       --expected-output=@output_0.pb ... --tolerance=1e-3,1e-7
 #
 # (inputs and outputs in the order of the model's graph inputs and
@@ -52,12 +52,19 @@
 # DATA_DIR defaults to /usr/share/libonnx-testdata/data (Debian's
 # libonnx-testdata); without it the check is skipped. Tests run two at a
 # time (JOBS overrides).
+#
+# --device=cuda runs the models on an NVIDIA GPU (docs/gpu.md) against a
+# list of their own, run-cuda-xfail.txt beside this script by default
+# (`make check-onnx-run-cuda`, `make update-onnx-run-cuda-xfail`, on a
+# machine with a GPU); where gjit cannot run on CUDA (no driver, no
+# device) the check says why and is skipped.
 
 set -u
 
 TOLERANCE=1e-3,1e-7
 TIMEOUT=${TIMEOUT:-60}
-# --interpret or nothing (compiled); the per-test runs inherit it.
+# --interpret, --device=cuda or nothing (compiled for the CPU); the
+# per-test runs inherit it.
 export BACKEND=${BACKEND:-}
 
 # ---- one test: `--test TMP DATA GJIT NAME...` (run by xargs, below) ----
@@ -165,7 +172,7 @@ fi
 # ---- the whole suite ----------------------------------------------------
 
 usage() {
-	echo "usage: sh run_suite.sh [--update] [--interpret] GJIT ONNX_INFO [DATA_DIR [XFAIL_FILE]]" >&2
+	echo "usage: sh run_suite.sh [--update] [--interpret | --device=cuda] GJIT ONNX_INFO [DATA_DIR [XFAIL_FILE]]" >&2
 	echo "       sh run_suite.sh --scope ONNX_INFO [DATA_DIR]" >&2
 	exit 2
 }
@@ -175,17 +182,21 @@ case ${1:-} in
 --update) mode=update; shift ;;
 --scope) mode=scope; shift ;;
 esac
-if [ "${1:-}" = --interpret ]; then
-	BACKEND=--interpret
+case ${1:-} in
+--interpret | --device=cuda)
+	BACKEND=$1
 	shift
-fi
+	;;
+esac
+xfail_name=run-xfail.txt
+[ "$BACKEND" = --device=cuda ] && xfail_name=run-cuda-xfail.txt
 if [ $mode = scope ]; then
 	[ $# -ge 1 ] || usage
 	gjit= onnx_info=$1 data=${2:-/usr/share/libonnx-testdata/data}
 else
 	[ $# -ge 2 ] || usage
 	gjit=$1 onnx_info=$2 data=${3:-/usr/share/libonnx-testdata/data}
-	xfail=${4:-$(dirname "$0")/run-xfail.txt}
+	xfail=${4:-$(dirname "$0")/$xfail_name}
 fi
 
 if [ ! -d "$data/node" ]; then
@@ -200,6 +211,16 @@ case $gjit in
 '' | /*) ;;
 *) gjit=$(pwd)/$gjit ;;
 esac
+
+# Without a GPU every test would fail the same way: say so once instead.
+# gjit checks the driver and the device before it reads the model.
+if [ "$BACKEND" = --device=cuda ]; then
+	why=$("$gjit" /dev/null --device=cuda 2>&1 | grep -m1 'cannot run on CUDA')
+	if [ -n "$why" ]; then
+		echo "onnx-run: ${why#*error: }; skipped"
+		exit 0
+	fi
+fi
 
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -261,7 +282,11 @@ summary() {
 if [ $mode = update ]; then
 	{
 		echo "# Tests of the ONNX backend test suite (libonnx-testdata) that fail"
-		echo "# under \`gjit\` (compiled and --interpret alike): \`folder/test_name  # first error\`"
+		if [ "$BACKEND" = --device=cuda ]; then
+			echo "# under \`gjit --device=cuda\`: \`folder/test_name  # first error\`"
+		else
+			echo "# under \`gjit\` (compiled and --interpret alike): \`folder/test_name  # first error\`"
+		fi
 		echo "# (test/onnx/run_suite.sh). Only in-scope tests are listed; the runner"
 		echo "# fails when one passes, so remove it then."
 		echo "# Regenerate with: make update-onnx-run-xfail (run_suite.sh --update)."

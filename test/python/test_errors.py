@@ -79,7 +79,7 @@ class Errors(unittest.TestCase):
         with self.assertRaisesRegex(gilt.Error, "cannot"):
             gilt.compile("/nonexistent/model.onnx")
         with self.assertRaisesRegex(gilt.Error, "device"):
-            gilt.compile(ADD, device="cuda")
+            gilt.compile(ADD, device="tpu")
 
     def test_pipeline_error(self):
         with self.assertRaisesRegex(gilt.Error, "no-such-pass"):

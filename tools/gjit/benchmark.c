@@ -7,11 +7,15 @@
 #include "tools/gjit/benchmark.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static void print_text(const GiltModelBenchmark *r)
 {
-  printf("benchmark: %s @%s, %s, %zu thread%s\n", r->model, r->function,
-         r->backend, r->threads, r->threads == 1 ? "" : "s");
+  printf("benchmark: %s @%s, %s, %zu thread%s%s\n", r->model, r->function,
+         r->backend, r->threads, r->threads == 1 ? "" : "s",
+         r->device && !strcmp(r->device, "cuda")
+             ? ", on cuda (device times from CUDA events)"
+             : "");
   printf("  compile   %10.3f ms  (import %.3f, pipeline %.3f, jit %.3f)\n",
          r->compile_ms, r->import_ms, r->pipeline_ms, r->jit_ms);
   printf("  median    %10.4f ms  over %zu run%s after %zu warm-up\n",

@@ -11,7 +11,9 @@
 ** and adds what only a command line does: --aot writes the compiled model
 ** out as an object file and a C header (aot.c), --check and --bisect judge
 ** compiled code against the interpreter (check.c, bisect.c), and
-** --fold-inputs binds the inputs as constants (bind_inputs.c). Every
+** --fold-inputs binds the inputs as constants (bind_inputs.c). With
+** --device=cuda the library compiles the model for an NVIDIA GPU, which
+** --compile-only and --dump-ptx=FILE need no GPU for. Every
 ** problem is a diagnostic printed clang-style on stderr and a non-zero
 ** exit: 1 for a failed run or a mismatch, 2 for a usage error.
 */
@@ -153,15 +155,23 @@ static GiltStatus check_outputs(GiltContext *ctx, const GjitOptions *o,
 }
 
 /* The model options the flags ask for; `print_ir` holds the IR printing
-** configuration they point at. */
+** configuration they point at, `ptx` the --dump-ptx file. */
 static GiltModelOptions model_options(const GjitOptions *o,
-                                      GiltIRPrintingConfig *print_ir)
+                                      GiltIRPrintingConfig *print_ir,
+                                      FILE *ptx)
 {
   GiltModelOptions mo = GILT_MODEL_OPTIONS_DEFAULT;
   mo.function = o->function;
   mo.pipeline = o->pipeline;
   mo.interpret = o->interpret;
   mo.threads = o->threads;
+  mo.device = o->cuda ? GILT_DEVICE_CUDA : GILT_DEVICE_CPU;
+  mo.gpu_arch = o->gpu_arch;
+  mo.compile_only = o->compile_only;
+  if (ptx) {
+    mo.dump_ptx = gilt_print_to_file;
+    mo.dump_ptx_user = ptx;
+  }
   /* A timed run compiles: it measures that. */
   if (!o->benchmark_runs)
     mo.cache_dir = o->cache_dir ? o->cache_dir : getenv("GILT_CACHE_DIR");
@@ -271,6 +281,23 @@ static GiltStatus write_decisions(GiltContext *ctx, const char *path)
   return GILT_SUCCESS;
 }
 
+/* --compile-only: compiles the model and says so on stdout. */
+static GiltStatus compile_only(const GjitOptions *o, GiltContext *ctx,
+                               const GiltModelOptions *mo)
+{
+  GiltModel *m = gilt_model_create(ctx, o->model, mo);
+  if (!m)
+    return GILT_FAILURE;
+  const char *fn = gilt_model_get_function(m);
+  if (o->cuda)
+    printf("compiled: %s @%s for cuda %s\n", o->model, fn,
+           o->gpu_arch ? o->gpu_arch : "sm_80");
+  else
+    printf("compiled: %s @%s for the cpu\n", o->model, fn);
+  gilt_model_destroy(m);
+  return GILT_SUCCESS;
+}
+
 int main(int argc, char **argv)
 {
   GjitOptions o;
@@ -294,12 +321,18 @@ int main(int argc, char **argv)
     gilt_context_explain(ctx, o.explain);
   gilt_context_record_decisions(ctx, o.decisions != NULL);
   GiltIRPrintingConfig print_ir;
-  GiltModelOptions mo = model_options(&o, &print_ir);
+  FILE *ptx = o.dump_ptx ? fopen(o.dump_ptx, "w") : NULL;
+  GiltModelOptions mo = model_options(&o, &print_ir, ptx);
   char *pipeline = gjit_pipeline(&o);
   mo.pipeline = pipeline;
   GiltStatus status;
-  if (!pipeline) {
+  if (o.dump_ptx && !ptx) {
+    fprintf(stderr, "gjit: cannot write '%s'\n", o.dump_ptx);
     status = GILT_FAILURE;
+  } else if (!pipeline) {
+    status = GILT_FAILURE;
+  } else if (o.compile_only) {
+    status = compile_only(&o, ctx, &mo);
   } else if (o.aot || o.check || o.fold_inputs) {
     mo.cache_dir = NULL;
     status = run_module(&o, ctx, &mo);
@@ -316,6 +349,10 @@ int main(int argc, char **argv)
   if (o.decisions && write_decisions(ctx, o.decisions))
     status = GILT_FAILURE;
   gilt_context_destroy(ctx);
+  if (ptx && fclose(ptx)) {
+    fprintf(stderr, "gjit: cannot write '%s'\n", o.dump_ptx);
+    status = GILT_FAILURE;
+  }
   free(pipeline);
   gjit_options_free(&o);
   return status == GILT_SUCCESS ? 0 : 1;

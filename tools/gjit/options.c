@@ -61,14 +61,23 @@ static const char usage[] =
     "                           first result that differs beyond tolerance\n"
     "  --bisect                 with --check: interpret after each loop-level\n"
     "                           pass and name the first that changes results\n"
+    "  --device=DEVICE          cpu (default) or cuda: run on an NVIDIA GPU\n"
+    "                           through the CUDA driver (docs/gpu.md)\n"
+    "  --gpu-arch=ARCH          with cuda: the PTX's architecture, sm_80\n"
+    "                           (default) or sm_90\n"
+    "  --dump-ptx=FILE          with cuda: write the PTX of all the model's\n"
+    "                           kernels to FILE\n"
+    "  --compile-only           compile the model, say so, and run nothing\n"
+    "                           (no inputs needed; cuda needs no GPU then)\n"
     "  --help, --version\n";
 
 enum { OPT_FUNCTION = 256, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_TOLERANCE,
        OPT_TOLERANCE_L2, OPT_BITWISE, OPT_THREADS,
        OPT_INTERPRET, OPT_PRINT_IR, OPT_FOLD_INPUTS, OPT_HELP, OPT_VERSION,
        OPT_AOT, OPT_CACHE_DIR, OPT_BENCHMARK, OPT_BENCHMARK_FORMAT,
-       OPT_PROFILE, OPT_EXPLAIN, OPT_DECISIONS, OPT_DUMP_LLVM, OPT_CHECK, OPT_BISECT,
-       OPT_TEST_BISECT_PERTURB };
+       OPT_PROFILE, OPT_EXPLAIN, OPT_DECISIONS, OPT_DUMP_LLVM, OPT_CHECK,
+       OPT_BISECT, OPT_TEST_BISECT_PERTURB, OPT_DEVICE, OPT_GPU_ARCH,
+       OPT_DUMP_PTX, OPT_COMPILE_ONLY };
 
 static const struct option long_options[] = {
     {"function", required_argument, NULL, OPT_FUNCTION},
@@ -94,6 +103,10 @@ static const struct option long_options[] = {
     {"check", no_argument, NULL, OPT_CHECK},
     {"bisect", no_argument, NULL, OPT_BISECT},
     {"test-bisect-perturb", required_argument, NULL, OPT_TEST_BISECT_PERTURB},
+    {"device", required_argument, NULL, OPT_DEVICE},
+    {"gpu-arch", required_argument, NULL, OPT_GPU_ARCH},
+    {"dump-ptx", required_argument, NULL, OPT_DUMP_PTX},
+    {"compile-only", no_argument, NULL, OPT_COMPILE_ONLY},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0}};
@@ -166,6 +179,58 @@ static bool parse_inspection(GjitOptions *o, int c, const char *arg)
   case OPT_BISECT: o->bisect = true; return true;
   default: o->test_bisect_perturb = arg; return true;
   }
+}
+
+/* The flags that choose where the model runs: --device, --gpu-arch,
+** --dump-ptx, --compile-only. */
+static bool parse_device(GjitOptions *o, int c, const char *arg)
+{
+  switch (c) {
+  case OPT_DEVICE:
+    if (!strcmp(arg, "cpu") || !strcmp(arg, "cuda")) {
+      o->cuda = !strcmp(arg, "cuda");
+      return true;
+    }
+    fprintf(stderr, "gjit: --device wants 'cpu' or 'cuda', got '%s'\n", arg);
+    return false;
+  case OPT_GPU_ARCH:
+    if (!strcmp(arg, "sm_80") || !strcmp(arg, "sm_90")) {
+      o->gpu_arch = arg;
+      return true;
+    }
+    fprintf(stderr, "gjit: --gpu-arch wants 'sm_80' or 'sm_90', got '%s'\n",
+            arg);
+    return false;
+  case OPT_DUMP_PTX: o->dump_ptx = arg; return true;
+  default: o->compile_only = true; return true;
+  }
+}
+
+/* Combinations of the device flags with others that mean nothing:
+** reports the first. */
+static bool device_conflicts(const GjitOptions *o)
+{
+  const char *why = NULL;
+  if (o->gpu_arch && !o->cuda)
+    why = "--gpu-arch needs --device=cuda";
+  else if (o->dump_ptx && !o->cuda)
+    why = "--dump-ptx needs --device=cuda";
+  else if (o->cuda && o->interpret)
+    why = "--device=cuda compiles: drop --interpret";
+  else if (o->cuda && (o->check || o->profile_runs || o->aot))
+    why = "--check, --profile and --aot run on the CPU: drop --device=cuda";
+  else if (o->compile_only &&
+           (o->benchmark_runs || o->profile_runs || o->check || o->aot ||
+            o->fold_inputs || o->inputs.len || o->outputs.len ||
+            o->expected.len))
+    why = "--compile-only runs nothing: drop --input, --output, "
+          "--expected-output, --fold-inputs, --benchmark, --profile, "
+          "--check and --aot";
+  if (why) {
+    fprintf(stderr, "gjit: %s\n", why);
+    fputs("Try 'gjit --help' for more information.\n", stderr);
+  }
+  return why != NULL;
 }
 
 /* Combinations of those flags that mean nothing: reports the first. */
@@ -261,6 +326,13 @@ GjitParseResult gjit_options_parse(GjitOptions *o, int argc, char **argv)
       if (parse_inspection(o, c, optarg))
         break;
       return GJIT_PARSE_ERROR;
+    case OPT_DEVICE:
+    case OPT_GPU_ARCH:
+    case OPT_DUMP_PTX:
+    case OPT_COMPILE_ONLY:
+      if (parse_device(o, c, optarg))
+        break;
+      return GJIT_PARSE_ERROR;
     case OPT_HELP: fputs(usage, stdout); return GJIT_PARSE_DONE;
     case OPT_VERSION: puts("gjit " GILT_VERSION); return GJIT_PARSE_DONE;
     default: fputs("Try 'gjit --help' for more information.\n", stderr);
@@ -274,8 +346,9 @@ GjitParseResult gjit_options_parse(GjitOptions *o, int argc, char **argv)
     return GJIT_PARSE_ERROR;
   }
   o->model = argv[optind];
-  return inspection_conflicts(o, format_given) ? GJIT_PARSE_ERROR
-                                               : GJIT_PARSE_RUN;
+  return inspection_conflicts(o, format_given) || device_conflicts(o)
+             ? GJIT_PARSE_ERROR
+             : GJIT_PARSE_RUN;
 }
 
 void gjit_options_free(GjitOptions *o)

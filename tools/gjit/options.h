@@ -9,6 +9,8 @@
 **        [--explain=CATEGORIES] [--decisions=FILE]
 **        [--dump-llvm]
 **        [--check [--bisect]]
+**        [--device=cpu|cuda [--gpu-arch=sm_80|sm_90] [--dump-ptx=FILE]]
+**        [--compile-only]
 **
 ** A SPEC is `@file.npy`, `@file.pb` (an ONNX TensorProto) or inline text
 ** (`2x3xf32=1 2 3 4 5 6`); an output SPEC may also be `-` (print). This
@@ -52,6 +54,10 @@ typedef struct GjitOptions {
   /* Hidden, for lit tests: bisect.c perturbs the results from this pass
   ** on, to exercise the report of a divergence. */
   const char *test_bisect_perturb;
+  bool cuda;             /* --device=cuda */
+  const char *gpu_arch;  /* --gpu-arch; NULL: sm_80 */
+  const char *dump_ptx;  /* --dump-ptx: write the kernels' PTX there */
+  bool compile_only;     /* compile, report, run nothing */
 } GjitOptions;
 
 typedef enum GjitParseResult {

@@ -36,8 +36,12 @@ static char *with_options(char *base, const char *pass, const char *options,
 
 char *gjit_pipeline(const GjitOptions *o)
 {
+  GiltModelOptions mo = GILT_MODEL_OPTIONS_DEFAULT;
+  mo.interpret = o->interpret;
+  mo.device = o->cuda ? GILT_DEVICE_CUDA : GILT_DEVICE_CPU;
+  mo.gpu_arch = o->gpu_arch; /* one gilt knows: options.c checked it */
   const char *base = o->pipeline ? o->pipeline
-                                 : gilt_model_default_pipeline(o->interpret);
+                                 : gilt_model_default_pipeline_for(&mo);
   char *p = strdup(base);
   if (p && o->profile_runs)
     p = with_options(p, "graph-to-loop", "profile=true", "--profile");

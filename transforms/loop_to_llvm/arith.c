@@ -15,7 +15,9 @@
 ** otherwise (erff, tanhf, ...: the f suffix for f32), one call per lane on
 ** vectors.
 ** f16 and bf16 compute in f32 and round to their type after each op, as
-** the interpreter does.
+** the interpreter does. Device code (gpu-to-nvvm) has neither the C
+** library nor the intrinsics LLVM turns into its calls: see
+** lower_device_math.
 */
 #include "transforms/loop_to_llvm/lowering.h"
 
@@ -251,6 +253,37 @@ static GiltValue *compute(L2L *l, LoopOpId id, size_t n,
   return r;
 }
 
+/* The value of a scalar float loop.constant v, into *c. */
+static bool float_constant(GiltValue *v, double *c)
+{
+  GiltOp *def = gilt_value_get_defining_op(v);
+  GiltAttr *value = loop_op_is(def, LOOP_OP_CONSTANT)
+                        ? gilt_op_get_attr(def, "value")
+                        : NULL;
+  if (!value || value->kind != GILT_ATTR_FLOAT)
+    return false;
+  *c = gilt_float_attr_get_value(value);
+  return true;
+}
+
+/* Device code (NVPTX) has no instruction for pow, exp, log, sin and cos:
+** LLVM would call the C library, which is not there. pow by the constant
+** 1 or 2 is exact as x or x * x; the others are reported (the C library
+** rows are, by l2l_call_extern). */
+static GiltStatus lower_device_math(L2L *l, GiltOp *op, GiltValue *const *args)
+{
+  double e;
+  if (!loop_op_is(op, LOOP_OP_POWF) ||
+      !float_constant(gilt_op_get_operand(op, 1), &e) || (e != 1 && e != 2))
+    return l2l_error(l, "'%s' has no NVPTX instruction (pow only by the "
+                        "constant 1 or 2; loop-expand-math expands exp "
+                        "and log)",
+                     gilt_op_get_name(op));
+  l2l_map(l, gilt_op_get_result(op, 0),
+          e == 1 ? args[0] : l2l_binary(l, LLVM_OP_FMUL, args[0], args[0]));
+  return GILT_SUCCESS;
+}
+
 GiltStatus l2l_lower_float(L2L *l, GiltOp *op)
 {
   LoopOpId id = loop_op_id(op);
@@ -258,6 +291,10 @@ GiltStatus l2l_lower_float(L2L *l, GiltOp *op)
   GiltValue *args[3];
   for (size_t i = 0; i < n; i++)
     args[i] = l2l_value(l, gilt_op_get_operand(op, i));
+  if (l->device && (id == LOOP_OP_POWF || id == LOOP_OP_EXP ||
+                    id == LOOP_OP_LOG || id == LOOP_OP_SIN ||
+                    id == LOOP_OP_COS))
+    return lower_device_math(l, op, args);
   GiltType *t = gilt_value_get_type(args[0]);
   GiltType *elem = t->kind == GILT_TYPE_VECTOR ? t->shaped.elem : t;
   bool small = elem->fkind == GILT_F16 || elem->fkind == GILT_BF16;

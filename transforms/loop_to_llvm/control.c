@@ -8,7 +8,8 @@
 ** which outlines its body for gilt_rt_parallel_for; nested in such a body
 ** (which already runs on a worker; the runtime would run it serially) it
 ** runs here as nested sequential loops, any order being right for
-** independent iterations. loop.assert fails the run with its message and
+** independent iterations; so does every one in a GPU kernel, whose
+** thread runs it. loop.assert fails the run with its message and
 ** location, as the interpreter stops.
 */
 #include "transforms/loop_to_llvm/lowering.h"
@@ -135,7 +136,7 @@ void l2l_parallel_loops(L2L *l, GiltOp *op, GiltValue *const *bounds)
 static GiltStatus lower_parallel(L2L *l, GiltOp *op)
 {
   size_t rank = gilt_op_get_num_operands(op) / 3;
-  if (rank > 0 && !l->status)
+  if (rank > 0 && !l->status && !l->device)
     return l2l_lower_parallel_outlined(l, op);
   GiltValue *bounds[3 * rank + 1];
   for (size_t i = 0; i < 3 * rank; i++)

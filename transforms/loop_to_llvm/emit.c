@@ -209,6 +209,13 @@ static void declare(L2L *l, const char *name, GiltType *fn_type)
 GiltValue *l2l_call_extern(L2L *l, const char *name, GiltType *result,
                            size_t n, GiltValue *const *operands)
 {
+  if (l->device) { /* no runtime, no C library on the GPU */
+    l2l_error(l, "it needs '%s' of the runtime or the C library, which "
+                 "device code cannot call",
+              name);
+    l->num_errors++;
+    return result ? l2l_poison(l, result) : NULL;
+  }
   GiltType *inputs[n + 1];
   for (size_t i = 0; i < n; i++)
     inputs[i] = gilt_value_get_type(operands[i]);
@@ -268,40 +275,41 @@ void l2l_cond_br(L2L *l, GiltValue *cond, GiltBlock *t, size_t nt,
 
 /* ---- failing a run ------------------------------------------------------------------- */
 
+void l2l_string_global(L2L *l, const char *name, const char *text)
+{
+  int64_t len = (int64_t)strlen(text) + 1;
+  GiltType *type = gilt_tensor_type_get(l->ctx, 1, &len, l->i8, NULL);
+  GiltNamedAttr attrs[] = {
+      {"constant", gilt_unit_attr_get(l->ctx)},
+      {"sym_name", gilt_string_attr_get(l->ctx, name, strlen(name))},
+      {"sym_visibility", gilt_string_attr_get(l->ctx, "private", 7)},
+      {"type", gilt_type_attr_get(l->i8)},
+      {"value", gilt_dense_elements_attr_get(type, text, (size_t)len)},
+  };
+  GiltOpState st = gilt_op_state_get("llvm.global", l->loc);
+  st.num_attrs = 5;
+  st.attrs = attrs;
+  l2l_add_symbol(l, gilt_op_create(l->ctx, &st));
+}
+
 GiltValue *l2l_string(L2L *l, const char *text)
 {
   GiltIdent *key = gilt_ident_get_cstr(l->ctx, text);
   size_t number;
+  char name[32];
   if (!gilt_ptr_map_get(&l->strings, key, &number)) {
     number = l->num_strings++;
     gilt_ptr_map_put(&l->strings, key, number);
-    char name[32];
     snprintf(name, sizeof name, "__gilt_str_%zu", number);
-    int64_t len = (int64_t)strlen(text) + 1;
-    GiltType *type = gilt_tensor_type_get(l->ctx, 1, &len, l->i8, NULL);
-    GiltNamedAttr attrs[] = {
-        {"constant", gilt_unit_attr_get(l->ctx)},
-        {"sym_name", gilt_string_attr_get(l->ctx, name, strlen(name))},
-        {"sym_visibility", gilt_string_attr_get(l->ctx, "private", 7)},
-        {"type", gilt_type_attr_get(l->i8)},
-        {"value", gilt_dense_elements_attr_get(type, text, (size_t)len)},
-    };
-    GiltOpState st = gilt_op_state_get("llvm.global", l->loc);
-    st.num_attrs = 5;
-    st.attrs = attrs;
-    l2l_add_symbol(l, gilt_op_create(l->ctx, &st));
+    l2l_string_global(l, name, text);
   }
-  char name[32];
   snprintf(name, sizeof name, "__gilt_str_%zu", number);
   return l2l_emit_attr(l, LLVM_OP_ADDRESSOF, l->ptr, 0, NULL, "global_name",
                        gilt_symbol_ref_attr_get(l->ctx, name, 0, NULL));
 }
 
-void l2l_check(L2L *l, GiltValue *ok, const char *message)
+GiltValue *l2l_location(L2L *l)
 {
-  GiltBlock *fail = l2l_block(l, 0, NULL), *next = l2l_block(l, 0, NULL);
-  l2l_cond_br(l, ok, next, 0, NULL, fail, 0, NULL);
-  l2l_set_block(l, fail);
   /* The location as the interpreter's diagnostics print it: the ONNX
   ** node's name included. */
   GiltStrBuf where;
@@ -314,10 +322,42 @@ void l2l_check(L2L *l, GiltValue *ok, const char *message)
     where.data[len - 1] = 0;
     text += 4;
   }
-  GiltValue *args[2] = {l2l_string(l, message), l2l_string(l, text)};
+  GiltValue *address = l2l_string(l, text);
   gilt_strbuf_free(&where);
+  return address;
+}
+
+/* Goes on in a new block where `ok` holds, and returns it; leaves the
+** insertion point in a block of its own where it does not. */
+static GiltBlock *unless(L2L *l, GiltValue *ok)
+{
+  GiltBlock *fail = l2l_block(l, 0, NULL), *next = l2l_block(l, 0, NULL);
+  l2l_cond_br(l, ok, next, 0, NULL, fail, 0, NULL);
+  l2l_set_block(l, fail);
+  return next;
+}
+
+void l2l_check(L2L *l, GiltValue *ok, const char *message)
+{
+  GiltBlock *next = unless(l, ok);
+  if (l->device) { /* the launch fails; the host's CUDA call says so */
+    l2l_intrinsic(l, "llvm.trap", NULL, 0, NULL);
+    l2l_emit(l, LLVM_OP_UNREACHABLE, NULL, 0, NULL);
+    l2l_set_block(l, next);
+    return;
+  }
+  GiltValue *args[2];
+  args[0] = l2l_string(l, message);
+  args[1] = l2l_location(l);
   l2l_call_extern(l, "gilt_rt_fail", NULL, 2, args);
   l2l_return_failure(l, l2l_int(l, l->i32, 1));
+  l2l_set_block(l, next);
+}
+
+void l2l_check_recorded(L2L *l, GiltValue *ok, GiltValue *status)
+{
+  GiltBlock *next = unless(l, ok);
+  l2l_return_failure(l, status);
   l2l_set_block(l, next);
 }
 

@@ -246,6 +246,8 @@ static GiltValue *call_argument(L2L *l, GiltValue *v, GiltType *t)
 
 GiltStatus l2l_lower_call(L2L *l, GiltOp *op)
 {
+  if (l->device)
+    return l2l_error(l, "device code calls no host function");
   const char *name =
       gilt_symbol_ref_attr_get_root(gilt_op_get_attr(op, "callee"));
   GiltOp *callee = gilt_symbol_table_lookup(l->module, name);

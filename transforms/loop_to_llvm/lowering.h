@@ -19,6 +19,14 @@
 ** memory.c (descriptors and buffers), arith.c (scalar arithmetic), cast.c,
 ** vector.c, control.c (loops, branches, asserts), parallel.c (loop.parallel
 ** outlined for the runtime's parallel-for).
+**
+** Device mode (gpu-to-nvvm, gpu/to_nvvm.c) runs the same walk over the
+** kernels of a gpu.module, for NVPTX: there is no runtime to call there,
+** so a failed run-time check traps (llvm.trap: the launch fails and the
+** host's CUDA call reports it) instead of calling gilt_rt_fail, a nested
+** loop.parallel runs as sequential loops in its thread, and what would
+** call the runtime or the C library (allocation, weights, calls, math
+** without an NVPTX instruction) is reported at its location.
 */
 #ifndef GILT_TRANSFORMS_LOOP_TO_LLVM_LOWERING_H
 #define GILT_TRANSFORMS_LOOP_TO_LLVM_LOWERING_H
@@ -50,12 +58,20 @@ typedef struct L2L {
   GiltPtrMap strings; /* interned text -> number of its string global */
   unsigned num_strings;
   size_t num_errors;
+  bool device; /* lowering kernels for NVPTX (see above) */
   GiltType *i1, *i8, *i32, *i64, *f32, *ptr;
 } L2L;
 
 GILT_INTERNAL extern const GiltPassDef gilt_loop_to_llvm_pass;
 
 /* ---- pass.c: types, values, the walk ---------------------------------------- */
+
+/* A lowering for `module`'s ops (a builtin.module, or a gpu.module in
+** device mode), building the new symbols apart until l2l_swap_in. */
+GILT_INTERNAL void l2l_init(L2L *l, GiltContext *ctx, GiltOp *module);
+GILT_INTERNAL void l2l_finish(L2L *l);
+/* Replaces the ops of `body` that are not llvm ops by the lowered ones. */
+GILT_INTERNAL void l2l_swap_in(L2L *l, GiltBlock *body);
 
 /* The llvm type of a loop-level value type: index -> i64, memref -> its
 ** descriptor struct, vectors lane by lane; NULL when it has none (an 8-bit
@@ -118,6 +134,13 @@ GILT_INTERNAL GiltValue *l2l_call_extern(L2L *l, const char *name,
 /* The address of a NUL-terminated string global holding `text` (one per
 ** distinct text). */
 GILT_INTERNAL GiltValue *l2l_string(L2L *l, const char *text);
+/* Adds the private constant llvm.global `name` holding `text` and a NUL
+** (an array of i8) to the new module. */
+GILT_INTERNAL void l2l_string_global(L2L *l, const char *name,
+                                     const char *text);
+/* The address of the string of l->loc as the runtime's failures give it
+** (jit/abi.h's gilt_rt_fail `location`). */
+GILT_INTERNAL GiltValue *l2l_location(L2L *l);
 /* A new private llvm.func `name` of type fn_type, with an empty body
 ** region (a declaration until blocks are added), added to the new module. */
 GILT_INTERNAL GiltOp *l2l_private_func(L2L *l, const char *name,
@@ -136,6 +159,10 @@ GILT_INTERNAL void l2l_set_block(L2L *l, GiltBlock *block);
 /* Unless `ok` (i1) holds, records `message` at l->op's location with
 ** gilt_rt_fail and returns 1; goes on in a new block otherwise. */
 GILT_INTERNAL void l2l_check(L2L *l, GiltValue *ok, const char *message);
+/* The same for a failure already recorded (by a runtime function that
+** records its own, gpu/cuda.h's): unless `ok`, returns `status` (i32). */
+GILT_INTERNAL void l2l_check_recorded(L2L *l, GiltValue *ok,
+                                      GiltValue *status);
 /* Stops the run with `status` (i32, nonzero) after its buffers' scope is
 ** exited: returns it from a function; in an outlined parallel body,
 ** leaves it in the context for the function running the loop, which
@@ -147,6 +174,18 @@ GILT_INTERNAL GiltValue *l2l_any(L2L *l, GiltValue *cond);
 /* ---- the families: each lowers l->op, mapping its results ----------------- */
 
 typedef GiltStatus (*L2LLowerFn)(L2L *l, GiltOp *op);
+
+/* An op of another dialect lowers itself when it implements this
+** interface (MLIR's ConvertToLLVMOpInterface), attached by its dialect as
+** an external model: `lower` builds its llvm ops at l->b and maps its
+** results, as the families below do. An op at module level is called
+** with no insertion point and adds what it makes with l2l_add_symbol.
+** The gpu dialect implements it for its device ops (gpu/to_nvvm.c) and
+** its host ops (gpu/host_to_llvm.c). */
+typedef struct L2LLoweringMethods {
+  L2LLowerFn lower;
+} L2LLoweringMethods;
+GILT_INTERNAL extern const GiltInterface l2l_lowering_interface;
 
 GILT_INTERNAL GiltStatus l2l_lower_int(L2L *l, GiltOp *op);
 GILT_INTERNAL GiltStatus l2l_lower_float(L2L *l, GiltOp *op);
@@ -163,6 +202,22 @@ GILT_INTERNAL GiltStatus l2l_lower_profile(L2L *l, GiltOp *op);
 
 /* The struct a memref of rank r lives in: {ptr, offset, sizes, strides}. */
 GILT_INTERNAL GiltType *l2l_descriptor_type(L2L *l, size_t rank);
+/* A descriptor of `rank` from its parts. */
+GILT_INTERNAL GiltValue *l2l_descriptor(L2L *l, size_t rank, GiltValue *data,
+                                        GiltValue *offset,
+                                        GiltValue *const *sizes,
+                                        GiltValue *const *strides);
+/* The sizes of memref type t: static ones as constants, dynamic ones
+** from `dynamic` in order. */
+GILT_INTERNAL void l2l_type_sizes(L2L *l, GiltType *t,
+                                  GiltValue *const *dynamic,
+                                  GiltValue **sizes);
+/* The row-major strides of a dense buffer of memref type t and `sizes`
+** into `strides`, and its size in bytes, at least 1; the run fails, as
+** loop.alloc's, when a dynamic size is negative or the count overflows. */
+GILT_INTERNAL GiltValue *l2l_dense_bytes(L2L *l, GiltType *t,
+                                         GiltValue *const *sizes,
+                                         GiltValue **strides);
 /* Field numbers of a descriptor struct. */
 #define L2L_DATA 0
 #define L2L_OFFSET 1
@@ -203,6 +258,9 @@ GILT_INTERNAL void l2l_parallel_loops(L2L *l, GiltOp *op,
 
 /* ---- parallel.c ------------------------------------------------------------------ */
 
+/* One `type` on the stack, in the entry block of the function being
+** built (allocas in a loop would grow the stack at every iteration). */
+GILT_INTERNAL GiltValue *l2l_entry_alloca(L2L *l, GiltType *type);
 /* Lowers loop.parallel `op` (rank 1 or more, in a function, not in another
 ** outlined body) to a call of gilt_rt_parallel_for with its body outlined. */
 GILT_INTERNAL GiltStatus l2l_lower_parallel_outlined(L2L *l, GiltOp *op);

@@ -35,10 +35,9 @@ static size_t rank_of(GiltValue *memref)
   return gilt_value_get_type(memref)->shaped.rank;
 }
 
-/* A descriptor of `rank` from its parts; sizes and strides as values. */
-static GiltValue *descriptor(L2L *l, size_t rank, GiltValue *data,
-                             GiltValue *offset, GiltValue *const *sizes,
-                             GiltValue *const *strides)
+GiltValue *l2l_descriptor(L2L *l, size_t rank, GiltValue *data,
+                          GiltValue *offset, GiltValue *const *sizes,
+                          GiltValue *const *strides)
 {
   GiltValue *d = l2l_poison(l, l2l_descriptor_type(l, rank));
   d = l2l_insert(l, d, data, L2L_DATA);
@@ -62,10 +61,8 @@ static GiltValue *row_major(L2L *l, size_t rank, GiltValue *const *sizes,
   return count;
 }
 
-/* The sizes of a memref type: static ones as constants, dynamic ones
-** from `dynamic` in order. */
-static void type_sizes(L2L *l, GiltType *t, GiltValue *const *dynamic,
-                       GiltValue **sizes)
+void l2l_type_sizes(L2L *l, GiltType *t, GiltValue *const *dynamic,
+                    GiltValue **sizes)
 {
   size_t next = 0;
   for (size_t i = 0; i < t->shaped.rank; i++)
@@ -126,6 +123,19 @@ static void check_sizes(L2L *l, GiltType *t, GiltValue *const *sizes)
   l2l_check(l, ok, "the buffer's size is negative or overflows");
 }
 
+GiltValue *l2l_dense_bytes(L2L *l, GiltType *t, GiltValue *const *sizes,
+                           GiltValue **strides)
+{
+  check_sizes(l, t, sizes);
+  GiltValue *count = row_major(l, t->shaped.rank, sizes, strides);
+  size_t elem = gilt_type_get_storage_size(t->shaped.elem);
+  GiltValue *bytes = l2l_binary(l, LLVM_OP_MUL, count, l2l_i64(l, (int64_t)elem));
+  /* Zero bytes still get a pointer, so NULL only means out of memory. */
+  GiltValue *one = l2l_i64(l, 1);
+  GiltValue *umax[2] = {bytes, one};
+  return l2l_intrinsic(l, "llvm.umax", l->i64, 2, umax);
+}
+
 /* A dense buffer of t's element type and these sizes, from the runtime's
 ** `allocator` (jit/abi.h), as a descriptor; the run fails when it gives
 ** NULL. */
@@ -134,19 +144,12 @@ static GiltValue *alloc_dense(L2L *l, GiltType *t, GiltValue *const *sizes,
 {
   size_t rank = t->shaped.rank;
   GiltValue *strides[rank + 1];
-  check_sizes(l, t, sizes);
-  GiltValue *count = row_major(l, rank, sizes, strides);
-  size_t elem = gilt_type_get_storage_size(t->shaped.elem);
-  GiltValue *bytes = l2l_binary(l, LLVM_OP_MUL, count, l2l_i64(l, (int64_t)elem));
-  /* Zero bytes still get a pointer, so NULL only means out of memory. */
-  GiltValue *one = l2l_i64(l, 1);
-  GiltValue *umax[2] = {bytes, one};
-  bytes = l2l_intrinsic(l, "llvm.umax", l->i64, 2, umax);
+  GiltValue *bytes = l2l_dense_bytes(l, t, sizes, strides);
   GiltValue *args[2] = {bytes, l2l_i64(l, align < 16 ? 16 : align)};
   GiltValue *data = l2l_call_extern(l, allocator, l->ptr, 2, args);
   GiltValue *null = l2l_emit(l, LLVM_OP_ZERO, l->ptr, 0, NULL);
   l2l_check(l, l2l_icmp(l, "ne", data, null), "out of memory");
-  return descriptor(l, rank, data, l2l_i64(l, 0), sizes, strides);
+  return l2l_descriptor(l, rank, data, l2l_i64(l, 0), sizes, strides);
 }
 
 static GiltStatus lower_alloc(L2L *l, GiltOp *op)
@@ -157,7 +160,7 @@ static GiltStatus lower_alloc(L2L *l, GiltOp *op)
   size_t rank = t->shaped.rank, n = gilt_op_get_num_operands(op);
   GiltValue *dynamic[n + 1], *sizes[rank + 1];
   lowered_operands(l, op, 0, n, dynamic);
-  type_sizes(l, t, dynamic, sizes);
+  l2l_type_sizes(l, t, dynamic, sizes);
   GiltAttr *align = gilt_op_get_attr(op, "alignment");
   l2l_map(l, gilt_op_get_result(op, 0),
           alloc_dense(l, t, sizes,
@@ -251,8 +254,8 @@ static GiltStatus lower_subview(L2L *l, GiltOp *op)
     strides[i] = l2l_binary(l, LLVM_OP_MUL, steps[i], stride);
   }
   l2l_map(l, gilt_op_get_result(op, 0),
-          descriptor(l, rank, l2l_extract(l, src, L2L_DATA), offset, sizes,
-                     strides));
+          l2l_descriptor(l, rank, l2l_extract(l, src, L2L_DATA), offset,
+                         sizes, strides));
   return GILT_SUCCESS;
 }
 
@@ -266,7 +269,7 @@ static GiltStatus lower_reshape(L2L *l, GiltOp *op)
   size_t rank = t->shaped.rank, n = gilt_op_get_num_operands(op) - 1;
   GiltValue *dynamic[n + 1], *sizes[rank + 1], *strides[rank + 1];
   lowered_operands(l, op, 1, n, dynamic);
-  type_sizes(l, t, dynamic, sizes);
+  l2l_type_sizes(l, t, dynamic, sizes);
   GiltValue *count = row_major(l, rank, sizes, strides);
   GiltValue *src_count = l2l_i64(l, 1);
   for (size_t i = 0; i < src_rank; i++)
@@ -274,7 +277,7 @@ static GiltStatus lower_reshape(L2L *l, GiltOp *op)
                            l2l_extract(l, src, L2L_SIZE(src_rank, i)));
   l2l_check(l, l2l_icmp(l, "eq", count, src_count), "reshape changes the number of elements");
   l2l_map(l, gilt_op_get_result(op, 0),
-          descriptor(l, rank, l2l_extract(l, src, L2L_DATA),
+          l2l_descriptor(l, rank, l2l_extract(l, src, L2L_DATA),
                      l2l_extract(l, src, L2L_OFFSET), sizes, strides));
   return GILT_SUCCESS;
 }
@@ -384,15 +387,18 @@ void l2l_lower_global(L2L *l, GiltOp *op)
 
 static GiltStatus lower_get_global(L2L *l, GiltOp *op)
 {
+  if (l->device)
+    return l2l_error(l, "a kernel reads weights through its arguments "
+                        "(gpu-map-parallel makes them gpu.device_global)");
   GiltType *t = gilt_value_get_type(gilt_op_get_result(op, 0));
   size_t rank = t->shaped.rank;
   GiltValue *sizes[rank + 1], *strides[rank + 1];
-  type_sizes(l, t, NULL, sizes);
+  l2l_type_sizes(l, t, NULL, sizes);
   row_major(l, rank, sizes, strides);
   GiltValue *data = l2l_emit_attr(l, LLVM_OP_ADDRESSOF, l->ptr, 0, NULL,
                                   "global_name", gilt_op_get_attr(op, "name"));
   l2l_map(l, gilt_op_get_result(op, 0),
-          descriptor(l, rank, data, l2l_i64(l, 0), sizes, strides));
+          l2l_descriptor(l, rank, data, l2l_i64(l, 0), sizes, strides));
   return GILT_SUCCESS;
 }
 

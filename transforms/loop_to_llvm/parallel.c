@@ -167,9 +167,7 @@ static GiltValue *field_address(L2L *l, GiltType *type, GiltValue *context,
                        gilt_type_attr_get(type));
 }
 
-/* One `type` on the stack, in the entry block: allocas in a loop would
-** grow the stack at every iteration. */
-static GiltValue *entry_alloca(L2L *l, GiltType *type)
+GiltValue *l2l_entry_alloca(L2L *l, GiltType *type)
 {
   GiltBlock *here = gilt_builder_get_insertion_block(l->b);
   gilt_builder_set_insertion_point_to_start(l->b, l->entry);
@@ -345,7 +343,7 @@ GiltStatus l2l_lower_parallel_outlined(L2L *l, GiltOp *op)
              status_field);
   restore(l, &saved);
 
-  GiltValue *context = entry_alloca(l, context_type);
+  GiltValue *context = l2l_entry_alloca(l, context_type);
   for (size_t i = 0; i < n; i++)
     if (field[i] != SIZE_MAX)
       l2l_store(l, lowered[i],

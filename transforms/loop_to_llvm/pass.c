@@ -4,10 +4,12 @@
 ** llvm.func and llvm.global only, following jit/abi.h.
 **
 ** Requires: what graph-to-loop produces, or any loop-level module whose
-** functions have one block. Produces: llvm ops only; the func and loop ops
-** are gone. Every op that cannot be lowered is reported at its location
-** (the ONNX node's, which loop ops inherit), and then the module is left
-** as it was. lowering.h says why this is one walk rather than conversion
+** functions have one block. Ops of other dialects are lowered by their
+** own L2LLoweringMethods (l2l_lowering_interface, attached by their
+** dialect: the gpu dialect's, gpu/to_nvvm.c and gpu/host_to_llvm.c).
+** Produces: llvm ops only; the func and loop ops are gone. Every op that
+** cannot be lowered is reported at its location (the ONNX node's, which
+** loop ops inherit), and then the module is left as it was. lowering.h says why this is one walk rather than conversion
 ** patterns, and which file does what.
 **
 ** Types: index becomes i64, siN and uiN become iN; iN, f16, bf16, f32, f64 and vectors of them
@@ -158,12 +160,24 @@ static bool types_lower(L2L *l, GiltOp *op)
   return true;
 }
 
+const GiltInterface l2l_lowering_interface = {"loop-to-llvm lowering"};
+
+/* The lowering an op of another dialect brings, or NULL. */
+static L2LLowerFn own_lowering(GiltOp *op)
+{
+  const L2LLoweringMethods *m =
+      gilt_op_get_interface(op, &l2l_lowering_interface);
+  return m ? m->lower : NULL;
+}
+
 static GiltStatus lower_op(L2L *l, GiltOp *op)
 {
   LoopOpId id = loop_op_id(op);
   L2LLowerFn fn = id < LOOP_NUM_OPS ? loop_lowerings[id] : NULL;
   if (!fn && gilt_func_op_is(op, FUNC_OP_CALL))
     fn = l2l_lower_call;
+  if (!fn)
+    fn = own_lowering(op);
   if (!fn)
     return l2l_error(l, "no lowering for '%s'", gilt_op_get_name(op));
   if (!types_lower(l, op))
@@ -191,7 +205,7 @@ GiltOp *l2l_lower_block(L2L *l, GiltBlock *block)
 
 /* ---- the pass -------------------------------------------------------------------- */
 
-static void init(L2L *l, GiltContext *ctx, GiltOp *module)
+void l2l_init(L2L *l, GiltContext *ctx, GiltOp *module)
 {
   *l = (L2L){.ctx = ctx, .module = module};
   l->out = gilt_block_create(ctx, 0, NULL, NULL);
@@ -207,7 +221,7 @@ static void init(L2L *l, GiltContext *ctx, GiltOp *module)
   l->ptr = llvm_ptr_type(ctx, 0);
 }
 
-static void finish(L2L *l)
+void l2l_finish(L2L *l)
 {
   gilt_block_destroy(l->out);
   gilt_builder_destroy(l->b);
@@ -216,9 +230,8 @@ static void finish(L2L *l)
   gilt_ptr_map_free(&l->strings);
 }
 
-/* Replaces the module's func and loop ops by the lowered ones; llvm ops
-** already there stay. */
-static void swap_in(L2L *l, GiltBlock *body)
+/* The module's func and loop ops go; llvm ops already there stay. */
+void l2l_swap_in(L2L *l, GiltBlock *body)
 {
   GiltOp *op, *next;
   for (op = gilt_block_get_first_op(body); op; op = next) {
@@ -235,7 +248,7 @@ static void swap_in(L2L *l, GiltBlock *body)
 static GiltStatus run(GiltPass *pass, GiltOp *module)
 {
   L2L l;
-  init(&l, gilt_pass_get_context(pass), module);
+  l2l_init(&l, gilt_pass_get_context(pass), module);
   GiltBlock *body = gilt_module_get_body(module);
   for (GiltOp *op = gilt_block_get_first_op(body); op;
        op = gilt_op_get_next(op)) {
@@ -245,7 +258,10 @@ static GiltStatus run(GiltPass *pass, GiltOp *module)
       l2l_lower_global(&l, op);
     else if (gilt_func_op_is(op, FUNC_OP_FUNC))
       l2l_lower_func(&l, op);
-    else if (llvm_op_id(op) == LLVM_NUM_OPS) {
+    else if (own_lowering(op)) {
+      if (own_lowering(op)(&l, op))
+        l.num_errors++;
+    } else if (llvm_op_id(op) == LLVM_NUM_OPS) {
       l2l_error(&l, "no lowering for '%s' at module level",
                 gilt_op_get_name(op));
       l.num_errors++;
@@ -253,8 +269,8 @@ static GiltStatus run(GiltPass *pass, GiltOp *module)
   }
   GiltStatus status = l.num_errors ? GILT_FAILURE : GILT_SUCCESS;
   if (status == GILT_SUCCESS)
-    swap_in(&l, body);
-  finish(&l);
+    l2l_swap_in(&l, body);
+  l2l_finish(&l);
   return status;
 }
 

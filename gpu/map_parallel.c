@@ -1,0 +1,495 @@
+/*
+** map_parallel.c - `gpu-map-parallel`: runs a loop-level function's
+** buffer work on the GPU. Each loop.parallel the host reaches becomes a
+** gpu.launch of one thread per iteration, buffers move to device memory,
+** and the host keeps the control around them.
+**
+** Requires a func.func at the loop level (what graph-to-loop and
+** loop-buffer-deallocation make). Produces host code over device buffers
+** (memrefs of memory space 1) with gpu.launch ops in it, for
+** gpu-outline-kernels; the function's signature is unchanged.
+**
+** The scheme is MLIR's gpu-map-parallel-loops with one linear dimension,
+** as TVM's default schedule for injective ops: the iteration space of a
+** loop.parallel is linearized with its innermost dimension fastest, so
+** that neighbouring threads touch neighbouring addresses (coalesced), cut
+** into blocks of `block-size` threads, and each thread computes its linear
+** id (block_id * block_dim + thread_id), stops when it is past the end,
+** and delinearizes it into the loop's induction variables (times step
+** plus lower). The loop's body, nested loops included, is the thread's
+** body. The host reaches the ops of the function's body and, recursively,
+** of the loop.for ops without results whose bodies only hold what the
+** host runs (the tile loops around graph-to-loop's convolutions):
+**   - loop.parallel: a launch, as above;
+**   - loop.alloc, loop.dealloc, loop.get_global: gpu.alloc, gpu.dealloc,
+**     gpu.device_global (device buffers; weights uploaded once);
+**   - loop.copy of contiguous buffers: gpu.memcpy from device to device;
+**   - pure ops without regions (index arithmetic, loop.dim, views,
+**     constants) and loop.assert: stay on the host, where the kernels
+**     that use them receive their values;
+**   - anything else that the host reaches (a loop with results, a load or
+**     store, loop.if, loop.while, a copy of a view) runs in a launch of
+**     one thread: correct, slow; counted by the statistic
+**     `num-single-thread` so that what is left to map shows.
+** A value that such a one-thread launch computes cannot reach the host:
+** it is reported. Memref arguments are copied to device buffers at entry
+** and, when the function may write them (any use but reads, through
+** views too), back before the return; memref results are copied to new
+** host buffers there, and the device buffers the function made and did
+** not free are freed.
+** Every other memref value of the function becomes one of space 1.
+**
+** Statistics: num-launches, num-single-thread.
+*/
+#include "gpu/passes.h"
+
+#include "dialects/func/func.h"
+#include "dialects/loop/loop.h"
+#include "gpu/gpu.h"
+#include "ir/core.h"
+#include "ir/support/ptr_map.h"
+
+typedef struct Map {
+  GiltPass *pass;
+  GpuBuilder g;
+  int64_t block_size;
+  int64_t num_launches, num_single;
+  size_t num_errors;
+} Map;
+
+/* ---- what the host runs ----------------------------------------------------- */
+
+static bool stays_on_host(GiltOp *op)
+{
+  if (loop_op_is(op, LOOP_OP_ASSERT))
+    return true;
+  return gilt_op_has_trait(op, GILT_TRAIT_PURE) &&
+         gilt_op_get_num_regions(op) == 0 &&
+         !gilt_op_has_trait(op, GILT_TRAIT_TERMINATOR);
+}
+
+static bool runs_on_host(GiltOp *op);
+
+/* A loop.for the host runs: no results, and a body the host runs. */
+static bool is_host_loop(GiltOp *op)
+{
+  if (!loop_op_is(op, LOOP_OP_FOR) || gilt_op_get_num_results(op))
+    return false;
+  GiltBlock *body = gpu_body(op);
+  GiltOp *last = gilt_block_get_terminator(body);
+  for (GiltOp *o = gilt_block_get_first_op(body); o && o != last;
+       o = gilt_op_get_next(o))
+    if (!runs_on_host(o))
+      return false;
+  return true;
+}
+
+static bool runs_on_host(GiltOp *op)
+{
+  switch (loop_op_id(op)) {
+  case LOOP_OP_PARALLEL:
+  case LOOP_OP_ALLOC:
+  case LOOP_OP_DEALLOC:
+  case LOOP_OP_GET_GLOBAL:
+  case LOOP_OP_COPY:
+    return true;
+  case LOOP_OP_FOR:
+    return is_host_loop(op);
+  default:
+    return stays_on_host(op);
+  }
+}
+
+/* ---- launches ----------------------------------------------------------------- */
+
+static GiltValue *index_op(Map *m, const char *name, GiltValue *a, GiltValue *b)
+{
+  return gpu_build_arith(&m->g, name, a, b);
+}
+
+/* The number of iterations of dimension d: max(ceil((upper - lower) /
+** step), 0). */
+static GiltValue *trip_count(Map *m, GiltOp *par, size_t rank, size_t d)
+{
+  GiltValue *lower = gilt_op_get_operand(par, d);
+  GiltValue *upper = gilt_op_get_operand(par, rank + d);
+  GiltValue *step = gilt_op_get_operand(par, 2 * rank + d);
+  GiltValue *span = index_op(m, "loop.subi", upper, lower);
+  GiltValue *count = index_op(m, "loop.ceildivsi", span, step);
+  return index_op(m, "loop.maxsi", count, gpu_build_index(&m->g, 0));
+}
+
+/* loop.if (id < total) with an empty then-block, the builder in it. */
+static GiltBlock *guard(Map *m, GiltValue *id, GiltValue *total)
+{
+  GiltValue *ops[2] = {id, total};
+  GiltNamedAttr pred = {"predicate", gilt_string_attr_get(m->g.ctx, "slt", 3)};
+  GiltType *i1 = gilt_integer_type_get(m->g.ctx, 1, GILT_SIGNLESS);
+  GiltValue *in = gilt_op_get_result(
+      gpu_build(&m->g, "loop.cmpi", i1, 2, ops, 1, &pred, 0), 0);
+  GiltOp *branch = gpu_build(&m->g, "loop.if", NULL, 1, &in, 0, NULL, 2);
+  GiltBlock *then = gilt_block_create(m->g.ctx, 0, NULL, NULL);
+  gilt_region_append_block(gilt_op_get_region(branch, 0), then);
+  gilt_builder_set_insertion_point_to_end(m->g.b, then);
+  return then;
+}
+
+/* The induction variables of `par` from the thread's linear id: the
+** innermost dimension varies fastest. Replaces the body's arguments. */
+static void delinearize(Map *m, GiltOp *par, size_t rank, GiltValue *id,
+                        GiltValue *const *counts)
+{
+  GiltBlock *body = gpu_body(par);
+  GiltValue *rest = id;
+  for (size_t d = rank; d-- > 0;) {
+    GiltValue *i = rest;
+    if (d > 0) {
+      i = index_op(m, "loop.remsi", rest, counts[d]);
+      rest = index_op(m, "loop.divsi", rest, counts[d]);
+    }
+    GiltValue *scaled =
+        index_op(m, "loop.muli", i, gilt_op_get_operand(par, 2 * rank + d));
+    GiltValue *iv = index_op(m, "loop.addi", gilt_op_get_operand(par, d), scaled);
+    gilt_value_replace_all_uses_with(gilt_block_get_argument(body, d), iv);
+  }
+}
+
+/* Moves the ops of `from`, its terminator included, to the end of `to`. */
+static void move_ops(GiltBlock *from, GiltBlock *to)
+{
+  GiltOp *op;
+  while ((op = gilt_block_get_first_op(from))) {
+    gilt_op_remove_from_parent(op);
+    gilt_block_append_op(to, op);
+  }
+}
+
+static void map_parallel(Map *m, GiltOp *par)
+{
+  size_t rank = gilt_op_get_num_operands(par) / 3;
+  GiltValue *counts[rank + 1], *total = gpu_build_index(&m->g, 1);
+  for (size_t d = 0; d < rank; d++) {
+    counts[d] = trip_count(m, par, rank, d);
+    total = index_op(m, "loop.muli", total, counts[d]);
+  }
+  GiltValue *one = gpu_build_index(&m->g, 1);
+  GiltValue *block = gpu_build_index(&m->g, m->block_size);
+  /* At least one block: an empty launch is an error to CUDA; the guard
+  ** stops every thread of it. */
+  GiltValue *grid = index_op(m, "loop.maxsi",
+                             index_op(m, "loop.ceildivsi", total, block), one);
+  GiltValue *sizes[6] = {grid, one, one, block, one, one};
+  GiltOp *launch = gpu_build_launch(&m->g, sizes);
+  gilt_builder_set_insertion_point_before(
+      m->g.b, gilt_block_get_terminator(gpu_body(launch)));
+  GiltValue *bid = gpu_build_id_x(&m->g, GPU_OP_BLOCK_ID);
+  GiltValue *bdim = gpu_build_id_x(&m->g, GPU_OP_BLOCK_DIM);
+  GiltValue *tid = gpu_build_id_x(&m->g, GPU_OP_THREAD_ID);
+  GiltValue *id = index_op(m, "loop.addi", index_op(m, "loop.muli", bid, bdim),
+                           tid);
+  GiltBlock *then = guard(m, id, total);
+  delinearize(m, par, rank, id, counts);
+  move_ops(gpu_body(par), then);
+  gilt_op_destroy(par);
+  m->num_launches++;
+}
+
+/* Runs op in a launch of one thread. */
+static void map_single(Map *m, GiltOp *op)
+{
+  for (size_t i = 0; i < gilt_op_get_num_results(op); i++)
+    if (gilt_value_has_uses(gilt_op_get_result(op, i))) {
+      gilt_op_emit_error(op, "cannot run on the GPU: the host uses a value "
+                             "it computes from device buffers");
+      m->num_errors++;
+      return;
+    }
+  GiltValue *one = gpu_build_index(&m->g, 1);
+  GiltValue *sizes[6] = {one, one, one, one, one, one};
+  GiltOp *launch = gpu_build_launch(&m->g, sizes);
+  gilt_op_move_before(op, gilt_block_get_terminator(gpu_body(launch)));
+  m->num_single++;
+}
+
+/* ---- buffers ------------------------------------------------------------------- */
+
+static GiltType *on_device(Map *m, GiltType *t)
+{
+  return gpu_memref_in_space(m->g.ctx, t, GPU_SPACE_GLOBAL);
+}
+
+/* `op` replaced by the gpu op `name` of the same operands and attribute
+** `attr` (or none), its result (if any) moved to device memory. */
+static void replace_by(Map *m, GiltOp *op, const char *name, const char *attr)
+{
+  GiltType *result = gilt_op_get_num_results(op)
+                         ? on_device(m, gilt_value_get_type(
+                                            gilt_op_get_result(op, 0)))
+                         : NULL;
+  GiltNamedAttr a = {attr, attr ? gilt_op_get_attr(op, attr) : NULL};
+  size_t n = gilt_op_get_num_operands(op);
+  GiltValue *ops[n + 1];
+  for (size_t i = 0; i < n; i++)
+    ops[i] = gilt_op_get_operand(op, i);
+  GiltOp *repl = gpu_build(&m->g, name, result, n, ops, attr ? 1 : 0, &a, 0);
+  if (result)
+    gilt_value_replace_all_uses_with(gilt_op_get_result(op, 0),
+                                     gilt_op_get_result(repl, 0));
+  gilt_op_destroy(op);
+}
+
+static void map_copy(Map *m, GiltOp *op)
+{
+  GiltValue *src = gilt_op_get_operand(op, 0), *dst = gilt_op_get_operand(op, 1);
+  if (!loop_memref_is_contiguous(gilt_value_get_type(src)) ||
+      !loop_memref_is_contiguous(gilt_value_get_type(dst))) {
+    map_single(m, op);
+    return;
+  }
+  GiltValue *ops[2] = {dst, src};
+  gpu_build(&m->g, "gpu.memcpy", NULL, 2, ops, 0, NULL, 0);
+  gilt_op_destroy(op);
+}
+
+static void map_block(Map *m, GiltBlock *block);
+
+static void map_op(Map *m, GiltOp *op)
+{
+  if (gpu_op_id(op) != GPU_NUM_OPS) /* mapped already (argument copies) */
+    return;
+  m->g.loc = gilt_op_get_location(op);
+  gilt_builder_set_insertion_point_before(m->g.b, op);
+  switch (loop_op_id(op)) {
+  case LOOP_OP_PARALLEL: map_parallel(m, op); return;
+  case LOOP_OP_ALLOC: replace_by(m, op, "gpu.alloc", NULL); return;
+  case LOOP_OP_DEALLOC: replace_by(m, op, "gpu.dealloc", NULL); return;
+  case LOOP_OP_GET_GLOBAL: replace_by(m, op, "gpu.device_global", "name"); return;
+  case LOOP_OP_COPY: map_copy(m, op); return;
+  default: break;
+  }
+  if (is_host_loop(op))
+    map_block(m, gpu_body(op));
+  else if (!stays_on_host(op) && !gilt_op_has_trait(op, GILT_TRAIT_TERMINATOR))
+    map_single(m, op);
+}
+
+static void map_block(Map *m, GiltBlock *block)
+{
+  GiltOp *next;
+  for (GiltOp *op = gilt_block_get_first_op(block); op; op = next) {
+    next = gilt_op_get_next(op);
+    map_op(m, op);
+  }
+}
+
+/* ---- the function's boundary ---------------------------------------------------- */
+
+/* The sizes of the dynamic dimensions of `buf`, as loop.dim ops. */
+static size_t dynamic_sizes(Map *m, GiltValue *buf, GiltValue **sizes)
+{
+  GiltType *t = gilt_value_get_type(buf);
+  size_t n = 0;
+  for (size_t i = 0; i < t->shaped.rank; i++) {
+    if (t->shaped.shape[i] != GILT_DYNAMIC)
+      continue;
+    GiltValue *ops[2] = {buf, gpu_build_index(&m->g, (int64_t)i)};
+    sizes[n++] = gilt_op_get_result(
+        gpu_build(&m->g, "loop.dim", m->g.index, 2, ops, 0, NULL, 0), 0);
+  }
+  return n;
+}
+
+/* A new buffer of type t (from `alloc`) shaped as `from`, holding a copy
+** of it. */
+static GiltValue *copy_of(Map *m, GiltType *t, GiltValue *from,
+                          const char *alloc)
+{
+  GiltValue *sizes[t->shaped.rank + 1];
+  size_t n = dynamic_sizes(m, from, sizes);
+  GiltValue *buf =
+      gilt_op_get_result(gpu_build(&m->g, alloc, t, n, sizes, 0, NULL, 0), 0);
+  GiltValue *ops[2] = {buf, from};
+  gpu_build(&m->g, "gpu.memcpy", NULL, 2, ops, 0, NULL, 0);
+  return buf;
+}
+
+/* Whether anything may write the buffer v, or a view of it: any use but
+** reading elements, sizes or copying from it. */
+static bool may_write(GiltValue *v)
+{
+  for (GiltOperand *u = gilt_value_get_first_use(v); u;
+       u = gilt_operand_get_next_use(u)) {
+    GiltOp *op = u->owner;
+    switch (loop_op_id(op)) {
+    case LOOP_OP_LOAD:
+    case LOOP_OP_VECTOR_LOAD:
+    case LOOP_OP_DIM:
+      continue;
+    case LOOP_OP_MASKED_LOAD:
+      if (u - op->operands == 2)
+        continue;
+      return true;
+    case LOOP_OP_RESHAPE:
+    case LOOP_OP_SUBVIEW:
+      if (u - op->operands == 0 && !may_write(gilt_op_get_result(op, 0)))
+        continue;
+      return true;
+    default:
+      if (gpu_op_is(op, GPU_OP_MEMCPY) && u - op->operands == 1)
+        continue;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* Each memref argument becomes a device copy of it, made at entry. */
+static void copy_arguments_in(Map *m, GiltBlock *entry, GiltPtrMap *to_free)
+{
+  GiltOp *first = gilt_block_get_first_op(entry);
+  gilt_builder_set_insertion_point_before(m->g.b, first);
+  for (size_t i = 0; i < gilt_block_get_num_arguments(entry); i++) {
+    GiltValue *arg = gilt_block_get_argument(entry, i);
+    GiltType *t = gilt_value_get_type(arg);
+    if (t->kind != GILT_TYPE_MEMREF)
+      continue;
+    GiltValue *dev = copy_of(m, on_device(m, t), arg, "gpu.alloc");
+    /* Every use but the copy's (and the sizes' it reads) moves over. */
+    GiltOperand *next;
+    for (GiltOperand *u = gilt_value_get_first_use(arg); u; u = next) {
+      next = gilt_operand_get_next_use(u);
+      GiltOp *at = gilt_block_find_ancestor_op(entry, u->owner);
+      if (at == first || !gilt_op_is_before_in_block(at, first))
+        gilt_op_set_operand(u->owner, (size_t)(u - u->owner->operands), dev);
+    }
+    gilt_ptr_map_put(to_free, dev, 1);
+  }
+}
+
+/* Every memref value the function computes lives on the device, but the
+** buffers that kernels allocate for themselves. */
+static GiltWalkResult retype(GiltOp *op, void *user)
+{
+  Map *m = user;
+  for (size_t r = 0; r < gilt_op_get_num_regions(op); r++)
+    for (GiltBlock *b = gilt_region_get_first_block(gilt_op_get_region(op, r));
+         b; b = gilt_block_get_next(b))
+      for (size_t i = 0; i < gilt_block_get_num_arguments(b); i++) {
+        GiltValue *v = gilt_block_get_argument(b, i);
+        if (!gilt_func_op_is(op, FUNC_OP_FUNC) &&
+            gilt_value_get_type(v)->kind == GILT_TYPE_MEMREF)
+          gilt_value_set_type(v, on_device(m, gilt_value_get_type(v)));
+      }
+  if (loop_op_is(op, LOOP_OP_ALLOC))
+    return GILT_WALK_ADVANCE;
+  for (size_t i = 0; i < gilt_op_get_num_results(op); i++) {
+    GiltValue *v = gilt_op_get_result(op, i);
+    if (gilt_value_get_type(v)->kind == GILT_TYPE_MEMREF)
+      gilt_value_set_type(v, on_device(m, gilt_value_get_type(v)));
+  }
+  return GILT_WALK_ADVANCE;
+}
+
+/* The entry block's device buffers that nothing frees. */
+static void collect_unfreed(GiltBlock *entry, GiltPtrMap *to_free)
+{
+  for (GiltOp *op = gilt_block_get_first_op(entry); op;
+       op = gilt_op_get_next(op)) {
+    if (!gpu_op_is(op, GPU_OP_ALLOC))
+      continue;
+    GiltValue *buf = gilt_op_get_result(op, 0);
+    bool freed = false;
+    for (GiltOperand *u = gilt_value_get_first_use(buf); u && !freed;
+         u = gilt_operand_get_next_use(u))
+      freed = gpu_op_is(u->owner, GPU_OP_DEALLOC);
+    if (!freed)
+      gilt_ptr_map_put(to_free, buf, 1);
+  }
+}
+
+/* The device copies of the arguments the function may write are copied
+** back into them; memref results are copied into new host buffers; then
+** the device buffers left are freed. */
+static void copy_results_out(Map *m, GiltOp *func, GiltOp *ret,
+                             GiltPtrMap *to_free)
+{
+  GiltType *ft = gilt_func_get_type(func);
+  m->g.loc = gilt_op_get_location(ret);
+  gilt_builder_set_insertion_point_before(m->g.b, ret);
+  GiltBlock *entry = gilt_op_get_block(ret);
+  for (size_t i = 0; i < gilt_block_get_num_arguments(entry); i++) {
+    GiltValue *arg = gilt_block_get_argument(entry, i);
+    GiltOperand *u = gilt_value_get_first_use(arg);
+    /* The argument's remaining uses are its copy's and its sizes'. */
+    for (; u && !gpu_op_is(u->owner, GPU_OP_MEMCPY);
+         u = gilt_operand_get_next_use(u))
+      ;
+    if (!u || !may_write(gilt_op_get_operand(u->owner, 0)))
+      continue;
+    GiltValue *ops[2] = {arg, gilt_op_get_operand(u->owner, 0)};
+    gpu_build(&m->g, "gpu.memcpy", NULL, 2, ops, 0, NULL, 0);
+  }
+  for (size_t i = 0; i < gilt_op_get_num_operands(ret); i++) {
+    GiltValue *v = gilt_op_get_operand(ret, i);
+    GiltType *t = ft->func.types[ft->func.num_inputs + i];
+    if (t->kind == GILT_TYPE_MEMREF)
+      gilt_op_set_operand(ret, i, copy_of(m, t, v, "loop.alloc"));
+  }
+  /* In the order the buffers were made, whatever the map's order. */
+  for (GiltOp *op = gilt_block_get_first_op(entry); op; op = gilt_op_get_next(op))
+    if (gpu_op_is(op, GPU_OP_ALLOC) &&
+        gilt_ptr_map_get(to_free, gilt_op_get_result(op, 0), NULL)) {
+      GiltValue *buf = gilt_op_get_result(op, 0);
+      gpu_build(&m->g, "gpu.dealloc", NULL, 1, &buf, 0, NULL, 0);
+    }
+}
+
+static GiltStatus run(GiltPass *pass, GiltOp *func)
+{
+  GiltBlock *entry = gilt_func_get_entry_block(func);
+  if (!entry) {
+    gilt_pass_mark_unchanged(pass);
+    return GILT_SUCCESS;
+  }
+  Map m = {.pass = pass,
+           .block_size = gilt_pass_get_option_int(pass, "block-size")};
+  if (m.block_size < 1 || m.block_size > 1024)
+    return gilt_op_emit_error(func, "gpu-map-parallel: block-size %lld is "
+                                    "not between 1 and 1024 (CUDA's limit)",
+                              (long long)m.block_size);
+  gpu_builder_init(&m.g, gilt_pass_get_context(pass));
+  GiltPtrMap to_free;
+  gilt_ptr_map_init(&to_free, m.g.ctx);
+  m.g.loc = gilt_op_get_location(func);
+  copy_arguments_in(&m, entry, &to_free);
+  map_block(&m, entry);
+  gilt_op_walk(func, GILT_WALK_PRE_ORDER, retype, &m);
+  GiltOp *ret = gilt_block_get_terminator(entry);
+  collect_unfreed(entry, &to_free);
+  if (gilt_func_op_is(ret, FUNC_OP_RETURN))
+    copy_results_out(&m, func, ret, &to_free);
+  gilt_ptr_map_free(&to_free);
+  gpu_builder_free(&m.g);
+  gilt_pass_add_statistic(pass, "num-launches",
+                          "loop.parallel ops mapped to launches",
+                          m.num_launches);
+  gilt_pass_add_statistic(pass, "num-single-thread",
+                          "ops left to launches of one thread",
+                          m.num_single);
+  return m.num_errors ? GILT_FAILURE : GILT_SUCCESS;
+}
+
+static const GiltPassOptionDef options[] = {
+    {"block-size", GILT_OPTION_INT, "256", "threads per block"},
+    {0},
+};
+
+const GiltPassDef gilt_gpu_map_parallel_pass = {
+    .name = "gpu-map-parallel",
+    .description = "Run a loop-level function's loop.parallel nests as GPU "
+                   "launches of one thread per iteration, over device "
+                   "buffers",
+    .anchor = "func.func",
+    .options = options,
+    .run = run,
+};
