@@ -41,7 +41,10 @@
 ** not free are freed.
 ** Every other memref value of the function becomes one of space 1.
 **
-** Statistics: num-launches, num-single-thread.
+** Statistics: num-launches, num-single-thread, and num-small-launches:
+** the launches whose loop has fewer iterations than a block (known at
+** compile time), where the CPU-tiled nests of graph-to-loop leave a GPU
+** mostly idle (a tile loop per thread).
 */
 #include "gpu/passes.h"
 
@@ -55,7 +58,7 @@ typedef struct Map {
   GiltPass *pass;
   GpuBuilder g;
   int64_t block_size;
-  int64_t num_launches, num_single;
+  int64_t num_launches, num_single, num_small;
   size_t num_errors;
 } Map;
 
@@ -166,9 +169,39 @@ static void move_ops(GiltBlock *from, GiltBlock *to)
   }
 }
 
+/* The value of an index loop.constant, into *c. */
+static bool index_constant(GiltValue *v, int64_t *c)
+{
+  GiltOp *def = gilt_value_get_defining_op(v);
+  if (!loop_op_is(def, LOOP_OP_CONSTANT))
+    return false;
+  *c = gilt_integer_attr_get_value(gilt_op_get_attr(def, "value"));
+  return true;
+}
+
+/* The number of iterations of `par` when its bounds are constants (the
+** usual case); -1 otherwise. */
+static int64_t static_iterations(GiltOp *par, size_t rank)
+{
+  int64_t total = 1;
+  for (size_t d = 0; d < rank; d++) {
+    int64_t lo, hi, step;
+    if (!index_constant(gilt_op_get_operand(par, d), &lo) ||
+        !index_constant(gilt_op_get_operand(par, rank + d), &hi) ||
+        !index_constant(gilt_op_get_operand(par, 2 * rank + d), &step) ||
+        step < 1)
+      return -1;
+    total *= hi > lo ? (hi - lo + step - 1) / step : 0;
+  }
+  return total;
+}
+
 static void map_parallel(Map *m, GiltOp *par)
 {
   size_t rank = gilt_op_get_num_operands(par) / 3;
+  int64_t iterations = static_iterations(par, rank);
+  if (iterations >= 0 && iterations < m->block_size)
+    m->num_small++;
   GiltValue *counts[rank + 1], *total = gpu_build_index(&m->g, 1);
   for (size_t d = 0; d < rank; d++) {
     counts[d] = trip_count(m, par, rank, d);
@@ -522,6 +555,9 @@ static GiltStatus run(GiltPass *pass, GiltOp *func)
   gilt_pass_add_statistic(pass, "num-single-thread",
                           "ops left to launches of one thread",
                           m.num_single);
+  gilt_pass_add_statistic(pass, "num-small-launches",
+                          "launches of fewer iterations than a block",
+                          m.num_small);
   return m.num_errors ? GILT_FAILURE : GILT_SUCCESS;
 }
 
