@@ -452,6 +452,9 @@ static bool compile_if(Compiler *c, GiltOp *op, Instr *in)
     return false;
   branch->then_out = moves_from(c, gilt_block_get_terminator(then_block), 0, results);
   branch->else_out.scratch = UINT32_MAX;
+  /* No else: an empty program, not a null one (interp_run adds its
+  ** length to its code). */
+  branch->else_body.code = gilt_arena_alloc(&c->it->arena, sizeof(Instr));
   if (else_block) {
     if (!compile_block(c, else_block, &branch->else_body))
       return false;
