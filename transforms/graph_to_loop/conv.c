@@ -26,7 +26,9 @@
 ** MAC in f32. The copies cost O(input) and O(weights). A result whose
 ** type is not the accumulator's (f16, QLinearConv's u8) is converted by
 ** a last nest. Not here: ConvTranspose (conv_transpose.c), DeformConv
-** (deform_conv.c), packing of weights for the compiled path.
+** (deform_conv.c), packing of weights for the compiled path, and the f32
+** 2-D layers that have kernels of their own: one group (conv_tiled.c,
+** conv_winograd.c) and depthwise (conv_depthwise.c).
 */
 #include "transforms/graph_to_loop/indexing.h"
 #include "transforms/graph_to_loop/tiles.h"
@@ -301,6 +303,10 @@ static GiltStatus lower_conv(Lower *l)
   }
   if (lower_conv_tiles_apply(l, &c.w, group)) {
     GiltValue *y = lower_conv_tiles(l, &c.w, x, c.wt, c.bias);
+    return lower_replace(l, &y);
+  }
+  if (lower_conv_depthwise_apply(l, &c.w, x, c.wt, group)) {
+    GiltValue *y = lower_conv_depthwise(l, &c.w, x, c.wt, c.bias);
     return lower_replace(l, &y);
   }
   GiltType *acc = float_acc(l, lower_result_elem(l, 0));
