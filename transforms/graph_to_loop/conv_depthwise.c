@@ -41,6 +41,8 @@
 #define MAX_TAPS 49
 /* Column strides whose lanes are gathered from that many loads. */
 #define MAX_STRIDE 4
+/* Interior rows computed together. */
+#define MAX_ROWS 2
 
 typedef struct Depthwise {
   LowerWindow *w;
@@ -56,8 +58,14 @@ typedef struct Depthwise {
   GiltValue *splat[MAX_TAPS];    /* ... in every lane */
   GiltValue *bias, *bias_splat;  /* B[c], or 0 */
   int64_t kh, kw;                /* the filter's size */
-  GiltValue *n, *c, *oh, *ih0;   /* the row being computed */
-  bool guarded;                  /* its taps may reach above or below */
+  GiltValue *n, *c;              /* the channel being computed */
+  /* The rows being computed: oh[r], whose taps start at input row ih0[r]
+  ** (two interior rows at once, each loaded input vector serving both
+  ** where they overlap). */
+  size_t num_rows;
+  GiltValue *oh[MAX_ROWS], *ih0[MAX_ROWS];
+  GiltValue *pairs;              /* the first row of the pairs */
+  bool guarded;                  /* the row's taps may reach above or below */
 } Depthwise;
 
 /* ---- one vector of outputs ------------------------------------------------- */
@@ -99,34 +107,42 @@ static GiltValue *tap_lanes(Lower *l, Depthwise *d, GiltValue *ih,
   return r;
 }
 
-/* The outputs (n, c, oh, ow0 ... ow0 + 15), stored; masked: the vector
-** may reach past the input's or the output's row. */
+/* The outputs (n, c, oh, ow0 ... ow0 + 15) of the rows being computed,
+** stored; masked: the vector may reach past the input's or the output's
+** row. The rows' multiply-adds interleave, so that their chains overlap. */
 static void vector_at(Lower *l, Depthwise *d, GiltValue *ow0, bool masked)
 {
   const LowerWindow *w = d->w;
-  GiltValue *acc = d->bias_splat;
+  GiltValue *acc[MAX_ROWS];
+  for (size_t r = 0; r < d->num_rows; r++)
+    acc[r] = d->bias_splat;
   GiltValue *first = ix_sub(l, ix_mul(l, ow0, lower_index(l, w->strides[1])),
                             w->begin[1]);
   for (int64_t a = 0; a < d->kh; a++) {
-    GiltValue *ih = ix_add(l, d->ih0, lower_index(l, a * w->dilations[0]));
-    GiltValue *ok = NULL;
+    GiltValue *ih[MAX_ROWS], *ok = NULL;
+    for (size_t r = 0; r < d->num_rows; r++)
+      ih[r] = ix_add(l, d->ih0[r], lower_index(l, a * w->dilations[0]));
     if (d->guarded) { /* a row outside reads nothing, at row 0 */
       GiltValue *zero = lower_index(l, 0);
-      ok = ix_in_range(l, ih, zero, d->rows);
-      ih = lower_select(l, ok, ih, zero);
+      ok = ix_in_range(l, ih[0], zero, d->rows);
+      ih[0] = lower_select(l, ok, ih[0], zero);
     }
     for (int64_t b = 0; b < d->kw; b++) {
       GiltValue *start =
           ix_add(l, first, lower_index(l, b * w->dilations[1]));
-      GiltValue *xv = tap_lanes(l, d, ih, start, masked, ok);
-      acc = lower_lanes_fma(l, d->splat[a * d->kw + b], xv, acc);
+      for (size_t r = 0; r < d->num_rows; r++) {
+        GiltValue *xv = tap_lanes(l, d, ih[r], start, masked, ok);
+        acc[r] = lower_lanes_fma(l, d->splat[a * d->kw + b], xv, acc[r]);
+      }
     }
   }
   GiltValue *mask =
       masked ? lower_lanes_mask(l, &d->v, ix_sub(l, w->out[1], ow0)) : NULL;
-  acc = lower_epilogue_apply(l, &d->epilogue, acc);
-  GiltValue *idx[4] = {d->n, d->c, d->oh, ow0};
-  lower_lanes_store(l, &d->v, mask, acc, d->y, idx);
+  for (size_t r = 0; r < d->num_rows; r++) {
+    GiltValue *v = lower_epilogue_apply(l, &d->epilogue, acc[r]);
+    GiltValue *idx[4] = {d->n, d->c, d->oh[r], ow0};
+    lower_lanes_store(l, &d->v, mask, v, d->y, idx);
+  }
 }
 
 /* ---- the columns of a row --------------------------------------------------- */
@@ -138,21 +154,25 @@ static void scalar_column(Lower *l, GiltValue *ow, GiltValue *const *iter,
   (void)iter, (void)next;
   Depthwise *d = user;
   const LowerWindow *w = d->w;
-  GiltValue *acc = d->bias;
   GiltValue *first = ix_sub(l, ix_mul(l, ow, lower_index(l, w->strides[1])),
                             w->begin[1]);
-  for (int64_t a = 0; a < d->kh; a++)
-    for (int64_t b = 0; b < d->kw; b++) {
-      GiltValue *idx[4] = {
-          d->n, d->c, ix_add(l, d->ih0, lower_index(l, a * w->dilations[0])),
-          ix_add(l, first, lower_index(l, b * w->dilations[1]))};
-      GiltValue *x =
-          lower_load_or(l, d->x, idx, lower_constant(l, d->v.elem, 0));
-      acc = lower_lanes_fma(l, d->scalar[a * d->kw + b], x, acc);
-    }
-  acc = lower_epilogue_apply(l, &d->epilogue, acc);
-  GiltValue *at[4] = {d->n, d->c, d->oh, ow};
-  lower_store(l, acc, d->y, at);
+  for (size_t r = 0; r < d->num_rows; r++) {
+    GiltValue *acc = d->bias;
+    for (int64_t a = 0; a < d->kh; a++)
+      for (int64_t b = 0; b < d->kw; b++) {
+        GiltValue *ih =
+            ix_add(l, d->ih0[r], lower_index(l, a * w->dilations[0]));
+        GiltValue *idx[4] = {
+            d->n, d->c, ih,
+            ix_add(l, first, lower_index(l, b * w->dilations[1]))};
+        GiltValue *x =
+            lower_load_or(l, d->x, idx, lower_constant(l, d->v.elem, 0));
+        acc = lower_lanes_fma(l, d->scalar[a * d->kw + b], x, acc);
+      }
+    acc = lower_epilogue_apply(l, &d->epilogue, acc);
+    GiltValue *at[4] = {d->n, d->c, d->oh[r], ow};
+    lower_store(l, acc, d->y, at);
+  }
 }
 
 typedef struct Vectors {
@@ -179,15 +199,22 @@ static void vectors(Lower *l, Depthwise *d, GiltValue *from, GiltValue *count,
   lower_for_upto(l, count, 0, NULL, NULL, vector_step, &s);
 }
 
-static void row_step(Lower *l, GiltValue *oh, GiltValue *const *iter,
+/* Rows oh, ... oh + num_rows - 1 (iv: oh, or the pair's number from
+** d->pairs when rows go by two). */
+static void row_step(Lower *l, GiltValue *iv, GiltValue *const *iter,
                      GiltValue **next, void *user)
 {
   (void)iter, (void)next;
   Depthwise *d = user;
   const LowerWindow *w = d->w;
-  d->oh = oh;
-  d->ih0 =
-      ix_sub(l, ix_mul(l, oh, lower_index(l, w->strides[0])), w->begin[0]);
+  GiltValue *oh = iv;
+  if (d->num_rows > 1)
+    oh = ix_add(l, d->pairs, ix_mul(l, iv, lower_index(l, MAX_ROWS)));
+  for (size_t r = 0; r < d->num_rows; r++) {
+    d->oh[r] = ix_add(l, oh, lower_index(l, (int64_t)r));
+    d->ih0[r] = ix_sub(l, ix_mul(l, d->oh[r], lower_index(l, w->strides[0])),
+                       w->begin[0]);
+  }
   lower_for_upto(l, d->col_lo, 0, NULL, NULL, scalar_column, d);
   GiltValue *lanes = lower_index(l, LOWER_F32_LANES);
   GiltValue *tail = d->col_lo;
@@ -203,7 +230,20 @@ static void rows(Lower *l, Depthwise *d, GiltValue *from, GiltValue *to,
                  bool guarded)
 {
   d->guarded = guarded;
+  d->num_rows = 1;
   lower_for(l, from, to, lower_index(l, 1), 0, NULL, NULL, row_step, d);
+}
+
+/* The interior rows, by pairs while two are left. */
+static void interior_rows(Lower *l, Depthwise *d)
+{
+  GiltValue *two = lower_index(l, MAX_ROWS);
+  GiltValue *pairs = ix_div(l, ix_sub(l, d->row_hi, d->row_lo), two);
+  d->guarded = false;
+  d->num_rows = MAX_ROWS;
+  d->pairs = d->row_lo;
+  lower_for_upto(l, pairs, 0, NULL, NULL, row_step, d);
+  rows(l, d, ix_add(l, d->row_lo, ix_mul(l, pairs, two)), d->row_hi, false);
 }
 
 /* ---- the channel ---------------------------------------------------------------- */
@@ -232,7 +272,10 @@ static void channel_body(Lower *l, GiltValue *const *ivs, void *user)
                      : lower_constant(l, d->v.elem, 0);
   d->bias_splat = lower_lanes_splat(l, &d->v, d->bias);
   rows(l, d, lower_index(l, 0), d->row_lo, true);
-  rows(l, d, d->row_lo, d->row_hi, false);
+  if (w->strides[0] == 1)
+    interior_rows(l, d);
+  else
+    rows(l, d, d->row_lo, d->row_hi, false);
   rows(l, d, d->row_hi, w->out[0], true);
 }
 
