@@ -180,7 +180,7 @@ static void conv_body(Lower *l, GiltValue *const *ivs, void *user)
   for (size_t i = 0; i < n + 1; i++)
     yi[i] = ivs[i];
   yi[1 + n] = c->ow0;
-  acc = lower_epilogue_apply(l, &c->epilogue, acc);
+  acc = lower_epilogue_apply_at(l, &c->epilogue, &c->v, c->mask, acc, yi);
   lower_lanes_store(l, &c->v, c->mask, acc, c->y, yi);
 }
 
@@ -310,6 +310,9 @@ static GiltStatus lower_conv(Lower *l)
     return lower_replace(l, &y);
   }
   GiltType *acc = float_acc(l, lower_result_elem(l, 0));
+  /* The residual is added to the accumulator, before any conversion. */
+  if (lower_operand(l, 3) && acc != lower_result_elem(l, 0))
+    return lower_error(l, "a fused residual 'Z' needs an f32 or f64 result");
   c.xp = pad_input(l, &c.w, x, acc, convert_to, acc);
   if (lower_operand_elem(l, 1) != acc)
     c.wt = lower_copy_map(l, c.wt, acc, false, NULL, NULL);

@@ -139,8 +139,9 @@ static void vector_at(Lower *l, Depthwise *d, GiltValue *ow0, bool masked)
   GiltValue *mask =
       masked ? lower_lanes_mask(l, &d->v, ix_sub(l, w->out[1], ow0)) : NULL;
   for (size_t r = 0; r < d->num_rows; r++) {
-    GiltValue *v = lower_epilogue_apply(l, &d->epilogue, acc[r]);
     GiltValue *idx[4] = {d->n, d->c, d->oh[r], ow0};
+    GiltValue *v =
+        lower_epilogue_apply_at(l, &d->epilogue, &d->v, mask, acc[r], idx);
     lower_lanes_store(l, &d->v, mask, v, d->y, idx);
   }
 }
@@ -169,8 +170,8 @@ static void scalar_column(Lower *l, GiltValue *ow, GiltValue *const *iter,
             lower_load_or(l, d->x, idx, lower_constant(l, d->v.elem, 0));
         acc = lower_lanes_fma(l, d->scalar[a * d->kw + b], x, acc);
       }
-    acc = lower_epilogue_apply(l, &d->epilogue, acc);
     GiltValue *at[4] = {d->n, d->c, d->oh[r], ow};
+    acc = lower_epilogue_apply_at(l, &d->epilogue, NULL, NULL, acc, at);
     lower_store(l, acc, d->y, at);
   }
 }
