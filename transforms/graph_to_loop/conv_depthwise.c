@@ -263,8 +263,10 @@ static void channel_body(Lower *l, GiltValue *const *ivs, void *user)
   d->c = ivs[1];
   for (int64_t a = 0; a < d->kh; a++)
     for (int64_t b = 0; b < d->kw; b++) {
-      GiltValue *idx[4] = {d->c, lower_index(l, 0), lower_index(l, a),
-                           lower_index(l, b)};
+      GiltValue *idx[4] = {d->c, NULL, NULL, NULL};
+      idx[1] = lower_index(l, 0);
+      idx[2] = lower_index(l, a);
+      idx[3] = lower_index(l, b);
       GiltValue *t = lower_load(l, ch->weights, idx);
       d->scalar[a * d->kw + b] = t;
       d->splat[a * d->kw + b] = lower_lanes_splat(l, &d->v, t);
@@ -296,10 +298,10 @@ static GiltValue *end_inside(Lower *l, const LowerWindow *w, size_t i,
                              GiltValue *size, int64_t reach, GiltValue *lo)
 {
   GiltValue *s = lower_index(l, w->strides[i]);
-  GiltValue *room =
-      ix_sub(l, ix_add(l, size, w->begin[i]), lower_index(l, reach));
-  GiltValue *end = ix_add(l, lower_binary(l, LOOP_OP_FLOORDIVSI, room, s),
-                          lower_index(l, 1));
+  GiltValue *padded = ix_add(l, size, w->begin[i]);
+  GiltValue *room = ix_sub(l, padded, lower_index(l, reach));
+  GiltValue *last = lower_binary(l, LOOP_OP_FLOORDIVSI, room, s);
+  GiltValue *end = ix_add(l, last, lower_index(l, 1));
   return ix_max(l, ix_min(l, end, w->out[i]), lo);
 }
 
@@ -315,15 +317,15 @@ static void split(Lower *l, Depthwise *d)
   int64_t reach = (d->kw - 1) * w->dilations[1] +
                   LOWER_F32_LANES * w->strides[1];
   /* The last column a vector may start at (col_lo - 1 when none). */
-  GiltValue *last = ix_sub(
-      l, end_inside(l, w, 1, d->cols, reach, d->col_lo), lower_index(l, 1));
+  GiltValue *end = end_inside(l, w, 1, d->cols, reach, d->col_lo);
+  GiltValue *last = ix_sub(l, end, lower_index(l, 1));
   GiltValue *lanes = lower_index(l, LOWER_F32_LANES);
-  GiltValue *fit = ix_add(l,
-                          lower_binary(l, LOOP_OP_FLOORDIVSI,
-                                       ix_sub(l, last, d->col_lo), lanes),
-                          lower_index(l, 1));
+  GiltValue *more = lower_binary(l, LOOP_OP_FLOORDIVSI,
+                                 ix_sub(l, last, d->col_lo), lanes);
+  GiltValue *fit = ix_add(l, more, lower_index(l, 1));
   GiltValue *whole = ix_div(l, ix_sub(l, w->out[1], d->col_lo), lanes);
-  d->col_inner = ix_max(l, ix_min(l, fit, whole), lower_index(l, 0));
+  GiltValue *inner = ix_min(l, fit, whole);
+  d->col_inner = ix_max(l, inner, lower_index(l, 0));
 }
 
 bool lower_conv_depthwise_apply(Lower *l, const LowerWindow *w,
