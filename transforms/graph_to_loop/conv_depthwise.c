@@ -88,8 +88,9 @@ static GiltValue *tap_lanes(Lower *l, Depthwise *d, GiltValue *ih,
         left = lower_select(l, ok, left, lower_index(l, 0));
       mask = lower_lanes_mask(l, &d->v, left);
       /* No lane may be set past the end, but the index must still be
-      ** one of the row's. */
+      ** one of the row's (or 0, for an empty row). */
       at = ix_min(l, at, ix_sub(l, d->cols, lower_index(l, 1)));
+      at = ix_max(l, at, lower_index(l, 0));
     }
     GiltValue *idx[4] = {d->n, d->c, ih, at};
     loads[k] = lower_lanes_load(l, &d->v, mask, d->x, idx);
