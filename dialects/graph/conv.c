@@ -302,32 +302,10 @@ static GiltStatus conv_channels_window(const GraphOpView *v,
   return GILT_SUCCESS;
 }
 
-/* Conv: X (N x C x D...), W (M x C/group x k...), B? (M). */
-GiltStatus graph_infer_conv(const GraphOpView *v, GiltType **types)
-{
-  GraphShape x, wt;
-  size_t n = 0;
-  int64_t group = 1, m;
-  bool done;
-  Window w;
-  if (conv_common(v, &x, &wt, &n, &group, types, &done))
-    return GILT_FAILURE;
-  if (done)
-    return GILT_SUCCESS;
-  GiltType *elem = graph_operand_elem(v, 0);
-  if (conv_channels_window(v, &x, &wt, n, group, 2, &m, &w))
-    return GILT_FAILURE;
-  GraphShape out = x;
-  out.dims[1] = m;
-  if (spatial_out(v, &w, &x, NULL, &out) || check_windows(v, &out, n))
-    return GILT_FAILURE;
-  types[0] = graph_tensor_type(v->ctx, &out, elem);
-  return GILT_SUCCESS;
-}
-
 /* DeformConv's offset (channels offset_group * prod(kernel) * n) or mask
-** (offset_group * prod(kernel)), operand i: [N, channels, output
-** spatial...]. Output spatial dims still unknown are taken from it. */
+** (offset_group * prod(kernel)), or Conv's fused residual Z (the output's
+** channels), operand i: [N, channels, output spatial...]. Output spatial
+** dims still unknown are taken from it. */
 static GiltStatus check_sampling_operand(const GraphOpView *v, size_t i,
                                          int64_t channels, GraphShape *out)
 {
@@ -357,6 +335,31 @@ static GiltStatus check_sampling_operand(const GraphOpView *v, size_t i,
   }
   if (dyn(out->dims[0]))
     out->dims[0] = s.dims[0];
+  return GILT_SUCCESS;
+}
+
+/* Conv: X (N x C x D...), W (M x C/group x k...), B? (M), and Z? (the
+** output's shape) when graph-fuse-epilogues gave it one. */
+GiltStatus graph_infer_conv(const GraphOpView *v, GiltType **types)
+{
+  GraphShape x, wt;
+  size_t n = 0;
+  int64_t group = 1, m;
+  bool done;
+  Window w;
+  if (conv_common(v, &x, &wt, &n, &group, types, &done))
+    return GILT_FAILURE;
+  if (done)
+    return GILT_SUCCESS;
+  GiltType *elem = graph_operand_elem(v, 0);
+  if (conv_channels_window(v, &x, &wt, n, group, 2, &m, &w))
+    return GILT_FAILURE;
+  GraphShape out = x;
+  out.dims[1] = m;
+  if (spatial_out(v, &w, &x, NULL, &out) || check_windows(v, &out, n) ||
+      check_sampling_operand(v, 3, m, &out))
+    return GILT_FAILURE;
+  types[0] = graph_tensor_type(v->ctx, &out, elem);
   return GILT_SUCCESS;
 }
 

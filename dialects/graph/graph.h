@@ -188,9 +188,10 @@ GILT_INTERNAL GiltAttr *graph_operand_constant(const GraphOpView *v,
 GILT_INTERNAL GiltAttr *graph_value_constant(GiltValue *v);
 
 /* The epilogue graph-fuse-epilogues gives a Conv, Gemm or MatMul: "relu"
-** or "clip", applied to each result element as it is stored; clip's
-** bounds [lo, hi] (f64, +-inf for an absent one) in the second. Every
-** lowering of the three ops applies it. */
+** or "clip", applied to each result element as it is stored (after a
+** Conv's residual operand Z is added, when it has one); clip's bounds
+** [lo, hi] (f64, +-inf for an absent one) in the second. Every lowering
+** of the three ops applies it. */
 #define GRAPH_EPILOGUE_ATTR "gilt.epilogue"
 #define GRAPH_EPILOGUE_BOUNDS_ATTR "gilt.epilogue_bounds"
 /* Reads an integer constant operand (any integer element type) into

@@ -26,7 +26,9 @@
 ** MAC in f32. The copies cost O(input) and O(weights). A result whose
 ** type is not the accumulator's (f16, QLinearConv's u8) is converted by
 ** a last nest. Not here: ConvTranspose (conv_transpose.c), DeformConv
-** (deform_conv.c), packing of weights for the compiled path.
+** (deform_conv.c), packing of weights for the compiled path, and the f32
+** 2-D layers that have kernels of their own: one group (conv_tiled.c,
+** conv_winograd.c) and depthwise (conv_depthwise.c).
 */
 #include "gilt/remarks.h"
 #include "transforms/graph_to_loop/indexing.h"
@@ -179,7 +181,7 @@ static void conv_body(Lower *l, GiltValue *const *ivs, void *user)
   for (size_t i = 0; i < n + 1; i++)
     yi[i] = ivs[i];
   yi[1 + n] = c->ow0;
-  acc = lower_epilogue_apply(l, &c->epilogue, acc);
+  acc = lower_epilogue_apply_at(l, &c->epilogue, &c->v, c->mask, acc, yi);
   lower_lanes_store(l, &c->v, c->mask, acc, c->y, yi);
 }
 
@@ -288,11 +290,24 @@ static GiltType *float_acc(Lower *l, GiltType *t)
   return t;
 }
 
+/* What conv_depthwise.c does, for --explain=tiling,vectorize. */
+static void remark_depthwise(Lower *l)
+{
+  GiltRemarkArg lanes[1] = {{"lanes", NULL, LOWER_F32_LANES}};
+  gilt_remark(l->op, "tiling", "depthwise", 0, NULL,
+              "depthwise: each channel's taps over vectors of output "
+              "columns, the input read where it lies, parallel over "
+              "channels");
+  gilt_remark(l->op, "vectorize", "vectorized", 1, lanes,
+              "vectorized: %d f32 lanes of output columns", LOWER_F32_LANES);
+}
+
 /* Why a Conv takes the generic nest, for --explain=tiling,vectorize: the
-** tiled kernels take 2-D f32 convolutions of one group. */
+** kernels of their own take 2-D f32 convolutions of one group or
+** depthwise ones. */
 static void remark_generic(Lower *l, int64_t group)
 {
-  const char *why = group != 1 ? "it has more than one group"
+  const char *why = group != 1 ? "grouped, and no kernel of its own takes it"
                     : lower_result_elem(l, 0) !=
                             gilt_float_type_get(l->ctx, GILT_F32)
                         ? "it is not f32"
@@ -320,8 +335,16 @@ static GiltStatus lower_conv(Lower *l)
     GiltValue *y = lower_conv_tiles(l, &c.w, x, c.wt, c.bias);
     return lower_replace(l, &y);
   }
+  if (lower_conv_depthwise_apply(l, &c.w, x, c.wt, group)) {
+    remark_depthwise(l);
+    GiltValue *y = lower_conv_depthwise(l, &c.w, x, c.wt, c.bias);
+    return lower_replace(l, &y);
+  }
   remark_generic(l, group);
   GiltType *acc = float_acc(l, lower_result_elem(l, 0));
+  /* The residual is added to the accumulator, before any conversion. */
+  if (lower_operand(l, 3) && acc != lower_result_elem(l, 0))
+    return lower_error(l, "a fused residual 'Z' needs an f32 or f64 result");
   c.xp = pad_input(l, &c.w, x, acc, convert_to, acc);
   if (lower_operand_elem(l, 1) != acc)
     c.wt = lower_copy_map(l, c.wt, acc, false, NULL, NULL);

@@ -241,7 +241,8 @@ static void tile_store(Lower *l, const LowerTileAt *at, size_t i, size_t v,
         l, sums,
         lower_lanes_splat(l, &t->v, lower_load(l, t->bias, &at->rows[i])));
   if (t->direct)
-    sums = lower_epilogue_apply(l, &t->epilogue, sums);
+    sums = lower_epilogue_apply_at(l, &t->epilogue, &t->v, at->masks[v], sums,
+                                   idx);
   lower_lanes_store(l, &t->v, at->masks[v], sums, t->wide, idx);
 }
 
@@ -259,8 +260,8 @@ static void unpad_body(Lower *l, GiltValue *const *ivs, void *user)
   if (t->bias)
     sums = lower_lanes_add(
         l, sums, lower_lanes_splat(l, &t->v, lower_load(l, t->bias, &ivs[1])));
-  sums = lower_epilogue_apply(l, &t->epilogue, sums);
   GiltValue *to[4] = {ivs[0], ivs[1], ivs[2], ow};
+  sums = lower_epilogue_apply_at(l, &t->epilogue, &t->v, mask, sums, to);
   lower_lanes_store(l, &t->v, mask, sums, t->y, to);
 }
 
@@ -273,7 +274,8 @@ static void unswap_body(Lower *l, GiltValue *const *ivs, void *user)
   GiltValue *v = lower_load(l, t->wide, from);
   if (t->bias)
     v = lower_plus(l, v, lower_load(l, t->bias, &ivs[1]));
-  lower_store(l, lower_epilogue_apply(l, &t->epilogue, v), t->y, ivs);
+  v = lower_epilogue_apply_at(l, &t->epilogue, NULL, NULL, v, ivs);
+  lower_store(l, v, t->y, ivs);
 }
 
 /* ---- the convolution ------------------------------------------------------ */
@@ -334,6 +336,10 @@ GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w, GiltValue *x,
     int64_t ydyn[3] = {GILT_DYNAMIC, GILT_DYNAMIC, GILT_DYNAMIC};
     GiltValue *ys[3] = {batch, oc, hw};
     t.wide = lower_reshaped(l, t.y, 3, ydyn, ys);
+    /* The tiles store to Y seen as [N, OC, H * W]: Z is read so too. */
+    if (t.epilogue.residual)
+      t.epilogue.residual =
+          lower_reshaped(l, t.epilogue.residual, 3, ydyn, ys);
   } else {
     t.swapped = choose_swapped(&t, wt);
     pad_input(l, &t);

@@ -201,15 +201,20 @@ static void at_(Lower *l, GiltValue *const *x, size_t step, GiltValue **out)
 }
 
 typedef struct StoreIf {
-  GiltValue *value, *y;
+  const Winograd *t;
+  GiltValue *value;
   GiltValue *const *at;
 } StoreIf;
 
+/* The epilogue reads the residual at the output, so it is applied only
+** where there is one. */
 static void store_then(Lower *l, GiltValue *const *ivs, void *user)
 {
   (void)ivs;
   const StoreIf *s = user;
-  lower_store(l, s->value, s->y, s->at);
+  GiltValue *v =
+      lower_epilogue_apply_at(l, &s->t->epilogue, NULL, NULL, s->value, s->at);
+  lower_store(l, v, s->t->y, s->at);
 }
 
 static void output_body(Lower *l, GiltValue *const *ivs, void *user)
@@ -241,12 +246,11 @@ static void output_body(Lower *l, GiltValue *const *ivs, void *user)
         GiltValue *v = lower_emit(l, LOOP_OP_EXTRACT, t->v.elem, 2, ops);
         if (bias)
           v = lower_plus(l, v, bias);
-        v = lower_epilogue_apply(l, &t->epilogue, v);
         GiltValue *row_inside = lower_cmp(l, "slt", oh, t->w->out[0]);
         GiltValue *inside = lower_binary(l, LOOP_OP_ANDI, row_inside,
                                          lower_cmp(l, "slt", ow, t->w->out[1]));
         GiltValue *to[4] = {ivs[0], ivs[1], oh, ow};
-        StoreIf store = {v, t->y, to};
+        StoreIf store = {t, v, to};
         lower_if(l, inside, store_then, NULL, &store);
       }
   }

@@ -1,9 +1,12 @@
 /*
-** epilogue.c - the activation graph-fuse-epilogues gives a Conv, Gemm or
-** MatMul (graph.h's GRAPH_EPILOGUE_ATTR), applied where the lowering
-** stores a result: the same ops the Relu or Clip it replaced lowers to
-** (activation.h), so fused and unfused agree bit for bit, on scalars and
-** on vectors of lanes alike.
+** epilogue.c - what graph-fuse-epilogues fused into a Conv, Gemm or
+** MatMul, applied where the lowering stores a result: a Conv's residual Z
+** added (addf, as the Add lowers to), then the activation
+** (graph.h's GRAPH_EPILOGUE_ATTR) with the same ops the Relu or Clip it
+** replaced lowers to (activation.h), so fused and unfused agree bit for
+** bit, on scalars and on vectors of lanes alike. The residual is read in
+** the lowering's store loop, at the indices it stores to: no separate
+** pass over the activation.
 */
 #include "transforms/graph_to_loop/activation.h"
 
@@ -16,7 +19,9 @@ void lower_epilogue_read(Lower *l, LowerEpilogue *e)
   const char *k = kind && gilt_attr_get_kind(kind) == GILT_ATTR_STRING
                       ? gilt_string_attr_get_value(kind, NULL)
                       : "";
-  *e = (LowerEpilogue){LOWER_EPILOGUE_NONE, 0, 0};
+  *e = (LowerEpilogue){LOWER_EPILOGUE_NONE, 0, 0, NULL};
+  if (graph_op_is(l->op, GRAPH_OP_CONV))
+    e->residual = lower_operand(l, 3);
   if (!strcmp(k, "relu")) {
     e->kind = LOWER_EPILOGUE_RELU;
   } else if (!strcmp(k, "clip") && bounds &&
@@ -40,4 +45,16 @@ GiltValue *lower_epilogue_apply(Lower *l, const LowerEpilogue *e,
     break;
   }
   return v;
+}
+
+GiltValue *lower_epilogue_apply_at(Lower *l, const LowerEpilogue *e,
+                                   const LowerLanes *lanes, GiltValue *mask,
+                                   GiltValue *v, GiltValue *const *idx)
+{
+  if (e->residual) {
+    GiltValue *z = lanes ? lower_lanes_load(l, lanes, mask, e->residual, idx)
+                         : lower_load(l, e->residual, idx);
+    v = lower_lanes_add(l, v, z);
+  }
+  return lower_epilogue_apply(l, e, v);
 }

@@ -379,18 +379,31 @@ GILT_INTERNAL GiltValue *lower_lanes_add(Lower *l, GiltValue *a, GiltValue *b);
 
 /* ---- epilogues (epilogue.c) ------------------------------------------------ */
 
-/* The activation fused into the op being lowered (graph.h's
-** GRAPH_EPILOGUE_ATTR), applied to each result as it is stored. */
+/* What graph-fuse-epilogues fused into the op being lowered, applied to
+** each result as it is stored: a Conv's residual Z (its operand 3) added,
+** then the activation (graph.h's GRAPH_EPILOGUE_ATTR). */
 typedef struct LowerEpilogue {
   enum { LOWER_EPILOGUE_NONE, LOWER_EPILOGUE_RELU, LOWER_EPILOGUE_CLIP } kind;
-  double lo, hi; /* clip's bounds; infinite: none */
+  double lo, hi;       /* clip's bounds; infinite: none */
+  GiltValue *residual; /* Z's buffer, of the result's shape; NULL: none */
 } LowerEpilogue;
 
 GILT_INTERNAL void lower_epilogue_read(Lower *l, LowerEpilogue *e);
-/* v (a scalar or vector of the result's element type) with the epilogue
-** applied; v itself when there is none. */
+/* v (a scalar or vector of the result's element type) with the
+** activation applied; v itself when there is none. The residual is not
+** added: lowerings of ops without one (Gemm, MatMul) call this. */
 GILT_INTERNAL GiltValue *lower_epilogue_apply(Lower *l, const LowerEpilogue *e,
                                               GiltValue *v);
+/* v, the result at idx (the lanes of `lanes` from there, those of mask
+** when it is not NULL; lanes NULL: a scalar), plus the residual at the
+** same indices, then activated: what the Add and the activation it
+** replaced computed. e->residual must be indexed as the buffer the
+** caller stores to (a view of Z shaped as that view of Y). */
+GILT_INTERNAL GiltValue *lower_epilogue_apply_at(Lower *l,
+                                                 const LowerEpilogue *e,
+                                                 const LowerLanes *lanes,
+                                                 GiltValue *mask, GiltValue *v,
+                                                 GiltValue *const *idx);
 
 /* ---- reductions (reduce.c) -------------------------------------------------- */
 

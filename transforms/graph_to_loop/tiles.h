@@ -76,7 +76,7 @@ GILT_INTERNAL GiltValue *lower_pack_rows(Lower *l, const LowerMatrix *a,
 GILT_INTERNAL GiltValue *lower_pack_cols(Lower *l, const LowerMatrix *b,
                                          size_t nr);
 
-/* ---- convolutions (conv_tiled.c, conv_winograd.c) ------------------------- */
+/* ---- convolutions (conv_tiled.c, conv_winograd.c, conv_depthwise.c) ------- */
 
 /* An input [N, C, H, W] padded with zeros and split by strides into phase
 ** planes, the rows of each laid end to end: planes[n, py * sw + px, c,
@@ -115,5 +115,17 @@ GILT_INTERNAL bool lower_conv_winograd_apply(Lower *l, const LowerWindow *w,
 GILT_INTERNAL GiltValue *lower_conv_winograd(Lower *l, LowerWindow *w,
                                              GiltValue *x, GiltValue *weights,
                                              GiltValue *bias);
+
+/* Whether the Conv being lowered goes through the depthwise kernel
+** (conv_depthwise.c): f32, 2-D, one input and one output channel per
+** group, at most 7x7 taps, a column stride of at most 4. */
+GILT_INTERNAL bool lower_conv_depthwise_apply(Lower *l, const LowerWindow *w,
+                                              GiltValue *x, GiltValue *weights,
+                                              int64_t group);
+/* Y = conv(x, weights) + bias by the depthwise kernel: the new result
+** buffer. */
+GILT_INTERNAL GiltValue *lower_conv_depthwise(Lower *l, LowerWindow *w,
+                                              GiltValue *x, GiltValue *weights,
+                                              GiltValue *bias);
 
 #endif /* GILT_TRANSFORMS_GRAPH_TO_LOOP_TILES_H */

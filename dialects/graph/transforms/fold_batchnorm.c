@@ -233,12 +233,15 @@ static bool fold_into(GiltBuilder *b, GiltOp *p, const Affine *a)
 
 /* ---- the two shapes of the normalization -------------------------------- */
 
-/* The producer of v when v is its only result and has one use. */
+/* The producer of v when v is its only result and has one use, and no
+** epilogue of graph-fuse-epilogues (an activation or a residual Z, which
+** a scale of the weights would not scale alike). */
 static GiltOp *sole_producer(GiltValue *v)
 {
   GiltOp *p = gilt_value_get_defining_op(v);
   if (!p || p->num_results != 1 || gilt_value_get_num_uses(v) != 1 ||
-      !foldable_float(v->type) || v->type->shaped.rank < 2)
+      !foldable_float(v->type) || v->type->shaped.rank < 2 ||
+      gilt_op_get_attr(p, GRAPH_EPILOGUE_ATTR) || p->num_operands > 3)
     return NULL;
   return p;
 }

@@ -1,23 +1,33 @@
 /*
-** fuse_epilogues.c - `graph-fuse-epilogues`: a Relu or a Clip (constant
-** bounds) of the result of a Conv, Gemm or MatMul becomes that op's
-** epilogue: the producer computes max(y, 0) or min(max(y, lo), hi) as it
-** stores y, and the activation is gone, with its separate pass over the
-** tensor (what ONNX Runtime's FusedConv and TVM's fused kernels do).
+** fuse_epilogues.c - `graph-fuse-epilogues`: what follows a Conv, Gemm or
+** MatMul elementwise becomes that op's epilogue, computed as it stores
+** its result, and the separate passes over the tensor are gone (ONNX
+** Runtime's FusedConv and TVM's fused kernels do the same):
 **
-** The epilogue is two discardable attributes of the producer (graph.h:
-** GRAPH_EPILOGUE_ATTR, "relu" or "clip", and GRAPH_EPILOGUE_BOUNDS_ATTR,
-** [lo, hi] as f64, for clip), which every lowering of the three ops
-** applies (transforms/graph_to_loop/epilogue.c), so the fused op computes
-** what the pair did, bit for bit. The producer's location becomes the
-** fusion of both ops' locations: diagnostics and gjit --profile name both
-** nodes.
+** - a residual Add of a Conv's result and a tensor of the same shape (the
+**   skip connections of ResNet and MobileNetV2): the tensor becomes the
+**   Conv's operand Z, added to each result element;
+** - then a Relu or a Clip (constant bounds) of the result: the
+**   discardable attributes GRAPH_EPILOGUE_ATTR ("relu" or "clip") and
+**   GRAPH_EPILOGUE_BOUNDS_ATTR ([lo, hi] as f64, for clip) of the
+**   producer (graph.h), applied after Z.
+**
+** Every lowering of the three ops applies them
+** (transforms/graph_to_loop/epilogue.c), so the fused op computes what
+** the separate ones did, bit for bit. The producer's location becomes the
+** fusion of all the ops' locations: diagnostics and gjit --profile name
+** every node.
 **
 ** Fused only when the producer's result has this one use (no other
-** consumer may see the activated values), has no epilogue yet, and is
-** f32 (the element type the tiled kernels apply epilogues in). A remark
-** of category "fusion" at each activation says what was decided and why
-** (gilt/remarks.h: gopt and gjit --explain=fusion, --decisions).
+** consumer may see the unfused values), is f32 (the element type the
+** tiled kernels apply epilogues in), and, for an Add, has no epilogue yet
+** (an activation comes after the residual, never before) and the Add's
+** other operand has exactly the result's type (no broadcast). Adds are
+** fused first, so that a Relu after one then fuses too. A Conv fused
+** with an Add defined after its other operand moves down to the Add, so
+** that Z is defined before it. A remark of category "fusion" at each
+** Add and activation says what was decided and why (gilt/remarks.h:
+** gopt and gjit --explain=fusion, --decisions).
 */
 #include "dialects/graph/graph.h"
 
@@ -30,12 +40,142 @@
 
 typedef GILT_VEC(GiltOp *) OpList;
 
+/* The Adds, and the activations, in program order. */
+typedef struct Candidates {
+  OpList adds, acts;
+} Candidates;
+
 static GiltWalkResult collect(GiltOp *op, void *user)
 {
-  if (graph_op_is(op, GRAPH_OP_RELU) || graph_op_is(op, GRAPH_OP_CLIP))
-    gilt_vec_push(gilt_op_get_context(op), (OpList *)user, op);
+  Candidates *c = user;
+  GiltContext *ctx = gilt_op_get_context(op);
+  if (graph_op_is(op, GRAPH_OP_ADD))
+    gilt_vec_push(ctx, &c->adds, op);
+  else if (graph_op_is(op, GRAPH_OP_RELU) || graph_op_is(op, GRAPH_OP_CLIP))
+    gilt_vec_push(ctx, &c->acts, op);
   return GILT_WALK_ADVANCE;
 }
+
+static bool is_f32_tensor(GiltValue *v)
+{
+  GiltType *t = gilt_value_get_type(v);
+  return gilt_type_get_kind(t) == GILT_TYPE_TENSOR &&
+         gilt_shaped_type_get_element_type(t) ==
+             gilt_float_type_get(gilt_type_get_context(t), GILT_F32);
+}
+
+/* The producer's location fused with op's, op's result replaced by the
+** producer's, and op erased. */
+static void absorb(GiltOp *producer, GiltOp *op, const char *as)
+{
+  GiltContext *ctx = gilt_op_get_context(op);
+  GiltLocation *at = gilt_op_get_location(producer);
+  GiltLocation *loc = gilt_op_get_location(op);
+  GiltRemarkArg args[2] = {{"into", gilt_op_get_name(producer), 0},
+                           {"as", as, 0}};
+  gilt_remark(op, "fusion", "fused", 2, args,
+              "fused into the %s before it as its %s",
+              gilt_op_get_name(producer), as);
+  /* One flat list of the nodes (Conv + Add + Relu), as gjit --profile
+  ** names them. */
+  bool flat = at->kind == GILT_LOC_FUSED && !at->fused.metadata;
+  size_t n = flat ? at->fused.n : 1;
+  GiltLocation **locs = gilt_calloc(ctx, n + 1, sizeof *locs);
+  for (size_t i = 0; i < n; i++)
+    locs[i] = flat ? at->fused.locs[i] : at;
+  locs[n] = loc;
+  gilt_op_set_location(producer,
+                       gilt_location_fused_get(ctx, n + 1, locs, NULL));
+  gilt_free(ctx, locs);
+  gilt_value_replace_all_uses_with(gilt_op_get_result(op, 0),
+                                   gilt_op_get_result(producer, 0));
+  gilt_op_destroy(op);
+}
+
+static void explain_not(GiltOp *op, const char *why)
+{
+  gilt_remark(op, "fusion", "not-fused", 0, NULL, "not fused: %s", why);
+}
+
+/* ---- residual Adds --------------------------------------------------------------- */
+
+/* Why Add operand y, the other being z, cannot become Z of the Conv that
+** produces it, or NULL when it can. */
+static const char *why_not_residual(GiltOp *add, GiltValue *y, GiltValue *z)
+{
+  GiltOp *conv = gilt_value_get_defining_op(y);
+  if (!graph_op_is(conv, GRAPH_OP_CONV))
+    return "neither operand is the result of a Conv";
+  if (gilt_value_get_num_uses(y) != 1)
+    return "the Conv's result has other users, which must see it without "
+           "the residual";
+  if (gilt_op_get_attr(conv, GRAPH_EPILOGUE_ATTR))
+    return "the Conv has an activation epilogue, which the residual would "
+           "have to follow";
+  if (gilt_op_get_num_operands(conv) > 3)
+    return "the Conv has a residual already";
+  if (gilt_op_get_block(conv) != gilt_op_get_block(add))
+    return "the Conv is in another block";
+  if (!is_f32_tensor(y))
+    return "the Conv's result is not f32";
+  if (gilt_value_get_type(z) != gilt_value_get_type(y))
+    return "its other operand's type differs from the Conv's result's (a "
+           "broadcast)";
+  return NULL;
+}
+
+/* An absent bias of conv: a graph.none before it, for Z's position. */
+static GiltValue *none_before(GiltOp *conv)
+{
+  GiltContext *ctx = gilt_op_get_context(conv);
+  GiltType *t = gilt_none_type_get(ctx);
+  GiltOpState st = gilt_op_state_get("graph.none", gilt_op_get_location(conv));
+  st.num_results = 1;
+  st.result_types = &t;
+  GiltBuilder *b = gilt_builder_create(ctx);
+  gilt_builder_set_insertion_point_before(b, conv);
+  GiltOp *none = gilt_builder_create_op(b, &st);
+  gilt_builder_destroy(b);
+  return gilt_op_get_result(none, 0);
+}
+
+static bool fuse_residual(GiltOp *add)
+{
+  GiltValue *a = gilt_op_get_operand(add, 0), *b = gilt_op_get_operand(add, 1);
+  const char *why_a = why_not_residual(add, a, b);
+  const char *why_b = why_not_residual(add, b, a);
+  if (why_a && why_b) {
+    /* The reason about a Conv operand, when there is one. */
+    explain_not(add,
+                graph_op_is(gilt_value_get_defining_op(a), GRAPH_OP_CONV)
+                    ? why_a
+                    : why_b);
+    return false;
+  }
+  /* Both fusable: the later Conv takes the earlier one's result as Z. */
+  GiltValue *y = why_a ? b : a, *z = why_a ? a : b;
+  GiltOp *conv = gilt_value_get_defining_op(y);
+  GiltOp *zdef = gilt_value_get_defining_op(z);
+  if (!why_a && !why_b && gilt_op_is_before_in_block(conv, zdef)) {
+    y = b, z = a;
+    conv = zdef;
+    zdef = gilt_value_get_defining_op(z);
+  }
+  /* The Conv's operands are defined before it, so also before the Add;
+  ** there Z is too. */
+  if (zdef && gilt_op_get_block(zdef) == gilt_op_get_block(conv) &&
+      gilt_op_is_before_in_block(conv, zdef))
+    gilt_op_move_before(conv, add);
+  GiltValue *ops[4] = {gilt_op_get_operand(conv, 0),
+                       gilt_op_get_operand(conv, 1), NULL, z};
+  ops[2] = gilt_op_get_num_operands(conv) > 2 ? gilt_op_get_operand(conv, 2)
+                                              : none_before(conv);
+  gilt_op_set_operands(conv, 4, ops);
+  absorb(conv, add, "residual epilogue");
+  return true;
+}
+
+/* ---- activations -------------------------------------------------------------------- */
 
 static bool is_producer(GiltOp *op)
 {
@@ -73,10 +213,7 @@ static const char *why_not(GiltOp *act, GiltOp **producer, double *bounds)
            "unactivated";
   if (gilt_op_get_attr(*producer, GRAPH_EPILOGUE_ATTR))
     return "the producer has an epilogue already";
-  GiltType *t = gilt_value_get_type(in);
-  if (gilt_type_get_kind(t) != GILT_TYPE_TENSOR ||
-      gilt_shaped_type_get_element_type(t) !=
-          gilt_float_type_get(gilt_op_get_context(act), GILT_F32))
+  if (!is_f32_tensor(in))
     return "the producer's result is not f32";
   if (graph_op_is(act, GRAPH_OP_CLIP) &&
       (!clip_bound(act, 1, -INFINITY, &bounds[0]) ||
@@ -85,7 +222,7 @@ static const char *why_not(GiltOp *act, GiltOp **producer, double *bounds)
   return NULL;
 }
 
-static bool fuse(GiltOp *act)
+static bool fuse_activation(GiltOp *act)
 {
   GiltContext *ctx = gilt_op_get_context(act);
   GiltOp *producer;
@@ -93,7 +230,7 @@ static bool fuse(GiltOp *act)
   const char *why = why_not(act, &producer, bounds);
   const char *what = graph_op_is(act, GRAPH_OP_RELU) ? "relu" : "clip";
   if (why) {
-    gilt_remark(act, "fusion", "not-fused", 0, NULL, "not fused: %s", why);
+    explain_not(act, why);
     return false;
   }
   gilt_op_set_attr(producer, GRAPH_EPILOGUE_ATTR,
@@ -105,41 +242,39 @@ static bool fuse(GiltOp *act)
     gilt_op_set_attr(producer, GRAPH_EPILOGUE_BOUNDS_ATTR,
                      gilt_array_attr_get(ctx, 2, b));
   }
-  GiltRemarkArg args[2] = {{"into", gilt_op_get_name(producer), 0},
-                           {"epilogue", what, 0}};
-  gilt_remark(act, "fusion", "fused", 2, args,
-              "fused into the %s before it as its epilogue",
-              gilt_op_get_name(producer));
-  GiltLocation *locs[2] = {gilt_op_get_location(producer),
-                           gilt_op_get_location(act)};
-  gilt_op_set_location(producer, gilt_location_fused_get(ctx, 2, locs, NULL));
-  gilt_value_replace_all_uses_with(gilt_op_get_result(act, 0),
-                                   gilt_op_get_result(producer, 0));
-  gilt_op_destroy(act);
+  absorb(producer, act, "epilogue");
   return true;
 }
 
 static GiltStatus run(GiltPass *pass, GiltOp *root)
 {
   GiltContext *ctx = gilt_pass_get_context(pass);
-  OpList acts = {0};
-  gilt_op_walk(root, GILT_WALK_PRE_ORDER, collect, &acts);
-  int64_t fused = 0;
-  for (size_t i = 0; i < acts.len; i++)
-    fused += fuse(acts.data[i]);
-  gilt_vec_free(ctx, &acts);
+  Candidates c = {{0}, {0}};
+  gilt_op_walk(root, GILT_WALK_PRE_ORDER, collect, &c);
+  /* A fusion erases the visited op only, so the lists stay valid. */
+  int64_t residuals = 0, fused = 0;
+  for (size_t i = 0; i < c.adds.len; i++)
+    residuals += fuse_residual(c.adds.data[i]);
+  for (size_t i = 0; i < c.acts.len; i++)
+    fused += fuse_activation(c.acts.data[i]);
+  gilt_vec_free(ctx, &c.adds);
+  gilt_vec_free(ctx, &c.acts);
   gilt_pass_add_statistic(pass, "num-fused",
                           "Number of activations fused into their producer",
                           fused);
-  if (!fused)
+  gilt_pass_add_statistic(pass, "num-residuals",
+                          "Number of residual Adds fused into their Conv",
+                          residuals);
+  if (!fused && !residuals)
     gilt_pass_mark_unchanged(pass);
   return GILT_SUCCESS;
 }
 
 const GiltPassDef gilt_graph_fuse_epilogues_pass = {
     .name = "graph-fuse-epilogues",
-    .description = "Fuse a Relu or constant Clip into the Conv, Gemm or "
-                   "MatMul before it as its epilogue",
+    .description = "Fuse a residual Add into the Conv before it, and a Relu "
+                   "or constant Clip into the Conv, Gemm or MatMul before "
+                   "it, as their epilogue",
     .anchor = NULL,
     .run = run,
 };
