@@ -17,9 +17,11 @@
 ** rows contiguous along j, so a transposed operand of Gemm is copied
 ** transposed first (O(K*N) against the product's O(M*K*N)), and the
 ** integer products first copy their operands into i32 buffers with the
-** zero points subtracted (copy.c). Not here: tiling and packing for the compiled
-** path (a loop-level pass's business).
+** zero points subtracted (copy.c). A MatMul of a batch of A by one
+** matrix B is one product of all of A's rows. Not here: tiling and
+** packing for the compiled path (a loop-level pass's business).
 */
+#include "transforms/graph_to_loop/indexing.h"
 #include "transforms/graph_to_loop/tiles.h"
 
 static size_t rank_of(GiltValue *v)
@@ -280,6 +282,23 @@ static GiltValue *alloc_product(Lower *l, GiltValue *a, GiltValue *b,
   return y;
 }
 
+/* A contiguous buffer [d0, ..., dr-2, K] seen as the matrix
+** [d0 * ... * dr-2, K]. */
+static GiltValue *as_rows(Lower *l, GiltValue *x)
+{
+  GiltType *t = gilt_value_get_type(x);
+  size_t r = t->shaped.rank;
+  GiltValue *dims[GRAPH_MAX_RANK];
+  lower_dims(l, x, dims);
+  int64_t shape[2] = {1, t->shaped.shape[r - 1]};
+  for (size_t d = 0; d + 1 < r; d++)
+    shape[0] = t->shaped.shape[d] == GILT_DYNAMIC || shape[0] == GILT_DYNAMIC
+                   ? GILT_DYNAMIC
+                   : shape[0] * t->shaped.shape[d];
+  GiltValue *sizes[2] = {ix_product_size(l, dims, 0, r - 1), dims[r - 1]};
+  return lower_reshaped(l, x, 2, shape, sizes);
+}
+
 /* ---- the ops -------------------------------------------------------------------- */
 
 static GiltStatus lower_mat_mul(Lower *l)
@@ -290,6 +309,14 @@ static GiltStatus lower_mat_mul(Lower *l)
   b = as_matrix(l, b, false);
   GiltValue *y = alloc_product(l, a, b, a_vec, b_vec, lower_result_type(l, 0),
                                &full);
+  /* A batch of products with one matrix B is one product of all the rows
+  ** of A: B packed and read once, tiles of rows across the batch
+  ** (PyTorch's attention projections are [seq, 1, d] times [d, 3d], one
+  ** row per product of the batch). Each element sums in the same order. */
+  if (rank_of(b) == 2 && rank_of(a) > 2) {
+    a = as_rows(l, lower_contiguous(l, a));
+    full = as_rows(l, full);
+  }
   matmul_kernel(l, a, b, full, 1, false, false, false);
   return lower_replace(l, &y);
 }
