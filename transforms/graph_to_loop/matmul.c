@@ -193,6 +193,27 @@ static void tiled_batch(Lower *l, GiltValue *const *ivs, void *user)
   lower_tiles(l, &t);
 }
 
+/* Whether y = a b (nb batch dims) is a batch of small products, which
+** then run side by side, each on one thread, instead of one after the
+** other, each split across the threads: at least two products, each of at
+** most 2^22 multiply-adds (about 40 us on one core). Splitting so small a
+** product's packing and tiles costs more in hand-offs to the threads
+** (microseconds each, three per product) than it saves: the heads of an
+** attention are such a batch. */
+static bool small_products(GiltValue *y, GiltValue *a, size_t nb)
+{
+  GiltType *yt = gilt_value_get_type(y), *at = gilt_value_get_type(a);
+  int64_t count = 1, k = at->shaped.shape[at->shaped.rank - 1];
+  for (size_t d = 0; d < nb; d++)
+    if (yt->shaped.shape[d] == GILT_DYNAMIC)
+      return false;
+    else
+      count *= yt->shaped.shape[d];
+  int64_t m = yt->shaped.shape[nb], n = yt->shaped.shape[nb + 1];
+  return count >= 2 && m != GILT_DYNAMIC && n != GILT_DYNAMIC &&
+         k != GILT_DYNAMIC && m * n * k <= ((int64_t)1 << 22);
+}
+
 /* y[.., M, N] (+)= alpha * a[.., M, K] b[.., K, N], all of one element
 ** type, y's batch dims the broadcast of a's and b's. f32 goes through the
 ** register-blocked tiles (tiles.c), one product of the batch after the
@@ -213,6 +234,10 @@ static void matmul_kernel(Lower *l, GiltValue *a, GiltValue *b, GiltValue *y,
   ones_of(l, b, m.b_one);
   GiltValue *uppers[GRAPH_MAX_RANK + 2];
   lower_dims(l, y, uppers);
+  if (m.v.width > 1 && small_products(y, a, m.nb)) {
+    lower_parallel(l, m.nb, uppers, tiled_batch, &m);
+    return;
+  }
   if (m.v.width > 1) {
     lower_nest(l, m.nb, uppers, tiled_batch, &m);
     return;
