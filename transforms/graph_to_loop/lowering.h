@@ -490,6 +490,50 @@ GILT_INTERNAL size_t lower_reduced_dims(Lower *l, GiltValue *in,
                                         const bool *reduced, bool keepdims,
                                         GiltValue **out_dims);
 
+/* ---- rows (rows.c) ------------------------------------------------------------ */
+
+/* A reduction whose groups are the rows of the last dimension, 16 f32
+** lanes at a time: the caller's step sees one chunk of the row (idx the
+** index of its first element, mask its lanes inside the row, NULL when
+** every chunk is full) and carries vector accumulators, which
+** lower_row_combine folds into a scalar after the loop. */
+typedef struct LowerRow {
+  LowerLanes v;
+  size_t rank;
+  GiltValue *len; /* the row's length */
+  bool full;      /* len a static multiple of 16: no masks */
+  GiltValue *idx[GRAPH_MAX_RANK];
+  GiltValue *mask;
+} LowerRow;
+
+typedef void (*LowerRowFn)(Lower *l, LowerRow *r, GiltValue *const *acc,
+                           GiltValue **next, void *user);
+
+/* Whether a reduction over `reduced` (rank dimensions) of elements of
+** type elem goes by rows: f32, and the last dimension alone reduced. */
+GILT_INTERNAL bool lower_row_apply(Lower *l, size_t rank, const bool *reduced,
+                                   GiltType *elem);
+/* The row at `at` (rank indices, the last one unused) of length len. */
+GILT_INTERNAL void lower_row_init(Lower *l, LowerRow *r, size_t rank,
+                                  GiltValue *const *at, GiltValue *len);
+/* A loop.for over the row's chunks carrying n vector accumulators from
+** inits to results (n may be 0). */
+GILT_INTERNAL void lower_row_loop(Lower *l, LowerRow *r, size_t n,
+                                  GiltValue *const *inits, GiltValue **results,
+                                  LowerRowFn step, void *user);
+/* The chunk of memref at idx (NULL: the row's own index), the lanes past
+** the row reading passthru (NULL: 0). */
+GILT_INTERNAL GiltValue *lower_row_load(Lower *l, const LowerRow *r,
+                                        GiltValue *memref,
+                                        GiltValue *const *idx,
+                                        GiltValue *passthru);
+/* Stores the chunk's lanes inside the row into memref at the row's index. */
+GILT_INTERNAL void lower_row_store(Lower *l, const LowerRow *r,
+                                   GiltValue *value, GiltValue *memref);
+/* The lanes of an accumulator combined by loop.reduction `kind`. */
+GILT_INTERNAL GiltValue *lower_row_combine(Lower *l, const char *kind,
+                                           GiltValue *lanes);
+
 /* ---- softmax (softmax.c) ------------------------------------------------------ */
 
 /* Softmax (or LogSoftmax when `log`) of buffer `in` along `axis` into

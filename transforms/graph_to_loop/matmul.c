@@ -17,9 +17,11 @@
 ** rows contiguous along j, so a transposed operand of Gemm is copied
 ** transposed first (O(K*N) against the product's O(M*K*N)), and the
 ** integer products first copy their operands into i32 buffers with the
-** zero points subtracted (copy.c). Not here: tiling and packing for the compiled
-** path (a loop-level pass's business).
+** zero points subtracted (copy.c). A MatMul of a batch of A by one
+** matrix B is one product of all of A's rows. Not here: tiling and
+** packing for the compiled path (a loop-level pass's business).
 */
+#include "transforms/graph_to_loop/indexing.h"
 #include "transforms/graph_to_loop/tiles.h"
 
 static size_t rank_of(GiltValue *v)
@@ -192,6 +194,27 @@ static void tiled_batch(Lower *l, GiltValue *const *ivs, void *user)
   lower_tiles(l, &t);
 }
 
+/* Whether y = a b (nb batch dims) is a batch of small products, which
+** then run side by side, each on one thread, instead of one after the
+** other, each split across the threads: at least two products, each of at
+** most 2^22 multiply-adds (about 40 us on one core). Splitting so small a
+** product's packing and tiles costs more in hand-offs to the threads
+** (microseconds each, three per product) than it saves: the heads of an
+** attention are such a batch. */
+static bool small_products(GiltValue *y, GiltValue *a, size_t nb)
+{
+  GiltType *yt = gilt_value_get_type(y), *at = gilt_value_get_type(a);
+  int64_t count = 1, k = at->shaped.shape[at->shaped.rank - 1];
+  for (size_t d = 0; d < nb; d++)
+    if (yt->shaped.shape[d] == GILT_DYNAMIC)
+      return false;
+    else
+      count *= yt->shaped.shape[d];
+  int64_t m = yt->shaped.shape[nb], n = yt->shaped.shape[nb + 1];
+  return count >= 2 && m != GILT_DYNAMIC && n != GILT_DYNAMIC &&
+         k != GILT_DYNAMIC && m * n * k <= ((int64_t)1 << 22);
+}
+
 /* y[.., M, N] (+)= alpha * a[.., M, K] b[.., K, N], all of one element
 ** type, y's batch dims the broadcast of a's and b's. f32 goes through the
 ** register-blocked tiles (tiles.c), one product of the batch after the
@@ -212,6 +235,10 @@ static void matmul_kernel(Lower *l, GiltValue *a, GiltValue *b, GiltValue *y,
   ones_of(l, b, m.b_one);
   GiltValue *uppers[GRAPH_MAX_RANK + 2];
   lower_dims(l, y, uppers);
+  if (m.v.width > 1 && small_products(y, a, m.nb)) {
+    lower_parallel(l, m.nb, uppers, tiled_batch, &m);
+    return;
+  }
   if (m.v.width > 1) {
     lower_nest(l, m.nb, uppers, tiled_batch, &m);
     return;
@@ -281,6 +308,23 @@ static GiltValue *alloc_product(Lower *l, GiltValue *a, GiltValue *b,
   return y;
 }
 
+/* A contiguous buffer [d0, ..., dr-2, K] seen as the matrix
+** [d0 * ... * dr-2, K]. */
+static GiltValue *as_rows(Lower *l, GiltValue *x)
+{
+  GiltType *t = gilt_value_get_type(x);
+  size_t r = t->shaped.rank;
+  GiltValue *dims[GRAPH_MAX_RANK];
+  lower_dims(l, x, dims);
+  int64_t shape[2] = {1, t->shaped.shape[r - 1]};
+  for (size_t d = 0; d + 1 < r; d++)
+    shape[0] = t->shaped.shape[d] == GILT_DYNAMIC || shape[0] == GILT_DYNAMIC
+                   ? GILT_DYNAMIC
+                   : shape[0] * t->shaped.shape[d];
+  GiltValue *sizes[2] = {ix_product_size(l, dims, 0, r - 1), dims[r - 1]};
+  return lower_reshaped(l, x, 2, shape, sizes);
+}
+
 /* ---- the ops -------------------------------------------------------------------- */
 
 static GiltStatus lower_mat_mul(Lower *l)
@@ -291,6 +335,14 @@ static GiltStatus lower_mat_mul(Lower *l)
   b = as_matrix(l, b, false);
   GiltValue *y = alloc_product(l, a, b, a_vec, b_vec, lower_result_type(l, 0),
                                &full);
+  /* A batch of products with one matrix B is one product of all the rows
+  ** of A: B packed and read once, tiles of rows across the batch
+  ** (PyTorch's attention projections are [seq, 1, d] times [d, 3d], one
+  ** row per product of the batch). Each element sums in the same order. */
+  if (rank_of(b) == 2 && rank_of(a) > 2) {
+    a = as_rows(l, lower_contiguous(l, a));
+    full = as_rows(l, full);
+  }
   matmul_kernel(l, a, b, full, 1, false, false, false);
   return lower_replace(l, &y);
 }

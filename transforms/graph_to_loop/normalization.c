@@ -17,7 +17,8 @@
 **   InstanceNormalization: per (n, c), over the spatial dimensions.
 **   LayerNormalization: over the dimensions from `axis` on; Scale and B
 **     broadcast to X; Mean and InvStdDev (1 / sqrt(var + epsilon)) are
-**     results too when the op has them.
+**     results too when the op has them. In f32 over the last axis alone
+**     the three passes go by rows of 16 lanes (rows.c).
 **   GroupNormalization: per (n, group), over the group's channels and the
 **     spatial dimensions: the index space is X's with the channels split
 **     in two, (N, num_groups, C / num_groups, ...).
@@ -309,12 +310,94 @@ static void write_layer_norm(Lower *l, Norm *n, GiltValue *x,
   store_y(l, n, y, idx);
 }
 
-/* LayerNormalization's group: norm_body, then Mean and InvStdDev at the
-** group's position (the normalized dimensions at 0). */
+/* ---- LayerNormalization by rows (rows.c) ---- */
+
+/* Whether Scale or B (p, NULL: absent) can be read by rows of X: f32, and
+** along the row either one scalar (rank 0, last dimension 1) or a vector
+** (the same static length as X's rows). */
+static bool row_operand_ok(GiltValue *x, GiltValue *p)
+{
+  if (!p)
+    return true;
+  GiltType *t = type_of(p), *xt = type_of(x);
+  if (t->shaped.elem != xt->shaped.elem)
+    return false;
+  if (t->shaped.rank == 0)
+    return true;
+  int64_t last = t->shaped.shape[t->shaped.rank - 1];
+  return last == 1 ||
+         (last != GILT_DYNAMIC && last == xt->shaped.shape[xt->shaped.rank - 1]);
+}
+
+static GiltValue *row_operand(Lower *l, Norm *n, LowerRow *r, GiltValue *p)
+{
+  GiltValue *idx[GRAPH_MAX_RANK];
+  lower_broadcast_indices(l, p, n->rank, r->idx, idx);
+  size_t rank = type_of(p)->shaped.rank;
+  if (rank == 0 || type_of(p)->shaped.shape[rank - 1] == 1)
+    return lower_lanes_splat(l, &r->v, lower_load(l, p, idx));
+  return lower_row_load(l, r, p, idx, NULL);
+}
+
+static void row_step(Lower *l, LowerRow *r, GiltValue *const *acc,
+                     GiltValue **next, void *user)
+{
+  Norm *n = user;
+  GiltValue *x = lower_row_load(l, r, n->x, NULL, NULL);
+  if (n->pass == PASS_MEAN) {
+    next[0] = lower_plus(l, acc[0], x); /* the lanes past the row read 0 */
+    return;
+  }
+  GiltValue *d = lower_minus(l, x, lower_lanes_splat(l, &r->v, n->mean));
+  if (n->pass == PASS_VAR) {
+    if (r->mask)
+      d = lower_select(l, r->mask, d, lower_lanes_zero(&r->v));
+    next[0] = lower_plus(l, acc[0], lower_times(l, d, d));
+    return;
+  }
+  GiltValue *y = lower_times(l, d, lower_lanes_splat(l, &r->v, n->inv));
+  y = lower_times(l, y, row_operand(l, n, r, n->scale));
+  if (n->bias)
+    y = lower_plus(l, y, row_operand(l, n, r, n->bias));
+  lower_row_store(l, r, y, n->out);
+}
+
+static void layer_norm_row(Lower *l, Norm *n, GiltValue *const *ivs)
+{
+  LowerRow r;
+  lower_row_init(l, &r, n->rank, ivs, n->dims[n->rank - 1]);
+  GiltValue *zero = lower_lanes_zero(&r.v), *lanes;
+  n->pass = PASS_MEAN;
+  lower_row_loop(l, &r, 1, &zero, &lanes, row_step, n);
+  n->mean = lower_divide(l, lower_row_combine(l, "add", lanes), n->count);
+  n->pass = PASS_VAR;
+  lower_row_loop(l, &r, 1, &zero, &lanes, row_step, n);
+  n->var = lower_divide(l, lower_row_combine(l, "add", lanes), n->count);
+  n->inv = inv_std(l, n->var, n->epsilon);
+  n->pass = PASS_WRITE;
+  lower_row_loop(l, &r, 0, NULL, NULL, row_step, n);
+}
+
+/* Whether this LayerNormalization goes by rows: f32 throughout, over the
+** last axis alone, Scale and B readable by rows. */
+static bool layer_norm_rows(Lower *l, Norm *n)
+{
+  GiltType *xt = type_of(n->x);
+  return lower_row_apply(l, n->rank, n->reduced, xt->shaped.elem) &&
+         n->ct == xt->shaped.elem &&
+         type_of(n->out)->shaped.elem == xt->shaped.elem &&
+         row_operand_ok(n->x, n->scale) && row_operand_ok(n->x, n->bias);
+}
+
+/* LayerNormalization's group: norm_body (or its rows), then Mean and
+** InvStdDev at the group's position (the normalized dimensions at 0). */
 static void layer_norm_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   Norm *n = user;
-  norm_body(l, ivs, user);
+  if (layer_norm_rows(l, n))
+    layer_norm_row(l, n, ivs);
+  else
+    norm_body(l, ivs, user);
   if (n->mean_out)
     lower_store(l, lower_convert(l, n->mean, type_of(n->mean_out)->shaped.elem),
                 n->mean_out, ivs);

@@ -12,6 +12,11 @@
 ** f32 compute in f32. Hardmax writes 1 at the first maximum, 0 elsewhere.
 ** LpNormalization (p 1 or 2) divides by the norm along the axis, and
 ** writes 0 where the norm is 0, as ONNX Runtime does.
+**
+** Softmax and LogSoftmax of f32 on the last axis go by rows of 16 lanes
+** (rows.c) instead: the maximum, then the sum of exp(x - max) (Softmax
+** storing exp(x - max) as it goes, so that the last pass divides instead
+** of computing exp again), then the writes.
 */
 #include "transforms/graph_to_loop/lowering.h"
 
@@ -109,13 +114,82 @@ static void softmax_body(Lower *l, GiltValue *const *ivs, void *user)
                      softmax_step, a);
 }
 
+/* ---- Softmax, LogSoftmax by rows (rows.c) ------------------------------------------ */
+
+static GiltValue *splat(Lower *l, LowerRow *r, GiltValue *x)
+{
+  return lower_lanes_splat(l, &r->v, x);
+}
+
+static void row_max(Lower *l, LowerRow *r, GiltValue *const *acc,
+                    GiltValue **next, void *user)
+{
+  AxisOp *a = user;
+  GiltValue *x = lower_row_load(l, r, a->in, NULL, acc[0]);
+  next[0] = lower_binary(l, LOOP_OP_MAXIMUMF, acc[0], x);
+}
+
+/* Sums exp(x - max); Softmax also stores it, for the last pass to scale. */
+static void row_sum(Lower *l, LowerRow *r, GiltValue *const *acc,
+                    GiltValue **next, void *user)
+{
+  AxisOp *a = user;
+  GiltValue *x = lower_row_load(l, r, a->in, NULL, NULL);
+  GiltValue *e = lower_unary(
+      l, LOOP_OP_EXP, lower_binary(l, LOOP_OP_SUBF, x, splat(l, r, a->max)));
+  if (!a->log)
+    lower_row_store(l, r, e, a->out);
+  if (r->mask)
+    e = lower_select(l, r->mask, e, lower_lanes_zero(&r->v));
+  next[0] = lower_binary(l, LOOP_OP_ADDF, acc[0], e);
+}
+
+static void row_write(Lower *l, LowerRow *r, GiltValue *const *acc,
+                      GiltValue **next, void *user)
+{
+  (void)acc;
+  (void)next;
+  AxisOp *a = user;
+  GiltValue *y;
+  if (a->log) {
+    GiltValue *x = lower_row_load(l, r, a->in, NULL, NULL);
+    GiltValue *shifted =
+        lower_binary(l, LOOP_OP_SUBF, x, splat(l, r, a->max));
+    y = lower_binary(l, LOOP_OP_SUBF, shifted, splat(l, r, a->sum));
+  } else {
+    GiltValue *e = lower_row_load(l, r, a->out, NULL, NULL);
+    y = lower_binary(l, LOOP_OP_DIVF, e, splat(l, r, a->sum));
+  }
+  lower_row_store(l, r, y, a->out);
+}
+
+static void softmax_row_body(Lower *l, GiltValue *const *ivs, void *user)
+{
+  AxisOp *a = user;
+  LowerRow r;
+  lower_row_init(l, &r, a->rank, ivs, a->dims[a->rank - 1]);
+  GiltValue *init = splat(l, &r, lower_lowest(l, a->ct)), *lanes;
+  lower_row_loop(l, &r, 1, &init, &lanes, row_max, a);
+  a->max = lower_row_combine(l, "maximumf", lanes);
+  init = lower_lanes_zero(&r.v);
+  lower_row_loop(l, &r, 1, &init, &lanes, row_sum, a);
+  a->sum = lower_row_combine(l, "add", lanes);
+  if (a->log)
+    a->sum = lower_unary(l, LOOP_OP_LOG, a->sum);
+  lower_row_loop(l, &r, 0, NULL, NULL, row_write, a);
+}
+
 void lower_softmax_into(Lower *l, GiltValue *in, size_t axis, bool log,
                         GiltValue *out)
 {
   AxisOp a;
   axis_op_init(l, &a, in, axis, out);
   a.log = log;
-  lower_parallel_kept(l, a.rank, a.dims, a.reduced, softmax_body, &a);
+  bool rows = lower_row_apply(l, a.rank, a.reduced,
+                              gilt_value_get_type(in)->shaped.elem) &&
+              gilt_value_get_type(out)->shaped.elem == a.ct;
+  lower_parallel_kept(l, a.rank, a.dims, a.reduced,
+                      rows ? softmax_row_body : softmax_body, &a);
 }
 
 static GiltStatus lower_softmax_op(Lower *l, bool log)
