@@ -72,6 +72,18 @@ GiltOp *gpu_build_launch(GpuBuilder *g, GiltValue *const *sizes)
   return launch;
 }
 
+GiltOp *gpu_build_for(GpuBuilder *g, GiltValue *lower, GiltValue *upper,
+                      GiltValue *step)
+{
+  GiltValue *bounds[3] = {lower, upper, step};
+  GiltOp *loop = gpu_build(g, "loop.for", NULL, 3, bounds, 0, NULL, 1);
+  GiltBlock *body = gilt_block_create(g->ctx, 1, &g->index, NULL);
+  gilt_region_append_block(gilt_op_get_region(loop, 0), body);
+  GiltOpState st = gilt_op_state_get("loop.yield", g->loc);
+  gilt_block_append_op(body, gilt_op_create(g->ctx, &st));
+  return loop;
+}
+
 GiltBlock *gpu_body(GiltOp *op)
 {
   return gilt_region_get_first_block(gilt_op_get_region(op, 0));

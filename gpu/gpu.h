@@ -120,6 +120,10 @@ GILT_INTERNAL GiltValue *gpu_build_id_x(GpuBuilder *g, GpuOpId id);
 ** only its gpu.terminator. */
 GILT_INTERNAL GiltOp *gpu_build_launch(GpuBuilder *g,
                                        GiltValue *const *sizes);
+/* A loop.for over [lower, upper) by step, no results, with an empty body
+** (its terminator only) whose argument is the induction variable. */
+GILT_INTERNAL GiltOp *gpu_build_for(GpuBuilder *g, GiltValue *lower,
+                                    GiltValue *upper, GiltValue *step);
 /* The block of region 0 of `op`. */
 GILT_INTERNAL GiltBlock *gpu_body(GiltOp *op);
 

@@ -107,6 +107,8 @@ static bool runs_on_host(GiltOp *op)
 
 /* ---- launches ----------------------------------------------------------------- */
 
+static void map_block(Map *m, GiltBlock *block);
+
 static GiltValue *index_op(Map *m, const char *name, GiltValue *a, GiltValue *b)
 {
   return gpu_build_arith(&m->g, name, a, b);
@@ -196,8 +198,47 @@ static int64_t static_iterations(GiltOp *par, size_t rank)
   return total;
 }
 
+/* Whether the body of `par` allocates. A kernel cannot, so the host runs
+** such a nest's iterations one after another, each launching the nests
+** inside (graph-to-loop's MatMul runs a batch of small products side by
+** side this way on the CPU, each with its packed operands). */
+static bool allocates(GiltOp *par)
+{
+  for (GiltOp *o = gilt_block_get_first_op(gpu_body(par)); o;
+       o = gilt_op_get_next(o))
+    if (loop_op_is(o, LOOP_OP_ALLOC))
+      return true;
+  return false;
+}
+
+/* `par` as nested loop.for ops of the host, its body (mapped) inside. */
+static void map_parallel_on_host(Map *m, GiltOp *par)
+{
+  size_t rank = gilt_op_get_num_operands(par) / 3;
+  GiltBlock *body = gpu_body(par);
+  for (size_t d = 0; d < rank; d++) {
+    GiltOp *loop = gpu_build_for(&m->g, gilt_op_get_operand(par, d),
+                                 gilt_op_get_operand(par, rank + d),
+                                 gilt_op_get_operand(par, 2 * rank + d));
+    GiltBlock *inner = gpu_body(loop);
+    gilt_value_replace_all_uses_with(gilt_block_get_argument(body, d),
+                                     gilt_block_get_argument(inner, 0));
+    gilt_builder_set_insertion_point_before(m->g.b,
+                                            gilt_block_get_terminator(inner));
+  }
+  GiltBlock *innermost = gilt_builder_get_insertion_block(m->g.b);
+  gilt_op_destroy(gilt_block_get_terminator(innermost));
+  move_ops(body, innermost);
+  gilt_op_destroy(par);
+  map_block(m, innermost);
+}
+
 static void map_parallel(Map *m, GiltOp *par)
 {
+  if (allocates(par)) {
+    map_parallel_on_host(m, par);
+    return;
+  }
   size_t rank = gilt_op_get_num_operands(par) / 3;
   int64_t iterations = static_iterations(par, rank);
   if (iterations >= 0 && iterations < m->block_size)
@@ -327,8 +368,6 @@ static GiltOp *map_copy(Map *m, GiltOp *op)
   gilt_op_destroy(op);
   return next;
 }
-
-static void map_block(Map *m, GiltBlock *block);
 
 /* Maps op; returns the op to map next. */
 static GiltOp *map_op(Map *m, GiltOp *op)
