@@ -29,17 +29,22 @@
 **     that use them receive their values;
 **   - anything else that the host reaches (a loop with results, a load or
 **     store, loop.if, loop.while, a copy of a view) runs in a launch of
-**     one thread: correct, slow; counted by the statistic
-**     `num-single-thread` so that what is left to map shows.
-** A value that such a one-thread launch computes cannot reach the host:
-** it is reported. Memref arguments are copied to device buffers at entry
+**     one thread, with the ops after it that use what it computes until
+**     nothing computed there is used after (a load, arithmetic, the
+**     store): correct, slow; counted by the statistic `num-single-thread`
+**     so that what is left to map shows.
+** A value such a launch computes that the host itself needs (a loop
+** bound, a size) cannot reach it: that is reported. Memref arguments are copied to device buffers at entry
 ** and, when the function may write them (any use but reads, through
 ** views too), back before the return; memref results are copied to new
 ** host buffers there, and the device buffers the function made and did
 ** not free are freed.
 ** Every other memref value of the function becomes one of space 1.
 **
-** Statistics: num-launches, num-single-thread.
+** Statistics: num-launches, num-single-thread, and num-small-launches:
+** the launches whose loop has fewer iterations than a block (known at
+** compile time), where the CPU-tiled nests of graph-to-loop leave a GPU
+** mostly idle (a tile loop per thread).
 */
 #include "gpu/passes.h"
 
@@ -53,7 +58,7 @@ typedef struct Map {
   GiltPass *pass;
   GpuBuilder g;
   int64_t block_size;
-  int64_t num_launches, num_single;
+  int64_t num_launches, num_single, num_small;
   size_t num_errors;
 } Map;
 
@@ -164,9 +169,39 @@ static void move_ops(GiltBlock *from, GiltBlock *to)
   }
 }
 
+/* The value of an index loop.constant, into *c. */
+static bool index_constant(GiltValue *v, int64_t *c)
+{
+  GiltOp *def = gilt_value_get_defining_op(v);
+  if (!loop_op_is(def, LOOP_OP_CONSTANT))
+    return false;
+  *c = gilt_integer_attr_get_value(gilt_op_get_attr(def, "value"));
+  return true;
+}
+
+/* The number of iterations of `par` when its bounds are constants (the
+** usual case); -1 otherwise. */
+static int64_t static_iterations(GiltOp *par, size_t rank)
+{
+  int64_t total = 1;
+  for (size_t d = 0; d < rank; d++) {
+    int64_t lo, hi, step;
+    if (!index_constant(gilt_op_get_operand(par, d), &lo) ||
+        !index_constant(gilt_op_get_operand(par, rank + d), &hi) ||
+        !index_constant(gilt_op_get_operand(par, 2 * rank + d), &step) ||
+        step < 1)
+      return -1;
+    total *= hi > lo ? (hi - lo + step - 1) / step : 0;
+  }
+  return total;
+}
+
 static void map_parallel(Map *m, GiltOp *par)
 {
   size_t rank = gilt_op_get_num_operands(par) / 3;
+  int64_t iterations = static_iterations(par, rank);
+  if (iterations >= 0 && iterations < m->block_size)
+    m->num_small++;
   GiltValue *counts[rank + 1], *total = gpu_build_index(&m->g, 1);
   for (size_t d = 0; d < rank; d++) {
     counts[d] = trip_count(m, par, rank, d);
@@ -194,21 +229,62 @@ static void map_parallel(Map *m, GiltOp *par)
   m->num_launches++;
 }
 
-/* Runs op in a launch of one thread. */
-static void map_single(Map *m, GiltOp *op)
+/* Whether a value the ops from `first` to `last` define is used after
+** them in their block (or in what follows, nested). */
+static bool escapes(GiltOp *first, GiltOp *last)
 {
-  for (size_t i = 0; i < gilt_op_get_num_results(op); i++)
-    if (gilt_value_has_uses(gilt_op_get_result(op, i))) {
+  GiltBlock *block = gilt_op_get_block(first);
+  for (GiltOp *op = first;; op = gilt_op_get_next(op)) {
+    for (size_t i = 0; i < gilt_op_get_num_results(op); i++)
+      for (GiltOperand *u = gilt_value_get_first_use(gilt_op_get_result(op, i));
+           u; u = gilt_operand_get_next_use(u)) {
+        GiltOp *at = gilt_block_find_ancestor_op(block, u->owner);
+        if (at != last && gilt_op_is_before_in_block(last, at))
+          return true;
+      }
+    if (op == last)
+      return false;
+  }
+}
+
+/* Whether a one-thread launch may take op along: device code, not what
+** the host must do itself. */
+static bool fits_in_kernel(GiltOp *op)
+{
+  LoopOpId id = loop_op_id(op);
+  return !gilt_op_has_trait(op, GILT_TRAIT_TERMINATOR) &&
+         gpu_op_id(op) == GPU_NUM_OPS && id != LOOP_OP_ALLOC &&
+         id != LOOP_OP_DEALLOC && id != LOOP_OP_GET_GLOBAL;
+}
+
+/* Runs op in a launch of one thread, with the ops after it that use what
+** it computes (a load, the arithmetic on it, the store of the result),
+** until nothing the launch computes is used after it. Returns the op
+** after the launch. */
+static GiltOp *map_single(Map *m, GiltOp *op)
+{
+  GiltOp *last = op;
+  while (escapes(op, last)) {
+    GiltOp *next = gilt_op_get_next(last);
+    if (!next || !fits_in_kernel(next)) {
       gilt_op_emit_error(op, "cannot run on the GPU: the host uses a value "
                              "it computes from device buffers");
       m->num_errors++;
-      return;
+      return gilt_op_get_next(last);
     }
+    last = next;
+  }
+  GiltOp *after = gilt_op_get_next(last);
   GiltValue *one = gpu_build_index(&m->g, 1);
   GiltValue *sizes[6] = {one, one, one, one, one, one};
   GiltOp *launch = gpu_build_launch(&m->g, sizes);
-  gilt_op_move_before(op, gilt_block_get_terminator(gpu_body(launch)));
+  GiltOp *term = gilt_block_get_terminator(gpu_body(launch));
+  for (GiltOp *o = op, *next; o != after; o = next) {
+    next = gilt_op_get_next(o);
+    gilt_op_move_before(o, term);
+  }
   m->num_single++;
+  return after;
 }
 
 /* ---- buffers ------------------------------------------------------------------- */
@@ -238,48 +314,51 @@ static void replace_by(Map *m, GiltOp *op, const char *name, const char *attr)
   gilt_op_destroy(op);
 }
 
-static void map_copy(Map *m, GiltOp *op)
+/* A contiguous copy is a gpu.memcpy; a view's copy a one-thread launch. */
+static GiltOp *map_copy(Map *m, GiltOp *op)
 {
   GiltValue *src = gilt_op_get_operand(op, 0), *dst = gilt_op_get_operand(op, 1);
   if (!loop_memref_is_contiguous(gilt_value_get_type(src)) ||
-      !loop_memref_is_contiguous(gilt_value_get_type(dst))) {
-    map_single(m, op);
-    return;
-  }
+      !loop_memref_is_contiguous(gilt_value_get_type(dst)))
+    return map_single(m, op);
   GiltValue *ops[2] = {dst, src};
   gpu_build(&m->g, "gpu.memcpy", NULL, 2, ops, 0, NULL, 0);
+  GiltOp *next = gilt_op_get_next(op);
   gilt_op_destroy(op);
+  return next;
 }
 
 static void map_block(Map *m, GiltBlock *block);
 
-static void map_op(Map *m, GiltOp *op)
+/* Maps op; returns the op to map next. */
+static GiltOp *map_op(Map *m, GiltOp *op)
 {
+  GiltOp *next = gilt_op_get_next(op);
   if (gpu_op_id(op) != GPU_NUM_OPS) /* mapped already (argument copies) */
-    return;
+    return next;
   m->g.loc = gilt_op_get_location(op);
   gilt_builder_set_insertion_point_before(m->g.b, op);
   switch (loop_op_id(op)) {
-  case LOOP_OP_PARALLEL: map_parallel(m, op); return;
-  case LOOP_OP_ALLOC: replace_by(m, op, "gpu.alloc", NULL); return;
-  case LOOP_OP_DEALLOC: replace_by(m, op, "gpu.dealloc", NULL); return;
-  case LOOP_OP_GET_GLOBAL: replace_by(m, op, "gpu.device_global", "name"); return;
-  case LOOP_OP_COPY: map_copy(m, op); return;
+  case LOOP_OP_PARALLEL: map_parallel(m, op); return next;
+  case LOOP_OP_ALLOC: replace_by(m, op, "gpu.alloc", NULL); return next;
+  case LOOP_OP_DEALLOC: replace_by(m, op, "gpu.dealloc", NULL); return next;
+  case LOOP_OP_GET_GLOBAL:
+    replace_by(m, op, "gpu.device_global", "name");
+    return next;
+  case LOOP_OP_COPY: return map_copy(m, op);
   default: break;
   }
   if (is_host_loop(op))
     map_block(m, gpu_body(op));
   else if (!stays_on_host(op) && !gilt_op_has_trait(op, GILT_TRAIT_TERMINATOR))
-    map_single(m, op);
+    return map_single(m, op);
+  return next;
 }
 
 static void map_block(Map *m, GiltBlock *block)
 {
-  GiltOp *next;
-  for (GiltOp *op = gilt_block_get_first_op(block); op; op = next) {
-    next = gilt_op_get_next(op);
-    map_op(m, op);
-  }
+  for (GiltOp *op = gilt_block_get_first_op(block); op;)
+    op = map_op(m, op);
 }
 
 /* ---- the function's boundary ---------------------------------------------------- */
@@ -476,6 +555,9 @@ static GiltStatus run(GiltPass *pass, GiltOp *func)
   gilt_pass_add_statistic(pass, "num-single-thread",
                           "ops left to launches of one thread",
                           m.num_single);
+  gilt_pass_add_statistic(pass, "num-small-launches",
+                          "launches of fewer iterations than a block",
+                          m.num_small);
   return m.num_errors ? GILT_FAILURE : GILT_SUCCESS;
 }
 

@@ -47,9 +47,11 @@ static GiltStatus lower_shuffle(L2L *l, GiltOp *op)
 {
   GiltValue *value = l2l_value(l, gilt_op_get_operand(op, 0));
   GiltType *t = gilt_value_get_type(value);
-  GiltValue *args[4] = {l2l_int(l, l->i32, -1), value,
-                        l2l_value(l, gilt_op_get_operand(op, 1)),
-                        l2l_int(l, l->i32, 31)};
+  /* One op built per statement: C leaves an initializer's order open. */
+  GiltValue *offset = l2l_value(l, gilt_op_get_operand(op, 1));
+  GiltValue *all_lanes = l2l_int(l, l->i32, -1);
+  GiltValue *clamp = l2l_int(l, l->i32, 31);
+  GiltValue *args[4] = {all_lanes, value, offset, clamp};
   const char *name = t == l->f32 ? "llvm.nvvm.shfl.sync.bfly.f32"
                                  : "llvm.nvvm.shfl.sync.bfly.i32";
   l2l_map(l, gilt_op_get_result(op, 0), l2l_intrinsic(l, name, t, 4, args));

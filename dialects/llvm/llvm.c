@@ -19,6 +19,7 @@
 #include "gilt/register.h"
 #include "ir/asm/asm.h"
 #include "ir/core.h"
+#include "ir/symbol_table.h"
 
 const GiltOpDef llvm_ops[LLVM_NUM_OPS] = {
 #define GILT_OP GILT_OP_AS_ROW
@@ -272,12 +273,10 @@ GiltStatus llvm_verify_addressof(GiltOp *op)
 {
   if (!llvm_is_ptr(result_type(op, 0)))
     return gilt_op_emit_error(op, "result must be an !llvm.ptr");
-  GiltOp *top = op;
-  while (gilt_op_get_parent_op(top))
-    top = gilt_op_get_parent_op(top);
-  const char *name =
-      gilt_symbol_ref_attr_get_root(gilt_op_get_attr(op, "global_name"));
-  GiltOp *target = gilt_symbol_table_lookup(top, name);
+  /* The nearest table: a module's, or a GPU module's for a kernel. */
+  GiltAttr *ref = gilt_op_get_attr(op, "global_name");
+  const char *name = gilt_symbol_ref_attr_get_root(ref);
+  GiltOp *target = gilt_symbol_lookup_nearest(op, ref);
   if (!target || (!llvm_op_is(target, LLVM_OP_GLOBAL) &&
                   !llvm_op_is(target, LLVM_OP_FUNC)))
     return gilt_op_emit_error(op, "'%s' is no llvm.global or llvm.func",

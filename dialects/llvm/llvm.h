@@ -40,6 +40,9 @@ typedef enum LlvmOpId {
 
 GILT_INTERNAL extern const GiltOpDef llvm_ops[LLVM_NUM_OPS];
 
+/* NVPTX's address space of a thread block's shared memory. */
+#define LLVM_SHARED_ADDRESS_SPACE 3
+
 static inline bool llvm_op_is(const GiltOp *op, LlvmOpId id)
 {
   return gilt_op_is(op, &llvm_ops[id]);

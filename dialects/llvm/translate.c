@@ -196,7 +196,8 @@ GiltStatus llvm_translate_set_alignment(GiltOp *op, LLVMValueRef v)
 /* A global with a value is defined (internal when private); one without
 ** is a declaration, defined elsewhere: by the JIT, or at link time. A
 ** linked weight (translate.h) is such a declaration too, public whatever
-** its visibility, since the loader defines it. */
+** its visibility, since the loader defines it. A global in GPU shared
+** memory is defined, internal, with undefined contents. */
 static GiltStatus declare_global(LlvmTranslator *t, GiltOp *op)
 {
   GiltType *type = gilt_type_attr_get_value(gilt_op_get_attr(op, "type"));
@@ -214,7 +215,14 @@ static GiltStatus declare_global(LlvmTranslator *t, GiltOp *op)
   unsigned align = 0;
   if (!llvm_type || (value && !linked && !init) || !get_alignment(op, &align))
     return GILT_FAILURE;
-  LLVMValueRef g = LLVMAddGlobal(t->mod, llvm_type, gilt_symbol_get_name(op));
+  GiltAttr *space = gilt_op_get_attr(op, "addr_space");
+  unsigned as = space ? (unsigned)gilt_integer_attr_get_value(space) : 0;
+  LLVMValueRef g = LLVMAddGlobalInAddressSpace(t->mod, llvm_type,
+                                               gilt_symbol_get_name(op), as);
+  if (as == LLVM_SHARED_ADDRESS_SPACE) { /* GPU shared memory: no contents */
+    LLVMSetInitializer(g, LLVMGetUndef(llvm_type));
+    LLVMSetLinkage(g, LLVMInternalLinkage);
+  }
   if (init) {
     LLVMSetInitializer(g, init);
     if (is_private(op))

@@ -68,6 +68,7 @@ static LLVMOpcode cast_opcode(LlvmOpId id)
   case LLVM_OP_BITCAST: return LLVMBitCast;
   case LLVM_OP_PTRTOINT: return LLVMPtrToInt;
   case LLVM_OP_INTTOPTR: return LLVMIntToPtr;
+  case LLVM_OP_ADDRSPACECAST: return LLVMAddrSpaceCast;
   default: return 0;
   }
 }
@@ -170,6 +171,9 @@ static bool cast_is_valid(LlvmOpId id, LLVMTypeRef from, LLVMTypeRef to)
   case LLVM_OP_FPTRUNC: return is_fp_kind(fk) && is_fp_kind(tk) && fb > tb;
   case LLVM_OP_PTRTOINT: return fk == LLVMPointerTypeKind && ti;
   case LLVM_OP_INTTOPTR: return fi && tk == LLVMPointerTypeKind;
+  case LLVM_OP_ADDRSPACECAST:
+    return fk == LLVMPointerTypeKind && tk == LLVMPointerTypeKind &&
+           LLVMGetPointerAddressSpace(from) != LLVMGetPointerAddressSpace(to);
   default: /* bitcast */
     if (fk == LLVMPointerTypeKind || tk == LLVMPointerTypeKind)
       return fk == tk && LLVMGetPointerAddressSpace(from) ==

@@ -57,6 +57,7 @@ typedef struct L2L {
   GiltPtrMap symbols; /* interned name -> 1: symbols already in `out` */
   GiltPtrMap strings; /* interned text -> number of its string global */
   unsigned num_strings;
+  unsigned num_shared; /* shared-memory globals made (device mode) */
   size_t num_errors;
   bool device; /* lowering kernels for NVPTX (see above) */
   GiltType *i1, *i8, *i32, *i64, *f32, *ptr;

@@ -14,9 +14,13 @@
 ** at an aligned copy of the data, or define it from `value` (an object
 ** file). The string globals of emit.c are different: private, and always
 ** defined from their value.
+**
+** In a GPU kernel (device mode) the only buffers allocated are the
+** block's shared-memory tiles: see lower_shared_alloc.
 */
 #include "transforms/loop_to_llvm/lowering.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "ir/support/alloc.h"
@@ -152,11 +156,61 @@ static GiltValue *alloc_dense(L2L *l, GiltType *t, GiltValue *const *sizes,
   return l2l_descriptor(l, rank, data, l2l_i64(l, 0), sizes, strides);
 }
 
+/* Whether t is a buffer in a GPU block's shared memory (space 3). */
+static bool is_shared(GiltType *t)
+{
+  GiltAttr *space = gilt_memref_type_get_memory_space(t);
+  return space && space->kind == GILT_ATTR_INTEGER &&
+         gilt_integer_attr_get_value(space) == LLVM_SHARED_ADDRESS_SPACE;
+}
+
+/* In a kernel, a buffer of static shape in shared memory is an
+** llvm.global of that space (a vector of its elements, contents
+** undefined, one per allocation), used through a generic pointer as
+** every other buffer. Any other allocation would need the runtime. */
+static GiltStatus lower_shared_alloc(L2L *l, GiltOp *op, GiltType *t)
+{
+  if (!is_shared(t) || !gilt_shaped_type_has_static_shape(t))
+    return l2l_error(l, "a kernel allocates only buffers of static shape "
+                        "in shared memory (memory space 3)");
+  int64_t count = gilt_shaped_type_get_num_elements(t);
+  count = count > 0 ? count : 1;
+  char name[32];
+  snprintf(name, sizeof name, "__gilt_shared_%u", l->num_shared++);
+  GiltType *elems = gilt_vector_type_get(l->ctx, 1, &count,
+                                         l2l_memory_type(l, t->shaped.elem));
+  GiltNamedAttr attrs[] = {
+      {"addr_space", gilt_integer_attr_get(l->i64, LLVM_SHARED_ADDRESS_SPACE)},
+      {"alignment", gilt_integer_attr_get(l->i64, 16)},
+      {"sym_name", gilt_string_attr_get(l->ctx, name, strlen(name))},
+      {"sym_visibility", gilt_string_attr_get(l->ctx, "private", 7)},
+      {"type", gilt_type_attr_get(elems)},
+  };
+  GiltOpState st = gilt_op_state_get("llvm.global", l->loc);
+  st.num_attrs = 5;
+  st.attrs = attrs;
+  l2l_add_symbol(l, gilt_op_create(l->ctx, &st));
+  GiltValue *shared = l2l_emit_attr(
+      l, LLVM_OP_ADDRESSOF, llvm_ptr_type(l->ctx, LLVM_SHARED_ADDRESS_SPACE),
+      0, NULL, "global_name", gilt_symbol_ref_attr_get(l->ctx, name, 0, NULL));
+  size_t rank = t->shaped.rank;
+  GiltValue *sizes[rank + 1], *strides[rank + 1];
+  type_sizes(l, t, NULL, sizes);
+  row_major(l, rank, sizes, strides);
+  GiltValue *data = l2l_cast(l, LLVM_OP_ADDRSPACECAST, shared, l->ptr);
+  GiltValue *offset = l2l_i64(l, 0);
+  l2l_map(l, gilt_op_get_result(op, 0),
+          descriptor(l, rank, data, offset, sizes, strides));
+  return GILT_SUCCESS;
+}
+
 static GiltStatus lower_alloc(L2L *l, GiltOp *op)
 {
   GiltType *t = gilt_value_get_type(gilt_op_get_result(op, 0));
   if (t->shaped.layout)
     return l2l_error(l, "allocates a buffer with a non-identity layout");
+  if (l->device)
+    return lower_shared_alloc(l, op, t);
   size_t rank = t->shaped.rank, n = gilt_op_get_num_operands(op);
   GiltValue *dynamic[n + 1], *sizes[rank + 1];
   lowered_operands(l, op, 0, n, dynamic);
@@ -171,6 +225,8 @@ static GiltStatus lower_alloc(L2L *l, GiltOp *op)
 
 static GiltStatus lower_dealloc(L2L *l, GiltOp *op)
 {
+  if (l->device && is_shared(gilt_value_get_type(gilt_op_get_operand(op, 0))))
+    return GILT_SUCCESS; /* shared memory lives as long as the block */
   GiltValue *data =
       l2l_extract(l, l2l_value(l, gilt_op_get_operand(op, 0)), L2L_DATA);
   l2l_call_extern(l, "gilt_rt_free", NULL, 1, &data);

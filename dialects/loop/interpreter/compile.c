@@ -6,7 +6,10 @@
 **
 ** Requires verified IR (gilt_interpret_function verifies the module), so
 ** that operand counts, types and terminators are what loop.c promises.
-** Reports, at the op, every op outside the loop dialect, func.call and
+** The gpu dialect's ops that the GPU pipeline leaves at the loop level
+** (after gpu-outline-kernels) run too, so that the interpreter checks
+** the mapping and outlining against the loop-level results. Reports, at
+** the op, every other op outside the loop dialect, func.call and
 ** func.return, and values of types the interpreter cannot hold (tensors,
 ** integers wider than 64 bits, vectors of no lanes). Cells are never
 ** reused: a function's frame is as large as its number of value cells.
@@ -19,6 +22,7 @@
 #include <string.h>
 
 #include "dialects/func/func.h"
+#include "gpu/gpu.h"
 
 typedef GILT_VEC(Instr) InstrVec;
 typedef GILT_VEC(uint32_t) CellVec;
@@ -448,6 +452,9 @@ static bool compile_if(Compiler *c, GiltOp *op, Instr *in)
     return false;
   branch->then_out = moves_from(c, gilt_block_get_terminator(then_block), 0, results);
   branch->else_out.scratch = UINT32_MAX;
+  /* No else: an empty program, not a null one (interp_run adds its
+  ** length to its code). */
+  branch->else_body.code = gilt_arena_alloc(&c->it->arena, sizeof(Instr));
   if (else_block) {
     if (!compile_block(c, else_block, &branch->else_body))
       return false;
@@ -521,6 +528,66 @@ static bool compile_assert(Compiler *c, GiltOp *op, Instr *in)
   return true;
 }
 
+/* ---- the gpu dialect ------------------------------------------------------------ */
+
+/* gpu.launch_func: the grid's cells, then the arguments'. */
+static bool compile_launch_func(Compiler *c, GiltOp *op, Instr *in)
+{
+  InterpCallee *kernel = gilt_arena_alloc(&c->it->arena, sizeof *kernel);
+  kernel->func = gpu_launch_func_get_kernel(op);
+  kernel->fn = NULL;
+  if (!kernel->func) {
+    gilt_op_emit_error(op, "launches a kernel that is not a gpu.func (the "
+                           "interpreter runs kernels before gpu-to-nvvm)");
+    return false;
+  }
+  CellVec list = {0};
+  for (size_t i = 0; i < gilt_op_get_num_operands(op); i++)
+    push_cells(c, &list, gilt_op_get_operand(op, i));
+  in->n = (uint32_t)list.len;
+  in->list = finish_list(c, &list);
+  in->fn = interp_launch_func;
+  in->aux = kernel;
+  return true;
+}
+
+/* The ops the GPU pipeline leaves at the loop level: device buffers are
+** buffers, a launch runs its kernel thread after thread (control.c).
+** Threads that wait for or read each other (gpu.barrier,
+** gpu.shuffle_xor) cannot run so, nor can an un-outlined gpu.launch. */
+static bool compile_gpu_op(Compiler *c, GiltOp *op, Instr *in)
+{
+  GpuOpId id = gpu_op_id(op);
+  static const LoopOpId as_loop[GPU_NUM_OPS] = {
+      [GPU_OP_ALLOC] = LOOP_OP_ALLOC, [GPU_OP_DEALLOC] = LOOP_OP_DEALLOC,
+      [GPU_OP_MEMCPY] = LOOP_OP_COPY,
+      [GPU_OP_DEVICE_GLOBAL] = LOOP_OP_GET_GLOBAL};
+  static const int32_t id_kinds[GPU_NUM_OPS] = {
+      [GPU_OP_THREAD_ID] = GPU_ID_THREAD + 1, [GPU_OP_BLOCK_ID] = GPU_ID_BLOCK + 1,
+      [GPU_OP_BLOCK_DIM] = GPU_ID_BLOCK_DIM + 1,
+      [GPU_OP_GRID_DIM] = GPU_ID_GRID_DIM + 1};
+  if (id == GPU_OP_LAUNCH_FUNC)
+    return compile_launch_func(c, op, in);
+  if (id < GPU_NUM_OPS && id_kinds[id]) {
+    in->imm = (id_kinds[id] - 1) * 3 + gpu_id_dimension(op);
+    in->fn = interp_gpu_id;
+    return (in->dst = define(c, gilt_op_get_result(op, 0), op)) != UINT32_MAX;
+  }
+  if (id >= GPU_NUM_OPS || !as_loop[id]) {
+    gilt_op_emit_error(op, "is not supported by the loop interpreter, "
+                           "which runs a kernel's threads one after another");
+    return false;
+  }
+  if (!prepare(c, op, as_loop[id], in) || !select_handler(as_loop[id], in))
+    return false;
+  if (id == GPU_OP_MEMCPY) { /* target, source: loop.copy's the other way */
+    uint32_t target = in->a;
+    in->a = in->b;
+    in->b = target;
+  }
+  return true;
+}
+
 /* ---- blocks and functions ---------------------------------------------------- */
 
 /* Appends op's instruction (none for a constant); false after
@@ -533,6 +600,8 @@ static bool compile_op(Compiler *c, GiltOp *op, InstrVec *code)
   bool ok;
   if (id == LOOP_NUM_OPS && gilt_func_op_is(op, FUNC_OP_CALL))
     return compile_call(c, op, &in) && (gilt_vec_push(c->it->ctx, code, in), true);
+  if (id == LOOP_NUM_OPS && gpu_op_id(op) != GPU_NUM_OPS)
+    return compile_gpu_op(c, op, &in) && (gilt_vec_push(c->it->ctx, code, in), true);
   switch (id) {
   case LOOP_OP_CONSTANT: return compile_constant(c, op);
   /* The interpreter does not time: a start of 0, nothing recorded. */

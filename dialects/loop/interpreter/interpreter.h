@@ -134,7 +134,18 @@ struct Interp {
                             ** (memory.c) */
   size_t num_freed;         /* buffers loop.dealloc freed */
   unsigned depth;           /* of nested func.call */
+  /* The thread a gpu.launch_func runs: what gpu.thread_id, block_id,
+  ** block_dim and grid_dim read, per dimension (GpuIdKind, x y z). */
+  int64_t gpu_ids[4][3];
 };
+
+/* The rows of Interp's gpu_ids. */
+typedef enum GpuIdKind {
+  GPU_ID_THREAD,
+  GPU_ID_BLOCK,
+  GPU_ID_BLOCK_DIM,
+  GPU_ID_GRID_DIM
+} GpuIdKind;
 
 /* ---- compile.c ------------------------------------------------------------ */
 
@@ -268,6 +279,11 @@ GILT_INTERNAL bool interp_parallel(Cell *f, const Instr *in, Interp *it);
 GILT_INTERNAL bool interp_if(Cell *f, const Instr *in, Interp *it);
 GILT_INTERNAL bool interp_while(Cell *f, const Instr *in, Interp *it);
 GILT_INTERNAL bool interp_call_op(Cell *f, const Instr *in, Interp *it);
+/* gpu.launch_func: list holds the grid's 6 cells, then every cell of the
+** kernel's arguments (n in all); aux an InterpCallee of the gpu.func. */
+GILT_INTERNAL bool interp_launch_func(Cell *f, const Instr *in, Interp *it);
+/* gpu.thread_id and friends: imm is GpuIdKind * 3 + dimension. */
+GILT_INTERNAL bool interp_gpu_id(Cell *f, const Instr *in, Interp *it);
 GILT_INTERNAL bool interp_assert(Cell *f, const Instr *in, Interp *it);
 
 /* LLVM's minimum/maximum: NaN wins, -0 is below +0. */
