@@ -195,12 +195,12 @@ static GiltStatus lower_shared_alloc(L2L *l, GiltOp *op, GiltType *t)
       0, NULL, "global_name", gilt_symbol_ref_attr_get(l->ctx, name, 0, NULL));
   size_t rank = t->shaped.rank;
   GiltValue *sizes[rank + 1], *strides[rank + 1];
-  type_sizes(l, t, NULL, sizes);
+  l2l_type_sizes(l, t, NULL, sizes);
   row_major(l, rank, sizes, strides);
   GiltValue *data = l2l_cast(l, LLVM_OP_ADDRSPACECAST, shared, l->ptr);
   GiltValue *offset = l2l_i64(l, 0);
   l2l_map(l, gilt_op_get_result(op, 0),
-          descriptor(l, rank, data, offset, sizes, strides));
+          l2l_descriptor(l, rank, data, offset, sizes, strides));
   return GILT_SUCCESS;
 }
 
