@@ -39,8 +39,6 @@
 */
 #include "gpu/gpu.h"
 
-#include <string.h>
-
 #include "gilt/register.h"
 #include "gpu/cuda.h"
 #include "transforms/loop_to_llvm/lowering.h"
