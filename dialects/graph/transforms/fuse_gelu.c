@@ -28,8 +28,6 @@
 
 static const GiltPassOptionDef options[] = {{0}};
 
-typedef GILT_VEC(GiltOp *) OpList;
-
 #define SQRT2 1.41421356237309504880
 
 typedef struct Chain {
@@ -126,29 +124,9 @@ static bool fuse(GiltOp *mul)
          NULL;
 }
 
-static GiltWalkResult collect(GiltOp *op, void *user)
-{
-  if (graph_op_is(op, GRAPH_OP_MUL))
-    gilt_vec_push(gilt_op_get_context(op), (OpList *)user, op);
-  return GILT_WALK_ADVANCE;
-}
-
 static GiltStatus run(GiltPass *pass, GiltOp *root)
 {
-  GiltContext *ctx = gilt_pass_get_context(pass);
-  OpList muls = {0};
-  gilt_op_walk(root, GILT_WALK_PRE_ORDER, collect, &muls);
-  /* A fusion erases its Mul and ops before it (other Muls among them),
-  ** never a later op: in program order, no Mul still to visit has been
-  ** erased. */
-  int64_t fused = 0;
-  for (size_t i = 0; i < muls.len; i++)
-    fused += fuse(muls.data[i]);
-  gilt_vec_free(ctx, &muls);
-  gilt_pass_add_statistic(pass, "num-fused", "Number of GELUs formed", fused);
-  if (!fused)
-    gilt_pass_mark_unchanged(pass);
-  return GILT_SUCCESS;
+  return graph_match_run(pass, root, GRAPH_OP_MUL, fuse, "Number of GELUs formed");
 }
 
 const GiltPassDef gilt_graph_fuse_gelu_pass = {

@@ -34,8 +34,6 @@
 
 static const GiltPassOptionDef options[] = {{0}};
 
-typedef GILT_VEC(GiltOp *) OpList;
-
 enum { MAX_CHAIN = 9 };
 
 typedef struct Chain {
@@ -167,30 +165,9 @@ static bool fuse(GiltOp *add)
                              operands, 2, attrs) != NULL;
 }
 
-static GiltWalkResult collect(GiltOp *op, void *user)
-{
-  if (graph_op_is(op, GRAPH_OP_ADD))
-    gilt_vec_push(gilt_op_get_context(op), (OpList *)user, op);
-  return GILT_WALK_ADVANCE;
-}
-
 static GiltStatus run(GiltPass *pass, GiltOp *root)
 {
-  GiltContext *ctx = gilt_pass_get_context(pass);
-  OpList adds = {0};
-  gilt_op_walk(root, GILT_WALK_PRE_ORDER, collect, &adds);
-  /* A fusion erases its Add and ops before it (the Add of epsilon among
-  ** them), never a later op: in program order, no Add still to visit has
-  ** been erased. */
-  int64_t fused = 0;
-  for (size_t i = 0; i < adds.len; i++)
-    fused += fuse(adds.data[i]);
-  gilt_vec_free(ctx, &adds);
-  gilt_pass_add_statistic(pass, "num-fused",
-                          "Number of layer normalizations formed", fused);
-  if (!fused)
-    gilt_pass_mark_unchanged(pass);
-  return GILT_SUCCESS;
+  return graph_match_run(pass, root, GRAPH_OP_ADD, fuse, "Number of layer normalizations formed");
 }
 
 const GiltPassDef gilt_graph_fuse_layer_norm_pass = {

@@ -73,3 +73,32 @@ GiltOp *graph_match_replace(GiltOp *const *ops, size_t n, const char *name,
       gilt_op_destroy(ops[i]);
   return op;
 }
+
+typedef struct Candidates {
+  GraphOpId last;
+  GILT_VEC(GiltOp *) ops;
+} Candidates;
+
+static GiltWalkResult collect(GiltOp *op, void *user)
+{
+  Candidates *c = user;
+  if (graph_op_is(op, c->last))
+    gilt_vec_push(gilt_op_get_context(op), &c->ops, op);
+  return GILT_WALK_ADVANCE;
+}
+
+GiltStatus graph_match_run(GiltPass *pass, GiltOp *root, GraphOpId last,
+                           bool (*fuse)(GiltOp *op), const char *what)
+{
+  GiltContext *ctx = gilt_pass_get_context(pass);
+  Candidates c = {.last = last};
+  gilt_op_walk(root, GILT_WALK_PRE_ORDER, collect, &c);
+  int64_t fused = 0;
+  for (size_t i = 0; i < c.ops.len; i++)
+    fused += fuse(c.ops.data[i]);
+  gilt_vec_free(ctx, &c.ops);
+  gilt_pass_add_statistic(pass, "num-fused", what, fused);
+  if (!fused)
+    gilt_pass_mark_unchanged(pass);
+  return GILT_SUCCESS;
+}

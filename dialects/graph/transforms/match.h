@@ -8,6 +8,7 @@
 #define GILT_DIALECTS_GRAPH_TRANSFORMS_MATCH_H
 
 #include "dialects/graph/graph.h"
+#include "gilt/pass.h"
 
 /* The op of kind id defining v, NULL when another (or none) does. */
 GILT_INTERNAL GiltOp *graph_match_def(GiltValue *v, GraphOpId id);
@@ -29,5 +30,16 @@ GILT_INTERNAL GiltOp *graph_match_replace(GiltOp *const *ops, size_t n,
                                           GiltValue *const *operands,
                                           size_t num_attrs,
                                           const GiltNamedAttr *attrs);
+
+
+/* The pass around a matcher: `fuse` is tried at every op of kind `last`
+** (the chain's last op) under root, in program order, and the number it
+** fused is the pass's statistic `num-fused` (described by `what`). A
+** fusion may erase its op and ops before it, never a later one, so no op
+** still to try has been erased. */
+GILT_INTERNAL GiltStatus graph_match_run(GiltPass *pass, GiltOp *root,
+                                         GraphOpId last,
+                                         bool (*fuse)(GiltOp *op),
+                                         const char *what);
 
 #endif /* GILT_DIALECTS_GRAPH_TRANSFORMS_MATCH_H */
