@@ -126,7 +126,8 @@ static bool fuse(GiltOp *mul)
 
 static GiltStatus run(GiltPass *pass, GiltOp *root)
 {
-  return graph_match_run(pass, root, GRAPH_OP_MUL, fuse, "Number of GELUs formed");
+  return graph_match_run(pass, root, GRAPH_OP_MUL, fuse,
+                         "Number of GELUs formed");
 }
 
 const GiltPassDef gilt_graph_fuse_gelu_pass = {

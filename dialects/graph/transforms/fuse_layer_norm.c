@@ -167,7 +167,8 @@ static bool fuse(GiltOp *add)
 
 static GiltStatus run(GiltPass *pass, GiltOp *root)
 {
-  return graph_match_run(pass, root, GRAPH_OP_ADD, fuse, "Number of layer normalizations formed");
+  return graph_match_run(pass, root, GRAPH_OP_ADD, fuse,
+                         "Number of layer normalizations formed");
 }
 
 const GiltPassDef gilt_graph_fuse_layer_norm_pass = {
