@@ -427,9 +427,27 @@ static void node_free(GiltOnnxImporter *imp, GiltOnnxNode *n)
   gilt_free(imp->ctx, n->results);
 }
 
+/* ONNX op types whose graph op takes more operands than ONNX gives (a
+** Conv's residual Z, which only graph-fuse-epilogues sets): the most
+** inputs a node of the type may have, so that a malformed node is
+** rejected rather than read as the extra operand. */
+static const struct {
+  const char *op_type;
+  size_t max_inputs;
+} input_limits[] = {{"Conv", 3}};
+
 static GiltStatus gather_operands(GiltOnnxImporter *imp, GiltOnnxNode *n)
 {
   const Gilt__Onnx__NodeProto *p = n->proto;
+  for (size_t i = 0; i < sizeof input_limits / sizeof *input_limits; i++)
+    if (!strcmp(str(p->op_type), input_limits[i].op_type) &&
+        p->n_input > input_limits[i].max_inputs) {
+      gilt_emit_error(n->loc, "node '%s' (%s) has %zu inputs; it takes at "
+                      "most %zu",
+                      n->display_name, str(p->op_type), p->n_input,
+                      input_limits[i].max_inputs);
+      return GILT_FAILURE;
+    }
   for (size_t i = 0; i < p->n_input; i++) {
     const char *in = str(p->input[i]);
     GiltValue *v = NULL;
