@@ -309,10 +309,12 @@ static GiltStatus conv_channels_window(const GraphOpView *v,
 static GiltStatus check_sampling_operand(const GraphOpView *v, size_t i,
                                          int64_t channels, GraphShape *out)
 {
+  if (!graph_has_operand(v, i))
+    return GILT_SUCCESS;
   GraphShape s;
   graph_operand_shape(v, i, &s);
   const char *name = graph_operand_name(v, i);
-  if (!graph_has_operand(v, i) || !s.ranked)
+  if (!s.ranked)
     return GILT_SUCCESS;
   if (s.rank != out->rank)
     return graph_error(v, "operand '%s' has rank %zu but operand 'X' has "

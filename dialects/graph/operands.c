@@ -36,7 +36,9 @@ static const GiltOpArgSpec *operand_spec(const GraphOpView *v, size_t i)
   const GiltOpInfo *info = v->info;
   size_t nspec = info->num_operand_specs, var = nspec;
   if (v->map) /* the ops that take sub-views have no variadic operands */
-    return v->map[i] < nspec ? &info->operand_specs[v->map[i]] : NULL;
+    return i < v->num_operands && v->map[i] < nspec
+               ? &info->operand_specs[v->map[i]]
+               : NULL;
   for (size_t k = 0; k < nspec; k++)
     if (info->operand_specs[k].variadic)
       var = k;
