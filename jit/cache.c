@@ -24,9 +24,11 @@
 **                   weight's bytes in table order, each starting at a file
 **                   offset that is a multiple of 64 (zeros between).
 **
-** The file is mapped, not read: the object (the code only: its large
-** weights are linked, translate.h) is copied once by ORC, and the weights
-** are used where they lie in the mapping, aligned as the code assumes. A
+** The file is read whole into memory of its own (whole_file.h: huge
+** pages, not a mapping that faults page by page): the object (the code
+** only: its large weights are linked, translate.h) is copied once by ORC,
+** and the weights are used where they lie in that memory, aligned as the
+** code assumes. A
 ** ResNet-18 entry is 45 MB of weights and the checksum is the only pass
 ** over them before the model runs. The header
 ** holds the key so that a file renamed, or a hash that collides in the
@@ -34,7 +36,6 @@
 ** cut short or damaged. What it does not do is stop anyone who can write
 ** the cache directory: such a person can run code as the user anyway.
 */
-#define _DEFAULT_SOURCE /* MAP_POPULATE (JIT_MAP_READ_WHOLE) */
 #include "jit/cache.h"
 
 #include <errno.h>
@@ -270,33 +271,22 @@ GiltStatus jit_cache_write(const char *path, uint64_t key, size_t num_fns,
   put64(header + 16, key);
   put64(header + 24, payload_size);
 
-  size_t tmp_len = strlen(path) + 16;
-  char *tmp = malloc(tmp_len);
-  int fd = -1;
-  if (tmp) {
-    snprintf(tmp, tmp_len, "%s.tmp.XXXXXX", path);
-    fd = mkstemp(tmp);
+  char *tmp;
+  int fd = whole_file_replace_begin(path, &tmp);
+  if (fd < 0) {
+    gilt_strbuf_free(&tables);
+    snprintf(why_buf, why_size, "cannot write beside '%s': %s", path,
+             strerror(errno));
+    return GILT_FAILURE;
   }
-  bool ok = fd >= 0 && write_all(fd, header, sizeof header) &&
+  bool ok = write_all(fd, header, sizeof header) &&
             write_payload(fd, &tables, object, object_size, num_weights,
                           weights);
-  int saved = errno;
   gilt_strbuf_free(&tables);
-  if (fd >= 0 && close(fd) != 0 && ok) {
-    ok = false;
-    saved = errno;
-  }
-  if (ok && rename(tmp, path) != 0) {
-    ok = false;
-    saved = errno;
-  }
-  if (!ok) {
-    snprintf(why_buf, why_size, "cannot write '%s': %s", tmp ? tmp : path,
-             strerror(tmp ? saved : ENOMEM));
-    if (fd >= 0)
-      unlink(tmp);
-  }
-  free(tmp);
+  ok = whole_file_replace_end(fd, &tmp, path, ok);
+  if (!ok)
+    snprintf(why_buf, why_size, "cannot write '%s': %s", path,
+             strerror(errno));
   return ok ? GILT_SUCCESS : GILT_FAILURE;
 }
 
@@ -433,7 +423,7 @@ static const char *parse_payload(GiltContext *ctx, const unsigned char *file,
                        (uint64_t)(end - file), e);
 }
 
-/* The first check the mapped file fails, or NULL. */
+/* The first check the file read fails, or NULL. */
 static const char *check(GiltContext *ctx, const unsigned char *b,
                          size_t size, uint64_t key, JitCacheEntry *e)
 {
@@ -471,17 +461,11 @@ JitCacheRead jit_cache_read(GiltContext *ctx, const char *path, uint64_t key,
     why = "it is not a regular file";
   else if (st.st_size < HEADER_SIZE)
     why = "it is shorter than its header";
-  if (!why) {
-    e->map_size = (size_t)st.st_size;
-    e->map = mmap(NULL, e->map_size, PROT_READ, JIT_MAP_READ_WHOLE, fd, 0);
-    if (e->map == MAP_FAILED) {
-      e->map = NULL;
-      why = "it cannot be mapped";
-    }
-  }
+  if (!why && !whole_file_read(fd, (size_t)st.st_size, &e->file))
+    why = "it cannot be read";
   close(fd);
   if (!why)
-    why = check(ctx, e->map, e->map_size, key, e);
+    why = check(ctx, e->file.data, e->file.size, key, e);
   if (why) {
     snprintf(why_buf, why_size, "%s", why);
     jit_cache_entry_close(e);
@@ -492,8 +476,7 @@ JitCacheRead jit_cache_read(GiltContext *ctx, const char *path, uint64_t key,
 
 void jit_cache_entry_close(JitCacheEntry *e)
 {
-  if (e->map)
-    munmap(e->map, e->map_size);
+  whole_file_free(&e->file);
   for (size_t i = 0; i < e->num_functions; i++)
     free((void *)e->functions[i].names);
   free(e->functions);

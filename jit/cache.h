@@ -14,11 +14,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/mman.h>
 
 #include "dialects/llvm/translate.h"
 #include "gilt/jit.h"
 #include "ir/support/alloc.h"
+#include "jit/whole_file.h"
 
 /* The format version; bump it whenever the layout of an entry or the
 ** meaning of what it holds changes. */
@@ -27,15 +27,6 @@
 /* Where a weight's bytes start in an entry: at a multiple of this file
 ** offset, so that mapped they are aligned as the code assumes. */
 #define JIT_CACHE_WEIGHT_ALIGN LLVM_LINKED_WEIGHT_ALIGN
-
-/* mmap flags for a file read whole right after mapping (a model hashed,
-** an entry checked): its pages are mapped in one go where the system can,
-** instead of one fault per few pages. */
-#ifdef MAP_POPULATE
-#define JIT_MAP_READ_WHOLE (MAP_PRIVATE | MAP_POPULATE)
-#else
-#define JIT_MAP_READ_WHOLE MAP_PRIVATE
-#endif
 
 /* An entry function of a compiled module: its symbol and loop-level
 ** function type (what gilt_jit_call builds the libffi call from), and
@@ -50,11 +41,10 @@ typedef struct JitCacheFunction {
 } JitCacheFunction;
 
 /* An entry read back: the object, the functions and the weights point
-** into the mapped file and live until jit_cache_entry_close (after the
+** into the file's bytes and live until jit_cache_entry_close (after the
 ** JIT module that runs them). */
 typedef struct JitCacheEntry {
-  void *map;
-  size_t map_size;
+  WholeFile file;
   const void *object;
   size_t object_size;
   size_t num_functions;

@@ -3,7 +3,8 @@
 ** jit/cache.h's entries.
 **
 ** The key hashes the model file's bytes (the weights of an .onnx file are
-** in it; external data files of an ONNX model are not, see docs/gjit.md),
+** in it; external data files of an ONNX model are not, see docs/gjit.md;
+** model_hash.c remembers that hash by the file's identity),
 ** the pipeline's text, the host's triple, CPU and features, the opt level
 ** and gilt's version. The file is DIR/<key in hex>.gjc. A run that finds
 ** it skips import, the pipeline and translation: it parses the entry
@@ -14,15 +15,12 @@
 ** The entry also keeps the names of the model's inputs and outputs,
 ** which only the import knew.
 */
-#define _DEFAULT_SOURCE /* MAP_POPULATE (JIT_MAP_READ_WHOLE) */
 #include "jit/model_cache.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,7 +28,7 @@
 #include "ir/core.h"
 #include "ir/support/alloc.h"
 #include "jit/cache.h"
-#include "jit/hash.h"
+#include "jit/model_hash.h"
 
 struct ModelCache {
   GiltContext *ctx;
@@ -41,36 +39,19 @@ struct ModelCache {
   JitCacheEntry entry;
 };
 
-/* The model's bytes hashed, through a mapping of the file. */
-static bool hash_file(const char *path, uint64_t *hash, uint64_t *size)
-{
-  int fd = open(path, O_RDONLY);
-  if (fd < 0)
-    return false;
-  struct stat st;
-  bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-  if (ok && st.st_size == 0) {
-    *hash = jit_hash64("", 0, 0);
-    *size = 0;
-  } else if (ok) {
-    void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, JIT_MAP_READ_WHOLE, fd, 0);
-    ok = map != MAP_FAILED;
-    if (ok) {
-      *hash = jit_hash64(map, (size_t)st.st_size, 0);
-      *size = (uint64_t)st.st_size;
-      munmap(map, (size_t)st.st_size);
-    }
-  }
-  close(fd);
-  return ok;
-}
-
 ModelCache *model_cache_open(GiltContext *ctx, const char *model,
                              const char *dir, const char *pipeline,
                              unsigned opt_level)
 {
+  /* Created first: the model's hash is remembered in it. One level, as
+  ** a build tree's cache folder; an error shows when the entry is
+  ** written. */
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+    gilt_emit_diag(gilt_location_name_get(ctx, "compile cache", NULL),
+                   GILT_SEVERITY_REMARK, "cannot create '%s': %s", dir,
+                   strerror(errno));
   uint64_t hash, size;
-  if (!hash_file(model, &hash, &size))
+  if (!model_hash_get(model, dir, &hash, &size))
     return NULL;
   char *target = jit_cache_host_target();
   ModelCache *c = calloc(1, sizeof *c);
@@ -90,11 +71,6 @@ ModelCache *model_cache_open(GiltContext *ctx, const char *model,
   free(target);
   snprintf(path, n, "%s/%016llx.gjc", dir, (unsigned long long)c->key);
   c->path = path;
-  /* One level, as a build tree's cache folder; an error shows when the
-  ** entry is written. */
-  if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-    gilt_emit_diag(c->loc, GILT_SEVERITY_REMARK, "cannot create '%s': %s",
-                   dir, strerror(errno));
   return c;
 }
 
