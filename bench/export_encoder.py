@@ -8,39 +8,17 @@ models.
     /usr/bin/python3 bench/export_encoder.py OUT_DIR [--d-model 256]
         [--heads 4] [--layers 4] [--ff 1024] [--seq 128] [--opset 14]
 
-Needs Debian's python3-torch (1.13); the .pb files are written by hand
-(TensorProto: dims, data_type, raw_data), so python3-onnx is not needed.
+Needs Debian's python3-torch (1.13); bench/model_folder.py writes the
+folder.
 The weights are random (seed 0, each layer its own): the shapes, not the
 values, set the time.
 """
 
 import argparse
-import json
-import os
-import struct
 
-import numpy as np
 import torch
 
-
-def varint(n):
-    out = b""
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out += bytes([b | 0x80])
-        else:
-            return out + bytes([b])
-
-
-def tensor_proto(a):
-    """An ONNX TensorProto of an f32 array: dims (1), data_type (2) = 1,
-    raw_data (9)."""
-    msg = b"".join(b"\x08" + varint(d) for d in a.shape)
-    msg += b"\x10\x01"
-    raw = np.ascontiguousarray(a, dtype="<f4").tobytes()
-    return msg + b"\x4a" + varint(len(raw)) + raw
+from model_folder import export
 
 
 def main():
@@ -68,21 +46,7 @@ def main():
             else:
                 p.add_(0.1 * torch.randn_like(p))
     x = torch.randn(1, o.seq, o.d_model)
-    with torch.no_grad():
-        y = model(x)
-    os.makedirs(os.path.join(o.out, "test_data_set_0"), exist_ok=True)
-    torch.onnx.export(model, x, os.path.join(o.out, "model.onnx"),
-                      opset_version=o.opset, input_names=["x"],
-                      output_names=["y"])
-    xa, ya = x.numpy(), y.numpy()
-    with open(os.path.join(o.out, "io.json"), "w") as f:
-        json.dump({"in_shape": list(xa.shape), "in_dtype": "float32",
-                   "out_shape": list(ya.shape)}, f)
-    xa.astype("<f4").tofile(os.path.join(o.out, "input_0.bin"))
-    ya.astype("<f4").tofile(os.path.join(o.out, "output_0.bin"))
-    for name, a in (("input_0.pb", xa), ("output_0.pb", ya)):
-        with open(os.path.join(o.out, "test_data_set_0", name), "wb") as f:
-            f.write(tensor_proto(a))
+    export(model, x, o.out, o.opset)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ compile time beside ORT's session creation, and the peak memory of each
 process: gjit's whole process, and ORT's node process less a bare node
 that only loads onnxruntime (what the issue compares).
 
-The models: every folder of ../shared/models, and issue 11's single
+The models: every folder of ../shared/models (or of --models: say
+bench/export_torchvision.py's), and issue 11's single
 MatMul (1024x1024 times a 1024x1024 weight, bench/matmul_model.py)
 written to a scratch folder.
 
@@ -94,8 +95,13 @@ def row(name, threads, g, o):
 
 
 def model_dirs(models, scratch):
-    dirs = [(n, os.path.join(models, n)) for n in MODELS
-            if os.path.isdir(os.path.join(models, n))]
+    # The shared models in the issue's order, then any other model folder
+    # (bench/export_torchvision.py, bench/export_encoder.py) by name.
+    found = sorted(n for n in os.listdir(models)
+                   if os.path.isfile(os.path.join(models, n, "model.onnx")))
+    dirs = [(n, os.path.join(models, n))
+            for n in [m for m in MODELS if m in found] +
+            [m for m in found if m not in MODELS]]
     matmul = os.path.join(scratch, "matmul1024")
     made = subprocess.run([sys.executable, os.path.join(HERE, "matmul_model.py"),
                            matmul], capture_output=True, text=True)
