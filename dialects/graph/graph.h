@@ -187,8 +187,8 @@ GILT_INTERNAL GiltAttr *graph_operand_constant(const GraphOpView *v,
 ** (a block argument, another op, an elided resource, `none`). */
 GILT_INTERNAL GiltAttr *graph_value_constant(GiltValue *v);
 
-/* The epilogue graph-fuse-epilogues gives a Conv, Gemm or MatMul: "relu"
-** or "clip", applied to each result element as it is stored (after a
+/* The epilogue graph-fuse-epilogues gives a Conv, Gemm or MatMul: "relu",
+** "clip", "sigmoid", "hard_swish" or "silu" (x * sigmoid(x)), applied to each result element as it is stored (after a
 ** Conv's residual operand Z is added, when it has one); clip's bounds
 ** [lo, hi] (f64, +-inf for an absent one) in the second. Every lowering
 ** of the three ops applies it. */

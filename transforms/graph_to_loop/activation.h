@@ -28,5 +28,9 @@ GILT_INTERNAL GiltValue *activation_clip(Lower *l, GiltValue *x, double lo,
 /* max(0, min(1, alpha * x + beta)) */
 GILT_INTERNAL GiltValue *activation_hard_sigmoid(Lower *l, GiltValue *x,
                                                  double alpha, double beta);
+/* x * hard_sigmoid(x) with alpha 1/6 and beta 0.5, as HardSwish. */
+GILT_INTERNAL GiltValue *activation_hard_swish(Lower *l, GiltValue *x);
+/* x * sigmoid(x) (SiLU, or Swish), as a Mul of x and its Sigmoid. */
+GILT_INTERNAL GiltValue *activation_silu(Lower *l, GiltValue *x);
 
 #endif /* GILT_TRANSFORMS_GRAPH_TO_LOOP_ACTIVATION_H */

@@ -437,6 +437,12 @@ GiltValue *activation_sigmoid(Lower *l, GiltValue *x)
   return lower_binary(l, LOOP_OP_DIVF, one, lower_binary(l, LOOP_OP_ADDF, one, e));
 }
 
+GiltValue *activation_silu(Lower *l, GiltValue *x)
+{
+  GiltValue *gate = activation_sigmoid(l, x);
+  return lower_binary(l, LOOP_OP_MULF, x, gate);
+}
+
 /* log(1 + e^x) without overflow: max(x, 0) + log1p(e^-|x|). */
 GiltValue *activation_softplus(Lower *l, GiltValue *x)
 {
@@ -507,10 +513,15 @@ static GiltValue *s_hard_sigmoid(Lower *l, GiltValue *const *x)
                             graph_attr_float(l->op, "beta", 0.5));
 }
 
+GiltValue *activation_hard_swish(Lower *l, GiltValue *x)
+{
+  GiltValue *gate = activation_hard_sigmoid(l, x, 1.0 / 6, 0.5);
+  return lower_binary(l, LOOP_OP_MULF, x, gate);
+}
+
 static GiltValue *s_hard_swish(Lower *l, GiltValue *const *x)
 {
-  return lower_binary(l, LOOP_OP_MULF, x[0],
-                      activation_hard_sigmoid(l, x[0], 1.0 / 6, 0.5));
+  return activation_hard_swish(l, x[0]);
 }
 
 static GiltValue *s_sigmoid(Lower *l, GiltValue *const *x)

@@ -2,8 +2,9 @@
 ** epilogue.c - what graph-fuse-epilogues fused into a Conv, Gemm or
 ** MatMul, applied where the lowering stores a result: a Conv's residual Z
 ** added (addf, as the Add lowers to), then the activation
-** (graph.h's GRAPH_EPILOGUE_ATTR) with the same ops the Relu or Clip it
-** replaced lowers to (activation.h), so fused and unfused agree bit for
+** (graph.h's GRAPH_EPILOGUE_ATTR) with the same ops the Relu, Clip,
+** Sigmoid, HardSwish or Sigmoid-and-Mul it replaced lowers to
+** (activation.h), so fused and unfused agree bit for
 ** bit, on scalars and on vectors of lanes alike. The residual is read in
 ** the lowering's store loop, at the indices it stores to: no separate
 ** pass over the activation.
@@ -24,6 +25,12 @@ void lower_epilogue_read(Lower *l, LowerEpilogue *e)
     e->residual = lower_operand(l, 3);
   if (!strcmp(k, "relu")) {
     e->kind = LOWER_EPILOGUE_RELU;
+  } else if (!strcmp(k, "sigmoid")) {
+    e->kind = LOWER_EPILOGUE_SIGMOID;
+  } else if (!strcmp(k, "silu")) {
+    e->kind = LOWER_EPILOGUE_SILU;
+  } else if (!strcmp(k, "hard_swish")) {
+    e->kind = LOWER_EPILOGUE_HARD_SWISH;
   } else if (!strcmp(k, "clip") && bounds &&
              gilt_attr_get_kind(bounds) == GILT_ATTR_ARRAY &&
              gilt_array_attr_get_size(bounds) == 2) {
@@ -41,6 +48,12 @@ GiltValue *lower_epilogue_apply(Lower *l, const LowerEpilogue *e,
     return activation_relu(l, v);
   case LOWER_EPILOGUE_CLIP:
     return activation_clip(l, v, e->lo, e->hi);
+  case LOWER_EPILOGUE_SIGMOID:
+    return activation_sigmoid(l, v);
+  case LOWER_EPILOGUE_SILU:
+    return activation_silu(l, v);
+  case LOWER_EPILOGUE_HARD_SWISH:
+    return activation_hard_swish(l, v);
   case LOWER_EPILOGUE_NONE:
     break;
   }

@@ -383,7 +383,14 @@ GILT_INTERNAL GiltValue *lower_lanes_add(Lower *l, GiltValue *a, GiltValue *b);
 ** each result as it is stored: a Conv's residual Z (its operand 3) added,
 ** then the activation (graph.h's GRAPH_EPILOGUE_ATTR). */
 typedef struct LowerEpilogue {
-  enum { LOWER_EPILOGUE_NONE, LOWER_EPILOGUE_RELU, LOWER_EPILOGUE_CLIP } kind;
+  enum {
+    LOWER_EPILOGUE_NONE,
+    LOWER_EPILOGUE_RELU,
+    LOWER_EPILOGUE_CLIP,
+    LOWER_EPILOGUE_SIGMOID,
+    LOWER_EPILOGUE_SILU,
+    LOWER_EPILOGUE_HARD_SWISH
+  } kind;
   double lo, hi;       /* clip's bounds; infinite: none */
   GiltValue *residual; /* Z's buffer, of the result's shape; NULL: none */
 } LowerEpilogue;

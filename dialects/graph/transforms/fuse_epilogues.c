@@ -7,10 +7,12 @@
 ** - a residual Add of a Conv's result and a tensor of the same shape (the
 **   skip connections of ResNet and MobileNetV2): the tensor becomes the
 **   Conv's operand Z, added to each result element;
-** - then a Relu or a Clip (constant bounds) of the result: the
-**   discardable attributes GRAPH_EPILOGUE_ATTR ("relu" or "clip") and
-**   GRAPH_EPILOGUE_BOUNDS_ATTR ([lo, hi] as f64, for clip) of the
-**   producer (graph.h), applied after Z.
+** - then an activation of the result: a Relu, a Clip (constant bounds), a
+**   Sigmoid, a HardSwish, or a Mul of the result and its Sigmoid (SiLU,
+**   EfficientNet's activation): the discardable attributes
+**   GRAPH_EPILOGUE_ATTR ("relu", "clip", "sigmoid", "hard_swish" or
+**   "silu") and GRAPH_EPILOGUE_BOUNDS_ATTR ([lo, hi] as f64, for clip) of
+**   the producer (graph.h), applied after Z.
 **
 ** Every lowering of the three ops applies them
 ** (transforms/graph_to_loop/epilogue.c), so the fused op computes what
@@ -22,7 +24,8 @@
 ** consumer may see the unfused values), is f32 (the element type the
 ** tiled kernels apply epilogues in), and, for an Add, has no epilogue yet
 ** (an activation comes after the residual, never before) and the Add's
-** other operand has exactly the result's type (no broadcast). Adds are
+** other operand has exactly the result's type (no broadcast); a SiLU,
+** when the result's two users are its Sigmoid and the Mul. Adds are
 ** fused first, so that a Relu after one then fuses too. A Conv fused
 ** with an Add defined after its other operand moves down to the Add, so
 ** that Z is defined before it. A remark of category "fusion" at each
@@ -40,19 +43,42 @@
 
 typedef GILT_VEC(GiltOp *) OpList;
 
-/* The Adds, and the activations, in program order. */
+/* The Adds and the Muls, or the activations, in program order. */
 typedef struct Candidates {
-  OpList adds, acts;
+  OpList adds, muls, acts;
 } Candidates;
 
-static GiltWalkResult collect(GiltOp *op, void *user)
+/* The epilogue that the unary activation op becomes, or NULL when it is
+** none of those. */
+static const char *activation_kind(GiltOp *op)
+{
+  if (graph_op_is(op, GRAPH_OP_RELU))
+    return "relu";
+  if (graph_op_is(op, GRAPH_OP_CLIP))
+    return "clip";
+  if (graph_op_is(op, GRAPH_OP_SIGMOID))
+    return "sigmoid";
+  if (graph_op_is(op, GRAPH_OP_HARD_SWISH))
+    return "hard_swish";
+  return NULL;
+}
+
+static GiltWalkResult collect_binary(GiltOp *op, void *user)
 {
   Candidates *c = user;
   GiltContext *ctx = gilt_op_get_context(op);
   if (graph_op_is(op, GRAPH_OP_ADD))
     gilt_vec_push(ctx, &c->adds, op);
-  else if (graph_op_is(op, GRAPH_OP_RELU) || graph_op_is(op, GRAPH_OP_CLIP))
-    gilt_vec_push(ctx, &c->acts, op);
+  else if (graph_op_is(op, GRAPH_OP_MUL))
+    gilt_vec_push(ctx, &c->muls, op);
+  return GILT_WALK_ADVANCE;
+}
+
+static GiltWalkResult collect_activations(GiltOp *op, void *user)
+{
+  Candidates *c = user;
+  if (activation_kind(op))
+    gilt_vec_push(gilt_op_get_context(op), &c->acts, op);
   return GILT_WALK_ADVANCE;
 }
 
@@ -200,26 +226,35 @@ static bool clip_bound(GiltOp *clip, size_t i, double none, double *out)
   return true;
 }
 
-/* Why act cannot be fused into the op before it, or NULL when it can;
-** *producer gets that op when there is one. */
-static const char *why_not(GiltOp *act, GiltOp **producer, double *bounds)
+/* Why `in`, used `uses` times by what would fuse, cannot be the result
+** of an op that takes an activation epilogue, or NULL when it can;
+** *producer gets its defining op when there is one. */
+static const char *why_not_producer(GiltValue *in, size_t uses,
+                                    GiltOp **producer)
 {
-  GiltValue *in = gilt_op_get_operand(act, 0);
   *producer = gilt_value_get_defining_op(in);
   if (!*producer || !is_producer(*producer))
     return "its input is not the result of a Conv, Gemm or MatMul";
-  if (gilt_value_get_num_uses(in) != 1)
+  if (gilt_value_get_num_uses(in) != uses)
     return "the producer's result has other users, which must see it "
            "unactivated";
   if (gilt_op_get_attr(*producer, GRAPH_EPILOGUE_ATTR))
     return "the producer has an epilogue already";
   if (!is_f32_tensor(in))
     return "the producer's result is not f32";
-  if (graph_op_is(act, GRAPH_OP_CLIP) &&
-      (!clip_bound(act, 1, -INFINITY, &bounds[0]) ||
-       !clip_bound(act, 2, INFINITY, &bounds[1])))
-    return "its bounds are not constants";
   return NULL;
+}
+
+/* The producer's epilogue set to `kind`, then the ops (its users, in
+** order) absorbed into it. */
+static void set_epilogue(GiltOp *producer, const char *kind, size_t n,
+                         GiltOp *const *ops)
+{
+  GiltContext *ctx = gilt_op_get_context(producer);
+  gilt_op_set_attr(producer, GRAPH_EPILOGUE_ATTR,
+                   gilt_string_attr_get(ctx, kind, strlen(kind)));
+  for (size_t i = 0; i < n; i++)
+    absorb(producer, ops[i], "epilogue");
 }
 
 static bool fuse_activation(GiltOp *act)
@@ -227,14 +262,16 @@ static bool fuse_activation(GiltOp *act)
   GiltContext *ctx = gilt_op_get_context(act);
   GiltOp *producer;
   double bounds[2] = {0, 0};
-  const char *why = why_not(act, &producer, bounds);
-  const char *what = graph_op_is(act, GRAPH_OP_RELU) ? "relu" : "clip";
+  const char *what = activation_kind(act);
+  const char *why = why_not_producer(gilt_op_get_operand(act, 0), 1, &producer);
+  if (!why && !strcmp(what, "clip") &&
+      (!clip_bound(act, 1, -INFINITY, &bounds[0]) ||
+       !clip_bound(act, 2, INFINITY, &bounds[1])))
+    why = "its bounds are not constants";
   if (why) {
     explain_not(act, why);
     return false;
   }
-  gilt_op_set_attr(producer, GRAPH_EPILOGUE_ATTR,
-                   gilt_string_attr_get(ctx, what, strlen(what)));
   if (!strcmp(what, "clip")) {
     GiltType *f64 = gilt_float_type_get(ctx, GILT_F64);
     GiltAttr *b[2] = {gilt_float_attr_get(f64, bounds[0]),
@@ -242,22 +279,66 @@ static bool fuse_activation(GiltOp *act)
     gilt_op_set_attr(producer, GRAPH_EPILOGUE_BOUNDS_ATTR,
                      gilt_array_attr_get(ctx, 2, b));
   }
-  absorb(producer, act, "epilogue");
+  set_epilogue(producer, what, 1, &act);
+  return true;
+}
+
+/* ---- SiLU: x * Sigmoid(x) ------------------------------------------------------ */
+
+/* The Sigmoid defining `gate` when it is the Sigmoid of x, else NULL. */
+static GiltOp *sigmoid_of(GiltValue *gate, GiltValue *x)
+{
+  GiltOp *s = gilt_value_get_defining_op(gate);
+  return s && graph_op_is(s, GRAPH_OP_SIGMOID) &&
+                 gilt_op_get_operand(s, 0) == x
+             ? s
+             : NULL;
+}
+
+/* A Mul of a producer's result x and Sigmoid(x) (SiLU, or Swish:
+** EfficientNet's activation) becomes the producer's "silu" epilogue,
+** Sigmoid and Mul both absorbed. Other Muls are no business of this
+** pass and get no remark. */
+static bool fuse_silu(GiltOp *mul)
+{
+  GiltValue *x = gilt_op_get_operand(mul, 0);
+  GiltOp *sigmoid = sigmoid_of(gilt_op_get_operand(mul, 1), x);
+  if (!sigmoid) {
+    x = gilt_op_get_operand(mul, 1);
+    sigmoid = sigmoid_of(gilt_op_get_operand(mul, 0), x);
+  }
+  if (!sigmoid)
+    return false;
+  GiltOp *producer;
+  const char *why = why_not_producer(x, 2, &producer);
+  if (!why && gilt_value_get_num_uses(gilt_op_get_result(sigmoid, 0)) != 1)
+    why = "the Sigmoid's result has other users";
+  if (why) {
+    explain_not(mul, why);
+    return false;
+  }
+  GiltOp *ops[2] = {sigmoid, mul};
+  set_epilogue(producer, "silu", 2, ops);
   return true;
 }
 
 static GiltStatus run(GiltPass *pass, GiltOp *root)
 {
   GiltContext *ctx = gilt_pass_get_context(pass);
-  Candidates c = {{0}, {0}};
-  gilt_op_walk(root, GILT_WALK_PRE_ORDER, collect, &c);
-  /* A fusion erases the visited op only, so the lists stay valid. */
+  Candidates c = {{0}, {0}, {0}};
+  gilt_op_walk(root, GILT_WALK_PRE_ORDER, collect_binary, &c);
+  /* A fusion erases the visited op and, for a SiLU, its Sigmoid, which
+  ** no list holds yet: the activations are collected after. */
   int64_t residuals = 0, fused = 0;
   for (size_t i = 0; i < c.adds.len; i++)
     residuals += fuse_residual(c.adds.data[i]);
+  for (size_t i = 0; i < c.muls.len; i++)
+    fused += fuse_silu(c.muls.data[i]);
+  gilt_op_walk(root, GILT_WALK_PRE_ORDER, collect_activations, &c);
   for (size_t i = 0; i < c.acts.len; i++)
     fused += fuse_activation(c.acts.data[i]);
   gilt_vec_free(ctx, &c.adds);
+  gilt_vec_free(ctx, &c.muls);
   gilt_vec_free(ctx, &c.acts);
   gilt_pass_add_statistic(pass, "num-fused",
                           "Number of activations fused into their producer",
@@ -272,9 +353,10 @@ static GiltStatus run(GiltPass *pass, GiltOp *root)
 
 const GiltPassDef gilt_graph_fuse_epilogues_pass = {
     .name = "graph-fuse-epilogues",
-    .description = "Fuse a residual Add into the Conv before it, and a Relu "
-                   "or constant Clip into the Conv, Gemm or MatMul before "
-                   "it, as their epilogue",
+    .description = "Fuse a residual Add into the Conv before it, and a Relu, "
+                   "constant Clip, Sigmoid, HardSwish or SiLU (x * "
+                   "Sigmoid(x)) into the Conv, Gemm or MatMul before it, "
+                   "as their epilogue",
     .anchor = NULL,
     .run = run,
 };
