@@ -281,28 +281,14 @@ GiltStatus gpu_verify_shuffle(GiltOp *op)
 
 /* ---- device memory ---------------------------------------------------------------- */
 
-static size_t count_dynamic(GiltType *t)
-{
-  size_t n = 0;
-  for (size_t i = 0; i < t->shaped.rank; i++)
-    n += t->shaped.shape[i] == GILT_DYNAMIC;
-  return n;
-}
-
+/* loop.alloc's checks, on device memory, from the host. */
 GiltStatus gpu_verify_alloc(GiltOp *op)
 {
-  GiltType *t = result_type(op, 0);
-  if (expect_space(op, "the result", t, GPU_SPACE_GLOBAL))
+  if (expect_space(op, "the result", result_type(op, 0), GPU_SPACE_GLOBAL))
     return GILT_FAILURE;
-  if (t->shaped.layout)
-    return gilt_op_emit_error(op, "allocates buffers of the identity layout");
-  if (gilt_op_get_num_operands(op) != count_dynamic(t))
-    return gilt_op_emit_error(op, "needs one size per dynamic dimension "
-                                  "(%zu), got %zu",
-                              count_dynamic(t), gilt_op_get_num_operands(op));
   if (enclosing_kernel(op))
     return gilt_op_emit_error(op, "allocates from the host only");
-  return GILT_SUCCESS;
+  return loop_verify_alloc(op);
 }
 
 GiltStatus gpu_verify_dealloc(GiltOp *op)

@@ -139,6 +139,11 @@ GILT_INTERNAL void loop_memref_strides(GiltType *memref, int64_t *strides,
 ** or a strided one that says the same with a zero offset). */
 GILT_INTERNAL bool loop_memref_is_contiguous(GiltType *memref);
 
+/* loop.alloc's verifier: a result of the identity layout and of integers
+** (up to 64 bits), indices or floats, one size operand per dynamic
+** dimension, a power-of-two `alignment`. gpu.alloc checks the same. */
+GILT_INTERNAL GiltStatus loop_verify_alloc(GiltOp *op);
+
 /* ---- running a function (signature.c) --------------------------------------- */
 
 /* Whether inputs[0..num_inputs) fit the arguments of a function of type
