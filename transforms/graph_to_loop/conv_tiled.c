@@ -53,6 +53,10 @@ typedef struct TiledConv {
   GiltValue *n;     /* the batch index of the nest */
   GiltValue *pitch; /* Wq, a plane's row */
   GiltValue *kernel_h, *kernel_w;
+  size_t rows; /* a tile's rows (tile_rows) */
+  /* Swapped, and the tile's rows divide OW: a tile's outputs lie in one
+  ** output row. */
+  bool row_aligned;
   LowerLanes v;
 } TiledConv;
 
@@ -146,8 +150,32 @@ static void pad_input(Lower *l, TiledConv *t)
                         wide_dims);
 }
 
-/* Whether the transposed product wastes fewer lanes: rows of 6 outputs
-** and columns of 32 channels, against columns of 32 wide positions
+/* A tile's rows for a product of m rows (GILT_DYNAMIC: unknown): of 6,
+** 7 and 8 (with 2 vectors, 12 to 16 accumulators), the one that computes
+** the fewest rows past m, the larger on a tie. 6 rows waste 5 of 54 on
+** ResNet's 7x7 outputs (49 = 7 x 7) and 4 of 516 on 512 channels. */
+static size_t tile_rows(int64_t m)
+{
+  if (m == GILT_DYNAMIC || m <= 0)
+    return 6;
+  size_t best = 6;
+  for (int64_t r = 7; r <= 8; r++)
+    if ((m + r - 1) / r * r <= (m + (int64_t)best - 1) / (int64_t)best *
+                                    (int64_t)best)
+      best = (size_t)r;
+  return best;
+}
+
+/* OH * OW when static, else GILT_DYNAMIC. */
+static int64_t static_outputs(const TiledConv *t)
+{
+  GiltType *yt = gilt_value_get_type(t->y);
+  int64_t oh = yt->shaped.shape[2], ow = yt->shaped.shape[3];
+  return oh == GILT_DYNAMIC || ow == GILT_DYNAMIC ? GILT_DYNAMIC : oh * ow;
+}
+
+/* Whether the transposed product wastes fewer lanes: rows of tile_rows
+** outputs and columns of 32 channels, against columns of 32 wide positions
 ** (whose rows run past OW into the padding). Needs static sizes; a clear
 ** gain, for the transposed result goes to Y element by element. */
 static bool choose_swapped(const TiledConv *t, GiltType *wt)
@@ -161,7 +189,8 @@ static bool choose_swapped(const TiledConv *t, GiltType *wt)
   int64_t pitch = ow + (t->w->ek[1] - 1) / t->w->strides[1];
   double outputs = (double)(oh * ow);
   double wide = outputs / (double)((oh * pitch + 31) / 32 * 32);
-  double swapped = outputs / (double)((oh * ow + 5) / 6 * 6) *
+  int64_t mr = (int64_t)tile_rows(oh * ow);
+  double swapped = outputs / (double)((oh * ow + mr - 1) / mr * mr) *
                    (double)oc / (double)((oc + 31) / 32 * 32);
   return swapped > 1.05 * wide;
 }
@@ -210,11 +239,16 @@ static GiltValue *tile_load_a(Lower *l, const LowerTileAt *at, size_t i,
     return weight(l, t, at->mb, at, (int64_t)i, false);
   /* Output (oh, ow) of row p reads wide position oh * Wq + ow. */
   GiltValue *ow_count = t->w->out[1];
-  GiltValue *p = at->rows[i];
+  GiltValue *p = t->row_aligned ? at->m0 : at->rows[i];
   GiltValue *row_start = ix_mul(l, ix_div(l, p, ow_count), t->pitch);
   GiltValue *wide = ix_add(l, row_start, ix_rem(l, p, ow_count));
   GiltValue *idx[4];
   input_index(l, t, at, wide, idx);
+  /* A tile within one output row reads consecutive floats: one address
+  ** and constant offsets (added last, so that LLVM folds them into the
+  ** loads), where rows apart would hold a register each. */
+  if (t->row_aligned)
+    idx[3] = ix_add(l, idx[3], lower_index(l, (int64_t)i));
   return lower_load(l, t->xp, idx);
 }
 
@@ -278,6 +312,48 @@ static void unswap_body(Lower *l, GiltValue *const *ivs, void *user)
   lower_store(l, v, t->y, ivs);
 }
 
+/* ---- 1x1 convolutions without padding -------------------------------------- */
+
+static void subsample_body(Lower *l, GiltValue *const *ivs, void *user)
+{
+  TiledConv *t = user;
+  GiltValue *from[4] = {
+      ivs[0], ivs[1], ix_mul(l, ivs[2], lower_index(l, t->w->strides[0])),
+      ix_mul(l, ivs[3], lower_index(l, t->w->strides[1]))};
+  GiltValue *to[4] = {ivs[0], lower_index(l, 0), ivs[1],
+                      ix_add(l, ix_mul(l, ivs[2], t->w->out[1]), ivs[3])};
+  lower_store(l, lower_load(l, t->x, from), t->xp, to);
+}
+
+/* B and C of a 1x1 convolution: X as [N, 1, C, H * W] and Y as [N, OC,
+** OH * OW], in place; with a stride, the pixels it reads copied first
+** into a buffer of that shape (a quarter of X at stride 2, where phase
+** planes would copy and zero all of it). */
+static void direct_operands(Lower *l, TiledConv *t, GiltValue *batch,
+                            GiltValue *oc)
+{
+  LowerWindow *w = t->w;
+  GiltValue *hw = ix_mul(l, w->out[0], w->out[1]);
+  int64_t dyn[4] = {GILT_DYNAMIC, 1, GILT_DYNAMIC, GILT_DYNAMIC};
+  GiltValue *xs[4] = {batch, NULL, lower_dim(l, t->x, 1), hw};
+  t->pitch = w->out[1];
+  if (w->strides[0] == 1 && w->strides[1] == 1) {
+    t->xp = lower_reshaped(l, t->x, 4, dyn, xs);
+  } else {
+    t->xp = lower_alloc(
+        l, gilt_memref_type_get(l->ctx, 4, dyn, t->v.elem, NULL, NULL), xs);
+    GiltValue *outs[4] = {batch, xs[2], w->out[0], w->out[1]};
+    lower_parallel(l, 4, outs, subsample_body, t);
+  }
+  int64_t ydyn[3] = {GILT_DYNAMIC, GILT_DYNAMIC, GILT_DYNAMIC};
+  GiltValue *ys[3] = {batch, oc, hw};
+  t->wide = lower_reshaped(l, t->y, 3, ydyn, ys);
+  /* The tiles store to Y seen as [N, OC, H * W]: Z is read so too. */
+  if (t->epilogue.residual)
+    t->epilogue.residual =
+        lower_reshaped(l, t->epilogue.residual, 3, ydyn, ys);
+}
+
 /* ---- the convolution ------------------------------------------------------ */
 
 static void batch_body(Lower *l, GiltValue *const *ivs, void *user)
@@ -293,7 +369,7 @@ static void batch_body(Lower *l, GiltValue *const *ivs, void *user)
                                 : "conv-phase-planes",
       .m = t->swapped ? positions : oc,
       .n = t->swapped ? oc : positions,
-      .rows = 6,
+      .rows = t->rows,
       .vectors = 2,
       .num_reductions = 3,
       .reductions = {lower_dim(l, t->x, 1), t->kernel_h, t->kernel_w},
@@ -325,24 +401,20 @@ GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w, GiltValue *x,
   GiltValue *ydims[4] = {batch, oc, w->out[0], w->out[1]};
   t.y = lower_alloc_result(l, 0, ydims);
   t.direct = wt->shaped.shape[2] == 1 && wt->shaped.shape[3] == 1 &&
-             w->strides[0] == 1 && w->strides[1] == 1 && !w->same &&
-             !w->pads[0] && !w->pads[1] && !w->pads[2] && !w->pads[3];
+             !w->same && !w->pads[0] && !w->pads[1] && !w->pads[2] &&
+             !w->pads[3];
   if (t.direct) {
-    GiltValue *hw = ix_mul(l, w->out[0], w->out[1]);
-    int64_t dyn[4] = {GILT_DYNAMIC, 1, GILT_DYNAMIC, GILT_DYNAMIC};
-    GiltValue *xs[4] = {batch, NULL, lower_dim(l, x, 1), hw};
-    t.pitch = w->out[1];
-    t.xp = lower_reshaped(l, x, 4, dyn, xs);
-    int64_t ydyn[3] = {GILT_DYNAMIC, GILT_DYNAMIC, GILT_DYNAMIC};
-    GiltValue *ys[3] = {batch, oc, hw};
-    t.wide = lower_reshaped(l, t.y, 3, ydyn, ys);
-    /* The tiles store to Y seen as [N, OC, H * W]: Z is read so too. */
-    if (t.epilogue.residual)
-      t.epilogue.residual =
-          lower_reshaped(l, t.epilogue.residual, 3, ydyn, ys);
+    direct_operands(l, &t, batch, oc);
   } else {
     t.swapped = choose_swapped(&t, wt);
     pad_input(l, &t);
+  }
+  t.rows = tile_rows(t.swapped ? static_outputs(&t) : wt->shaped.shape[0]);
+  if (t.swapped) {
+    int64_t ow = gilt_value_get_type(t.y)->shaped.shape[3];
+    for (size_t r = 8; r >= 6 && !t.row_aligned; r--)
+      if (ow != GILT_DYNAMIC && ow % (int64_t)r == 0)
+        t.rows = r, t.row_aligned = true;
   }
   GiltValue *c = lower_dim(l, weights, 1);
   GiltValue *k =
@@ -359,7 +431,7 @@ GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w, GiltValue *x,
     t.panels = lower_pack_cols(l, &b, 2 * LOWER_F32_LANES);
   } else {
     LowerMatrix a = {flat, NULL, false, oc, k};
-    t.panels = lower_pack_rows(l, &a, 6);
+    t.panels = lower_pack_rows(l, &a, t.rows);
   }
   lower_nest(l, 1, &batch, batch_body, &t);
   if (t.direct)
