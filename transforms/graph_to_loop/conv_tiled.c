@@ -112,6 +112,20 @@ void lower_pad_planes(Lower *l, LowerPlanes *p, GiltValue *length)
   lower_parallel(l, 4, xdims, pad_body, p);
 }
 
+/* The product's result: wide rows of `wide_len` per channel, or,
+** transposed, the channels of each output. */
+static void alloc_wide(Lower *l, TiledConv *t, GiltValue *wide_len)
+{
+  GiltValue *batch = lower_dim(l, t->x, 0), *oc = lower_dim(l, t->y, 1);
+  GiltValue *wide_dims[3] = {
+      batch, t->swapped ? ix_mul(l, t->w->out[0], t->w->out[1]) : oc,
+      t->swapped ? oc : wide_len};
+  int64_t wide_shape[3] = {GILT_DYNAMIC, GILT_DYNAMIC, GILT_DYNAMIC};
+  t->wide = lower_alloc(l, gilt_memref_type_get(l->ctx, 3, wide_shape,
+                                                t->v.elem, NULL, NULL),
+                        wide_dims);
+}
+
 /* X' as [N, planes, C, length]: zeros, the input at its padding offsets
 ** in its phase's plane; and the wide output it gives. The tiles read up
 ** to the last panel's end plus the kernel's reach (rows below, and a
@@ -137,17 +151,7 @@ static void pad_input(Lower *l, TiledConv *t)
                         {w->strides[0], w->strides[1]}, t->pitch};
   lower_pad_planes(l, &planes, length);
   t->xp = planes.planes;
-  GiltValue *batch = lower_dim(l, t->x, 0);
-  /* The product's result: wide rows per channel, or, transposed, the
-  ** channels of each output. */
-  GiltValue *oc = lower_dim(l, t->y, 1);
-  GiltValue *wide_dims[3] = {
-      batch, t->swapped ? ix_mul(l, w->out[0], w->out[1]) : oc,
-      t->swapped ? oc : wide_len};
-  int64_t wide_shape[3] = {GILT_DYNAMIC, GILT_DYNAMIC, GILT_DYNAMIC};
-  t->wide = lower_alloc(l, gilt_memref_type_get(l->ctx, 3, wide_shape,
-                                                t->v.elem, NULL, NULL),
-                        wide_dims);
+  alloc_wide(l, t, wide_len);
 }
 
 /* A tile's rows for a product of m rows (GILT_DYNAMIC: unknown): of 6,
@@ -174,22 +178,43 @@ static int64_t static_outputs(const TiledConv *t)
   return oh == GILT_DYNAMIC || ow == GILT_DYNAMIC ? GILT_DYNAMIC : oh * ow;
 }
 
-/* Whether the transposed product wastes fewer lanes: rows of tile_rows
-** outputs and columns of 32 channels, against columns of 32 wide positions
-** (whose rows run past OW into the padding). Needs static sizes; a clear
-** gain, for the transposed result goes to Y element by element. */
+/* The transposed product's tile rows: a divisor of OW when one of 8, 7,
+** 6 is (*aligned: a tile's outputs then lie in one output row), else
+** tile_rows. */
+static size_t swapped_rows(const TiledConv *t, bool *aligned)
+{
+  int64_t ow = gilt_value_get_type(t->y)->shaped.shape[3];
+  *aligned = true;
+  for (size_t r = 8; r >= 6; r--)
+    if (ow != GILT_DYNAMIC && ow % (int64_t)r == 0)
+      return r;
+  *aligned = false;
+  return tile_rows(static_outputs(t));
+}
+
+/* Whether the transposed product wastes fewer lanes: rows of outputs
+** (swapped_rows) and columns of 32 channels, against columns of 32 wide
+** positions (whose rows run past OW into any padding; a 1x1 layer's
+** do not). Needs static sizes; a clear gain, for the transposed result
+** goes to Y element by element. */
 static bool choose_swapped(const TiledConv *t, GiltType *wt)
 {
   GiltType *yt = gilt_value_get_type(t->y);
   int64_t oh = yt->shaped.shape[2], ow = yt->shaped.shape[3];
   int64_t oc = wt->shaped.shape[0];
-  if (t->direct || oh == GILT_DYNAMIC || ow == GILT_DYNAMIC ||
-      oc == GILT_DYNAMIC || oh * ow == 0 || oc == 0)
+  if (oh == GILT_DYNAMIC || ow == GILT_DYNAMIC || oc == GILT_DYNAMIC ||
+      oh * ow == 0 || oc == 0)
     return false;
-  int64_t pitch = ow + (t->w->ek[1] - 1) / t->w->strides[1];
+  int64_t pitch =
+      t->direct ? ow : ow + (t->w->ek[1] - 1) / t->w->strides[1];
   double outputs = (double)(oh * ow);
   double wide = outputs / (double)((oh * pitch + 31) / 32 * 32);
-  int64_t mr = (int64_t)tile_rows(oh * ow);
+  bool aligned;
+  int64_t mr = (int64_t)swapped_rows(t, &aligned);
+  /* A 1x1 layer gives up storing in place: only for tiles whose rows
+  ** share an address (SqueezeNet's 13x13 lost 5% without). */
+  if (t->direct && !aligned)
+    return false;
   double swapped = outputs / (double)((oh * ow + mr - 1) / mr * mr) *
                    (double)oc / (double)((oc + 31) / 32 * 32);
   return swapped > 1.05 * wide;
@@ -270,11 +295,12 @@ static void tile_store(Lower *l, const LowerTileAt *at, size_t i, size_t v,
 {
   TiledConv *t = user;
   GiltValue *idx[3] = {t->n, at->rows[i], at->cols[v]};
-  if (t->direct && t->bias)
+  bool in_place = t->direct && !t->swapped;
+  if (in_place && t->bias)
     sums = lower_lanes_add(
         l, sums,
         lower_lanes_splat(l, &t->v, lower_load(l, t->bias, &at->rows[i])));
-  if (t->direct)
+  if (in_place)
     sums = lower_epilogue_apply_at(l, &t->epilogue, &t->v, at->masks[v], sums,
                                    idx);
   lower_lanes_store(l, &t->v, at->masks[v], sums, t->wide, idx);
@@ -345,6 +371,10 @@ static void direct_operands(Lower *l, TiledConv *t, GiltValue *batch,
     GiltValue *outs[4] = {batch, xs[2], w->out[0], w->out[1]};
     lower_parallel(l, 4, outs, subsample_body, t);
   }
+  if (t->swapped) {
+    alloc_wide(l, t, NULL);
+    return;
+  }
   int64_t ydyn[3] = {GILT_DYNAMIC, GILT_DYNAMIC, GILT_DYNAMIC};
   GiltValue *ys[3] = {batch, oc, hw};
   t->wide = lower_reshaped(l, t->y, 3, ydyn, ys);
@@ -364,9 +394,10 @@ static void batch_body(Lower *l, GiltValue *const *ivs, void *user)
   GiltValue *positions = t->swapped ? ix_mul(l, t->w->out[0], t->w->out[1])
                                     : ix_mul(l, t->w->out[0], t->pitch);
   LowerTiles tiles = {
-      .algorithm = t->direct    ? "conv-1x1-direct"
-                   : t->swapped ? "conv-transposed-product"
-                                : "conv-phase-planes",
+      .algorithm = t->swapped  ? t->direct ? "conv-1x1-transposed"
+                                            : "conv-transposed-product"
+                   : t->direct ? "conv-1x1-direct"
+                               : "conv-phase-planes",
       .m = t->swapped ? positions : oc,
       .n = t->swapped ? oc : positions,
       .rows = t->rows,
@@ -403,19 +434,13 @@ GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w, GiltValue *x,
   t.direct = wt->shaped.shape[2] == 1 && wt->shaped.shape[3] == 1 &&
              !w->same && !w->pads[0] && !w->pads[1] && !w->pads[2] &&
              !w->pads[3];
-  if (t.direct) {
+  t.swapped = choose_swapped(&t, wt);
+  if (t.direct)
     direct_operands(l, &t, batch, oc);
-  } else {
-    t.swapped = choose_swapped(&t, wt);
+  else
     pad_input(l, &t);
-  }
-  t.rows = tile_rows(t.swapped ? static_outputs(&t) : wt->shaped.shape[0]);
-  if (t.swapped) {
-    int64_t ow = gilt_value_get_type(t.y)->shaped.shape[3];
-    for (size_t r = 8; r >= 6 && !t.row_aligned; r--)
-      if (ow != GILT_DYNAMIC && ow % (int64_t)r == 0)
-        t.rows = r, t.row_aligned = true;
-  }
+  t.rows = t.swapped ? swapped_rows(&t, &t.row_aligned)
+                      : tile_rows(wt->shaped.shape[0]);
   GiltValue *c = lower_dim(l, weights, 1);
   GiltValue *k =
       ix_mul(l, c, lower_index(l, wt->shaped.shape[2] * wt->shaped.shape[3]));
@@ -434,12 +459,12 @@ GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w, GiltValue *x,
     t.panels = lower_pack_rows(l, &a, t.rows);
   }
   lower_nest(l, 1, &batch, batch_body, &t);
-  if (t.direct)
-    return t.y;
   if (t.swapped) {
     lower_parallel(l, 4, ydims, unswap_body, &t);
     return t.y;
   }
+  if (t.direct)
+    return t.y;
   GiltValue *rows[4] = {batch, oc, w->out[0],
                         lower_binary(l, LOOP_OP_CEILDIVSI, w->out[1],
                                      lower_index(l, LOWER_F32_LANES))};
