@@ -211,13 +211,21 @@ static bool choose_swapped(const TiledConv *t, GiltType *wt)
   double wide = outputs / (double)((oh * pitch + 31) / 32 * 32);
   bool aligned;
   int64_t mr = (int64_t)swapped_rows(t, &aligned);
-  /* A 1x1 layer gives up storing in place: only for tiles whose rows
-  ** share an address (SqueezeNet's 13x13 lost 5% without). */
-  if (t->direct && !aligned)
-    return false;
   double swapped = outputs / (double)((oh * ow + mr - 1) / mr * mr) *
                    (double)oc / (double)((oc + 31) / 32 * 32);
-  return swapped > 1.05 * wide;
+  if (!t->direct)
+    return swapped > 1.05 * wide;
+  /* A 1x1 layer gives up storing in place, with its epilogue, for a copy
+  ** of about 2 cycles an element, 3 with a residual to read: the
+  ** lane-multiply-adds it saves per output, C (1/wide - 1/swapped), must
+  ** exceed what two FMA units do in that time, 64 or 96; and its tiles'
+  ** rows must share an address (SqueezeNet's 13x13 lost 5% without). So
+  ** MobileNetV2's projections to 7x7 and 14x14 swap, ResNet's residual
+  ** downsampling (C 256 at 7x7: 78) does not. */
+  int64_t c = wt->shaped.shape[1];
+  double copy = t->epilogue.residual ? 96.0 : 64.0;
+  return aligned && c != GILT_DYNAMIC &&
+         (double)c * (1.0 / wide - 1.0 / swapped) > copy;
 }
 
 /* ---- the tiles' callbacks ---------------------------------------------- */

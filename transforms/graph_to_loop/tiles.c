@@ -89,10 +89,16 @@ static void store_row(Lower *l, GiltValue *const *ivs, void *user)
     t->store(l, &s->tile->at, s->i, v, s->sums[v], t->user);
 }
 
-/* The value of a constant index, or -1. */
+/* The value of a size known at compile time (a constant, or a product
+** of them as the callers build OH * OW), or -1. */
 static int64_t constant_size(GiltValue *v)
 {
   GiltOp *def = gilt_value_get_defining_op(v);
+  if (def && loop_op_is(def, LOOP_OP_MULI)) {
+    int64_t a = constant_size(gilt_op_get_operand(def, 0));
+    int64_t b = constant_size(gilt_op_get_operand(def, 1));
+    return a >= 0 && b >= 0 ? a * b : -1;
+  }
   GiltAttr *value = def && loop_op_is(def, LOOP_OP_CONSTANT)
                         ? gilt_op_get_attr(def, "value")
                         : NULL;
