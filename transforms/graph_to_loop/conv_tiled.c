@@ -20,7 +20,15 @@
 ** is computed transposed, rows the OH * OW outputs themselves (each
 ** reading its input element by a broadcast) and columns 32 output
 ** channels of the weights packed the other way, the result then copied
-** into Y element by element (choose_swapped decides).
+** into Y element by element (choose_swapped decides). Its tiles' rows
+** divide OW where 8, 7 or 6 does (7 at ResNet's 7x7, 14x14 and 28x28),
+** so that a tile's outputs lie in one output row: its broadcasts read one
+** address plus constant offsets, which LLVM folds into the loads, where
+** outputs apart held a register each and spilled.
+**
+** Elsewhere a tile's rows are 6, 7 or 8, whichever computes the fewest
+** rows past the product's (8 for 64 to 512 channels, 6 leaving 4 of 516
+** idle at 512).
 **
 ** A stride (sh, sw) keeps that shape by splitting X' into sh * sw phase
 ** planes, plane (py, px) holding the padded pixels (i * sh + py,
@@ -36,7 +44,13 @@
 ** convolution without padding (MobileNet's expansions and projections,
 ** 16 to 96 channels deep) is therefore the product of W and X as they
 ** are, [OC, C] by [C, H * W], the tiles reading X and writing Y in place
-** (masked at the end) and adding the bias themselves.
+** (masked at the end) and adding the bias themselves. With a stride
+** (ResNet's downsampling) it reads the pixels it needs, copied first into
+** a buffer of that shape, a quarter of X at stride 2, instead of phase
+** planes that zero and copy all of X and a wide result to copy again. On
+** a small image of many channels in (MobileNetV2's 7x7 and 14x14
+** projections) it takes the transposed product, X read where it lies,
+** when the lanes it saves outweigh the copy into Y.
 */
 #include "transforms/graph_to_loop/tiles.h"
 
