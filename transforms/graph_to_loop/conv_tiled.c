@@ -20,7 +20,15 @@
 ** is computed transposed, rows the OH * OW outputs themselves (each
 ** reading its input element by a broadcast) and columns 32 output
 ** channels of the weights packed the other way, the result then copied
-** into Y element by element (choose_swapped decides).
+** into Y element by element (choose_swapped decides). Its tiles' rows
+** divide OW where 8, 7 or 6 does (7 at ResNet's 7x7, 14x14 and 28x28),
+** so that a tile's outputs lie in one output row: its broadcasts read one
+** address plus constant offsets, which LLVM folds into the loads, where
+** outputs apart held a register each and spilled.
+**
+** Elsewhere a tile's rows are 6, 7 or 8, whichever computes the fewest
+** rows past the product's (8 for 64 to 512 channels, 6 leaving 4 of 516
+** idle at 512).
 **
 ** A stride (sh, sw) keeps that shape by splitting X' into sh * sw phase
 ** planes, plane (py, px) holding the padded pixels (i * sh + py,
@@ -36,7 +44,13 @@
 ** convolution without padding (MobileNet's expansions and projections,
 ** 16 to 96 channels deep) is therefore the product of W and X as they
 ** are, [OC, C] by [C, H * W], the tiles reading X and writing Y in place
-** (masked at the end) and adding the bias themselves.
+** (masked at the end) and adding the bias themselves. With a stride
+** (ResNet's downsampling) it reads the pixels it needs, copied first into
+** a buffer of that shape, a quarter of X at stride 2, instead of phase
+** planes that zero and copy all of X and a wide result to copy again. On
+** a small image of many channels in (MobileNetV2's 7x7 and 14x14
+** projections) it takes the transposed product, X read where it lies,
+** when the lanes it saves outweigh the copy into Y.
 */
 #include "transforms/graph_to_loop/tiles.h"
 
@@ -53,6 +67,10 @@ typedef struct TiledConv {
   GiltValue *n;     /* the batch index of the nest */
   GiltValue *pitch; /* Wq, a plane's row */
   GiltValue *kernel_h, *kernel_w;
+  size_t rows; /* a tile's rows (tile_rows) */
+  /* Swapped, and the tile's rows divide OW: a tile's outputs lie in one
+  ** output row. */
+  bool row_aligned;
   LowerLanes v;
 } TiledConv;
 
@@ -108,6 +126,20 @@ void lower_pad_planes(Lower *l, LowerPlanes *p, GiltValue *length)
   lower_parallel(l, 4, xdims, pad_body, p);
 }
 
+/* The product's result: wide rows of `wide_len` per channel, or,
+** transposed, the channels of each output. */
+static void alloc_wide(Lower *l, TiledConv *t, GiltValue *wide_len)
+{
+  GiltValue *batch = lower_dim(l, t->x, 0), *oc = lower_dim(l, t->y, 1);
+  GiltValue *wide_dims[3] = {
+      batch, t->swapped ? ix_mul(l, t->w->out[0], t->w->out[1]) : oc,
+      t->swapped ? oc : wide_len};
+  int64_t wide_shape[3] = {GILT_DYNAMIC, GILT_DYNAMIC, GILT_DYNAMIC};
+  t->wide = lower_alloc(l, gilt_memref_type_get(l->ctx, 3, wide_shape,
+                                                t->v.elem, NULL, NULL),
+                        wide_dims);
+}
+
 /* X' as [N, planes, C, length]: zeros, the input at its padding offsets
 ** in its phase's plane; and the wide output it gives. The tiles read up
 ** to the last panel's end plus the kernel's reach (rows below, and a
@@ -133,37 +165,81 @@ static void pad_input(Lower *l, TiledConv *t)
                         {w->strides[0], w->strides[1]}, t->pitch};
   lower_pad_planes(l, &planes, length);
   t->xp = planes.planes;
-  GiltValue *batch = lower_dim(l, t->x, 0);
-  /* The product's result: wide rows per channel, or, transposed, the
-  ** channels of each output. */
-  GiltValue *oc = lower_dim(l, t->y, 1);
-  GiltValue *wide_dims[3] = {
-      batch, t->swapped ? ix_mul(l, w->out[0], w->out[1]) : oc,
-      t->swapped ? oc : wide_len};
-  int64_t wide_shape[3] = {GILT_DYNAMIC, GILT_DYNAMIC, GILT_DYNAMIC};
-  t->wide = lower_alloc(l, gilt_memref_type_get(l->ctx, 3, wide_shape,
-                                                t->v.elem, NULL, NULL),
-                        wide_dims);
+  alloc_wide(l, t, wide_len);
 }
 
-/* Whether the transposed product wastes fewer lanes: rows of 6 outputs
-** and columns of 32 channels, against columns of 32 wide positions
-** (whose rows run past OW into the padding). Needs static sizes; a clear
-** gain, for the transposed result goes to Y element by element. */
+/* A tile's rows for a product of m rows (GILT_DYNAMIC: unknown): of 6,
+** 7 and 8 (with 2 vectors, 12 to 16 accumulators), the one that computes
+** the fewest rows past m, the larger on a tie. 6 rows waste 5 of 54 on
+** ResNet's 7x7 outputs (49 = 7 x 7) and 4 of 516 on 512 channels. */
+static size_t tile_rows(int64_t m)
+{
+  if (m == GILT_DYNAMIC || m <= 0)
+    return 6;
+  size_t best = 6;
+  for (int64_t r = 7; r <= 8; r++)
+    if ((m + r - 1) / r * r <= (m + (int64_t)best - 1) / (int64_t)best *
+                                    (int64_t)best)
+      best = (size_t)r;
+  return best;
+}
+
+/* OH * OW when static, else GILT_DYNAMIC. */
+static int64_t static_outputs(const TiledConv *t)
+{
+  GiltType *yt = gilt_value_get_type(t->y);
+  int64_t oh = yt->shaped.shape[2], ow = yt->shaped.shape[3];
+  return oh == GILT_DYNAMIC || ow == GILT_DYNAMIC ? GILT_DYNAMIC : oh * ow;
+}
+
+/* The transposed product's tile rows: a divisor of OW when one of 8, 7,
+** 6 is (*aligned: a tile's outputs then lie in one output row), else
+** tile_rows. */
+static size_t swapped_rows(const TiledConv *t, bool *aligned)
+{
+  int64_t ow = gilt_value_get_type(t->y)->shaped.shape[3];
+  *aligned = true;
+  for (size_t r = 8; r >= 6; r--)
+    if (ow != GILT_DYNAMIC && ow % (int64_t)r == 0)
+      return r;
+  *aligned = false;
+  return tile_rows(static_outputs(t));
+}
+
+/* Whether the transposed product wastes fewer lanes: rows of outputs
+** (swapped_rows) and columns of 32 channels, against columns of 32 wide
+** positions (whose rows run past OW into any padding; a 1x1 layer's
+** do not). Needs static sizes; a clear gain, for the transposed result
+** goes to Y element by element. */
 static bool choose_swapped(const TiledConv *t, GiltType *wt)
 {
   GiltType *yt = gilt_value_get_type(t->y);
   int64_t oh = yt->shaped.shape[2], ow = yt->shaped.shape[3];
   int64_t oc = wt->shaped.shape[0];
-  if (t->direct || oh == GILT_DYNAMIC || ow == GILT_DYNAMIC ||
-      oc == GILT_DYNAMIC || oh * ow == 0 || oc == 0)
+  if (oh == GILT_DYNAMIC || ow == GILT_DYNAMIC || oc == GILT_DYNAMIC ||
+      oh * ow == 0 || oc == 0)
     return false;
-  int64_t pitch = ow + (t->w->ek[1] - 1) / t->w->strides[1];
+  int64_t pitch =
+      t->direct ? ow : ow + (t->w->ek[1] - 1) / t->w->strides[1];
   double outputs = (double)(oh * ow);
   double wide = outputs / (double)((oh * pitch + 31) / 32 * 32);
-  double swapped = outputs / (double)((oh * ow + 5) / 6 * 6) *
+  bool aligned;
+  int64_t mr = (int64_t)swapped_rows(t, &aligned);
+  double swapped = outputs / (double)((oh * ow + mr - 1) / mr * mr) *
                    (double)oc / (double)((oc + 31) / 32 * 32);
-  return swapped > 1.05 * wide;
+  if (!t->direct)
+    return swapped > 1.05 * wide;
+  /* A 1x1 layer gives up storing in place, with its epilogue, for a copy
+  ** of about 2 cycles an element, 3 with a residual to read: the
+  ** lane-multiply-adds it saves per output, C (1/wide - 1/swapped), must
+  ** exceed what two FMA units do in that time, 64 or 96; and its tiles'
+  ** rows must share an address (SqueezeNet's 13x13 lost 5% without). So
+  ** MobileNetV2's projections to 7x7 and 14x14 swap, ResNet's residual
+  ** downsampling (C 256 at 7x7: 78) does not. */
+  int64_t c = wt->shaped.shape[1];
+  double copy = t->epilogue.residual ? 96.0 : 64.0;
+  return aligned && c != GILT_DYNAMIC &&
+         (double)c * (1.0 / wide - 1.0 / swapped) > copy;
 }
 
 /* ---- the tiles' callbacks ---------------------------------------------- */
@@ -210,11 +286,16 @@ static GiltValue *tile_load_a(Lower *l, const LowerTileAt *at, size_t i,
     return weight(l, t, at->mb, at, (int64_t)i, false);
   /* Output (oh, ow) of row p reads wide position oh * Wq + ow. */
   GiltValue *ow_count = t->w->out[1];
-  GiltValue *p = at->rows[i];
+  GiltValue *p = t->row_aligned ? at->m0 : at->rows[i];
   GiltValue *row_start = ix_mul(l, ix_div(l, p, ow_count), t->pitch);
   GiltValue *wide = ix_add(l, row_start, ix_rem(l, p, ow_count));
   GiltValue *idx[4];
   input_index(l, t, at, wide, idx);
+  /* A tile within one output row reads consecutive floats: one address
+  ** and constant offsets (added last, so that LLVM folds them into the
+  ** loads), where rows apart would hold a register each. */
+  if (t->row_aligned)
+    idx[3] = ix_add(l, idx[3], lower_index(l, (int64_t)i));
   return lower_load(l, t->xp, idx);
 }
 
@@ -236,11 +317,12 @@ static void tile_store(Lower *l, const LowerTileAt *at, size_t i, size_t v,
 {
   TiledConv *t = user;
   GiltValue *idx[3] = {t->n, at->rows[i], at->cols[v]};
-  if (t->direct && t->bias)
+  bool in_place = t->direct && !t->swapped;
+  if (in_place && t->bias)
     sums = lower_lanes_add(
         l, sums,
         lower_lanes_splat(l, &t->v, lower_load(l, t->bias, &at->rows[i])));
-  if (t->direct)
+  if (in_place)
     sums = lower_epilogue_apply_at(l, &t->epilogue, &t->v, at->masks[v], sums,
                                    idx);
   lower_lanes_store(l, &t->v, at->masks[v], sums, t->wide, idx);
@@ -278,6 +360,52 @@ static void unswap_body(Lower *l, GiltValue *const *ivs, void *user)
   lower_store(l, v, t->y, ivs);
 }
 
+/* ---- 1x1 convolutions without padding -------------------------------------- */
+
+static void subsample_body(Lower *l, GiltValue *const *ivs, void *user)
+{
+  TiledConv *t = user;
+  GiltValue *from[4] = {
+      ivs[0], ivs[1], ix_mul(l, ivs[2], lower_index(l, t->w->strides[0])),
+      ix_mul(l, ivs[3], lower_index(l, t->w->strides[1]))};
+  GiltValue *to[4] = {ivs[0], lower_index(l, 0), ivs[1],
+                      ix_add(l, ix_mul(l, ivs[2], t->w->out[1]), ivs[3])};
+  lower_store(l, lower_load(l, t->x, from), t->xp, to);
+}
+
+/* B and C of a 1x1 convolution: X as [N, 1, C, H * W] and Y as [N, OC,
+** OH * OW], in place; with a stride, the pixels it reads copied first
+** into a buffer of that shape (a quarter of X at stride 2, where phase
+** planes would copy and zero all of it). */
+static void direct_operands(Lower *l, TiledConv *t, GiltValue *batch,
+                            GiltValue *oc)
+{
+  LowerWindow *w = t->w;
+  GiltValue *hw = ix_mul(l, w->out[0], w->out[1]);
+  int64_t dyn[4] = {GILT_DYNAMIC, 1, GILT_DYNAMIC, GILT_DYNAMIC};
+  GiltValue *xs[4] = {batch, NULL, lower_dim(l, t->x, 1), hw};
+  t->pitch = w->out[1];
+  if (w->strides[0] == 1 && w->strides[1] == 1) {
+    t->xp = lower_reshaped(l, t->x, 4, dyn, xs);
+  } else {
+    t->xp = lower_alloc(
+        l, gilt_memref_type_get(l->ctx, 4, dyn, t->v.elem, NULL, NULL), xs);
+    GiltValue *outs[4] = {batch, xs[2], w->out[0], w->out[1]};
+    lower_parallel(l, 4, outs, subsample_body, t);
+  }
+  if (t->swapped) {
+    alloc_wide(l, t, NULL);
+    return;
+  }
+  int64_t ydyn[3] = {GILT_DYNAMIC, GILT_DYNAMIC, GILT_DYNAMIC};
+  GiltValue *ys[3] = {batch, oc, hw};
+  t->wide = lower_reshaped(l, t->y, 3, ydyn, ys);
+  /* The tiles store to Y seen as [N, OC, H * W]: Z is read so too. */
+  if (t->epilogue.residual)
+    t->epilogue.residual =
+        lower_reshaped(l, t->epilogue.residual, 3, ydyn, ys);
+}
+
 /* ---- the convolution ------------------------------------------------------ */
 
 static void batch_body(Lower *l, GiltValue *const *ivs, void *user)
@@ -288,12 +416,13 @@ static void batch_body(Lower *l, GiltValue *const *ivs, void *user)
   GiltValue *positions = t->swapped ? ix_mul(l, t->w->out[0], t->w->out[1])
                                     : ix_mul(l, t->w->out[0], t->pitch);
   LowerTiles tiles = {
-      .algorithm = t->direct    ? "conv-1x1-direct"
-                   : t->swapped ? "conv-transposed-product"
-                                : "conv-phase-planes",
+      .algorithm = t->swapped  ? t->direct ? "conv-1x1-transposed"
+                                            : "conv-transposed-product"
+                   : t->direct ? "conv-1x1-direct"
+                               : "conv-phase-planes",
       .m = t->swapped ? positions : oc,
       .n = t->swapped ? oc : positions,
-      .rows = 6,
+      .rows = t->rows,
       .vectors = 2,
       .num_reductions = 3,
       .reductions = {lower_dim(l, t->x, 1), t->kernel_h, t->kernel_w},
@@ -325,25 +454,15 @@ GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w, GiltValue *x,
   GiltValue *ydims[4] = {batch, oc, w->out[0], w->out[1]};
   t.y = lower_alloc_result(l, 0, ydims);
   t.direct = wt->shaped.shape[2] == 1 && wt->shaped.shape[3] == 1 &&
-             w->strides[0] == 1 && w->strides[1] == 1 && !w->same &&
-             !w->pads[0] && !w->pads[1] && !w->pads[2] && !w->pads[3];
-  if (t.direct) {
-    GiltValue *hw = ix_mul(l, w->out[0], w->out[1]);
-    int64_t dyn[4] = {GILT_DYNAMIC, 1, GILT_DYNAMIC, GILT_DYNAMIC};
-    GiltValue *xs[4] = {batch, NULL, lower_dim(l, x, 1), hw};
-    t.pitch = w->out[1];
-    t.xp = lower_reshaped(l, x, 4, dyn, xs);
-    int64_t ydyn[3] = {GILT_DYNAMIC, GILT_DYNAMIC, GILT_DYNAMIC};
-    GiltValue *ys[3] = {batch, oc, hw};
-    t.wide = lower_reshaped(l, t.y, 3, ydyn, ys);
-    /* The tiles store to Y seen as [N, OC, H * W]: Z is read so too. */
-    if (t.epilogue.residual)
-      t.epilogue.residual =
-          lower_reshaped(l, t.epilogue.residual, 3, ydyn, ys);
-  } else {
-    t.swapped = choose_swapped(&t, wt);
+             !w->same && !w->pads[0] && !w->pads[1] && !w->pads[2] &&
+             !w->pads[3];
+  t.swapped = choose_swapped(&t, wt);
+  if (t.direct)
+    direct_operands(l, &t, batch, oc);
+  else
     pad_input(l, &t);
-  }
+  t.rows = t.swapped ? swapped_rows(&t, &t.row_aligned)
+                      : tile_rows(wt->shaped.shape[0]);
   GiltValue *c = lower_dim(l, weights, 1);
   GiltValue *k =
       ix_mul(l, c, lower_index(l, wt->shaped.shape[2] * wt->shaped.shape[3]));
@@ -359,15 +478,15 @@ GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w, GiltValue *x,
     t.panels = lower_pack_cols(l, &b, 2 * LOWER_F32_LANES);
   } else {
     LowerMatrix a = {flat, NULL, false, oc, k};
-    t.panels = lower_pack_rows(l, &a, 6);
+    t.panels = lower_pack_rows(l, &a, t.rows);
   }
   lower_nest(l, 1, &batch, batch_body, &t);
-  if (t.direct)
-    return t.y;
   if (t.swapped) {
     lower_parallel(l, 4, ydims, unswap_body, &t);
     return t.y;
   }
+  if (t.direct)
+    return t.y;
   GiltValue *rows[4] = {batch, oc, w->out[0],
                         lower_binary(l, LOOP_OP_CEILDIVSI, w->out[1],
                                      lower_index(l, LOWER_F32_LANES))};

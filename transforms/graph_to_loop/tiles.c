@@ -4,7 +4,7 @@
 ** computed by tiles of MR rows and NV vectors of 16 columns, the
 ** MR x NV accumulators carried in registers through the reduction loops:
 **
-**   parallel (nb, mb):                 rows m0 + i, columns n0 + 16 v
+**   parallel (nb, mb) or (mb, nb):     rows m0 + i, columns n0 + 16 v
 **     acc[i][v] = 0
 **     for r...:                        the caller's reduction loops
 **       b[v] = B(r, n0 + 16 v)         NV vector loads
@@ -36,6 +36,7 @@ typedef struct Tile {
   LowerLanes v;
   LowerTileAt at;
   size_t depth;
+  bool rows_outer; /* the loop over tiles: rows outer (else columns) */
 } Tile;
 
 static void reduction_level(Lower *l, GiltValue *iv, GiltValue *const *acc,
@@ -88,17 +89,27 @@ static void store_row(Lower *l, GiltValue *const *ivs, void *user)
     t->store(l, &s->tile->at, s->i, v, s->sums[v], t->user);
 }
 
-/* Whether every tile is full along n: no masks needed. */
-static bool full_columns(const LowerTiles *t)
+/* The value of a size known at compile time (a constant, or a product
+** of them as the callers build OH * OW), or -1. */
+static int64_t constant_size(GiltValue *v)
 {
-  GiltOp *def = gilt_value_get_defining_op(t->n);
+  GiltOp *def = gilt_value_get_defining_op(v);
+  if (def && loop_op_is(def, LOOP_OP_MULI)) {
+    int64_t a = constant_size(gilt_op_get_operand(def, 0));
+    int64_t b = constant_size(gilt_op_get_operand(def, 1));
+    return a >= 0 && b >= 0 ? a * b : -1;
+  }
   GiltAttr *value = def && loop_op_is(def, LOOP_OP_CONSTANT)
                         ? gilt_op_get_attr(def, "value")
                         : NULL;
-  return value &&
-         gilt_integer_attr_get_value(value) %
-                 (int64_t)(t->vectors * LOWER_F32_LANES) ==
-             0;
+  return value ? gilt_integer_attr_get_value(value) : -1;
+}
+
+/* Whether every tile is full along n: no masks needed. */
+static bool full_columns(const LowerTiles *t)
+{
+  int64_t n = constant_size(t->n);
+  return n >= 0 && n % (int64_t)(t->vectors * LOWER_F32_LANES) == 0;
 }
 
 static void tile_body(Lower *l, GiltValue *const *ivs, void *user)
@@ -106,8 +117,8 @@ static void tile_body(Lower *l, GiltValue *const *ivs, void *user)
   Tile *tile = user;
   const LowerTiles *t = tile->t;
   LowerTileAt *at = &tile->at;
-  at->nb = ivs[0];
-  at->mb = ivs[1];
+  at->nb = ivs[tile->rows_outer];
+  at->mb = ivs[!tile->rows_outer];
   at->m0 = lower_times(l, at->mb, lower_index(l, (int64_t)t->rows));
   at->n0 = lower_times(
       l, at->nb, lower_index(l, (int64_t)(t->vectors * LOWER_F32_LANES)));
@@ -169,14 +180,22 @@ void lower_tiles(Lower *l, const LowerTiles *t)
   GILT_ASSERT(t->rows >= 1 && t->rows <= LOWER_TILE_MAX_ROWS);
   GILT_ASSERT(t->vectors >= 1 && t->vectors <= LOWER_TILE_MAX_VECTORS);
   GILT_ASSERT(t->num_reductions <= LOWER_TILE_MAX_REDUCTIONS);
-  Tile tile = {.t = t};
+  /* The larger operand streams once and the smaller is read again from
+  ** the caches: columns outer, the tiles of one panel of B follow each
+  ** other, so that it stays in L2 while the panels of A, a few KB each,
+  ** stream past; rows outer when A has more rows than B has columns (a
+  ** 1x1 convolution of many channels on a 7x7 or 13x13 image, whose
+  ** weights would else come from L3 once per panel of B). The outer loop
+  ** is also the one the threads share. */
+  int64_t m = constant_size(t->m), n = constant_size(t->n);
+  Tile tile = {.t = t, .rows_outer = m >= 0 && n >= 0 && m > n};
   lower_lanes_init(l, &tile.v, gilt_float_type_get(l->ctx, GILT_F32));
-  /* Columns outer: the tiles of one panel of B follow each other, so that
-  ** it stays in L2 while the panels of A, a few KB each, stream past. */
-  GiltValue *uppers[2] = {
+  GiltValue *col_tiles =
       lower_binary(l, LOOP_OP_CEILDIVSI, t->n,
-                   lower_index(l, (int64_t)(t->vectors * LOWER_F32_LANES))),
-      lower_binary(l, LOOP_OP_CEILDIVSI, t->m,
-                   lower_index(l, (int64_t)t->rows))};
+                   lower_index(l, (int64_t)(t->vectors * LOWER_F32_LANES)));
+  GiltValue *row_tiles = lower_binary(l, LOOP_OP_CEILDIVSI, t->m,
+                                      lower_index(l, (int64_t)t->rows));
+  GiltValue *uppers[2] = {tile.rows_outer ? row_tiles : col_tiles,
+                          tile.rows_outer ? col_tiles : row_tiles};
   lower_parallel(l, 2, uppers, tile_body, &tile);
 }
