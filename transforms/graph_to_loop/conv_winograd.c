@@ -23,9 +23,13 @@
 ** positions do (conv_tiled.c): the input is split into m x m phase
 ** planes, so that block (bh, bw)'s pixel (i, j) is plane (i % m, j % m)'s
 ** element (bh + i / m, bw + j / m): 16 consecutive blocks of a row read 16
-** consecutive floats of each plane, and V[e] is [C, rows of blocks end to
-** end], a B operand the tiles read with vector loads. Blocks past the
-** output's right edge are computed and dropped.
+** consecutive floats of each plane, and V is [C, alpha^2, rows of blocks
+** end to end]: element e's [C, blocks] is a B operand the tiles read with
+** vector loads, and the alpha^2 vectors a transform writes or reads for
+** one channel lie a row apart, not a whole product apart (those would be
+** a multiple of 4 KB apart and share one set of the L1 cache). M is laid
+** out alike. Blocks past the output's right edge are computed and
+** dropped.
 */
 #include "transforms/graph_to_loop/tiles.h"
 
@@ -213,7 +217,7 @@ static void input_body(Lower *l, GiltValue *const *ivs, void *user)
             v + i * alpha);
   GiltValue *col = ix_add(l, ix_mul(l, ivs[2], t->pitch), bw);
   for (int e = 0; e < alpha * alpha; e++) {
-    GiltValue *idx[4] = {ivs[0], lower_index(l, e), ivs[1], col};
+    GiltValue *idx[4] = {ivs[0], ivs[1], lower_index(l, e), col};
     lower_lanes_store(l, &t->v, NULL, v[e], t->vt, idx);
   }
 }
@@ -234,7 +238,7 @@ static GiltValue *tile_load_b(Lower *l, const LowerTileAt *at, size_t v,
                               void *user)
 {
   Winograd *t = user;
-  GiltValue *idx[4] = {t->n, t->e, at->red[0], at->cols[v]};
+  GiltValue *idx[4] = {t->n, at->red[0], t->e, at->cols[v]};
   return lower_lanes_load(l, &t->v, NULL, t->vt, idx);
 }
 
@@ -242,7 +246,7 @@ static void tile_store(Lower *l, const LowerTileAt *at, size_t i, size_t v,
                        GiltValue *sums, void *user)
 {
   Winograd *t = user;
-  GiltValue *idx[4] = {t->n, t->e, at->rows[i], at->cols[v]};
+  GiltValue *idx[4] = {t->n, at->rows[i], t->e, at->cols[v]};
   lower_lanes_store(l, &t->v, at->masks[v], sums, t->m, idx);
 }
 
@@ -326,7 +330,7 @@ static void output_body(Lower *l, GiltValue *const *ivs, void *user)
   GiltValue *rows[WINOGRAD_MAX_ALPHA * WINOGRAD_MAX_ALPHA];
   GiltValue *y[WINOGRAD_MAX_ALPHA * WINOGRAD_MAX_ALPHA];
   for (int e = 0; e < alpha * alpha; e++) {
-    GiltValue *idx[4] = {ivs[0], lower_index(l, e), ivs[1], col};
+    GiltValue *idx[4] = {ivs[0], ivs[1], lower_index(l, e), col};
     mv[e] = lower_lanes_load(l, &t->v, NULL, t->m, idx);
   }
   for (int j = 0; j < alpha; j++) /* A^T M, column by column */
@@ -461,19 +465,24 @@ GiltValue *lower_conv_winograd(Lower *l, LowerWindow *w, GiltValue *x,
   lower_pad_planes(l, &planes, ix_mul(l, plane_rows, t.pitch));
   t.planes = planes.planes;
 
-  /* The products' width: whole rows of blocks, rounded to the tiles'. */
+  /* The products' width: whole rows of blocks, rounded to the tiles',
+  ** and a line more in the buffers, whose alpha^2 vectors of one channel
+  ** the transforms write and read together: at a multiple of 4 KB apart
+  ** they would share a set of the L1 cache, which holds 12 (F(4x4) at
+  ** 56x56: 256 columns). */
   GiltValue *nr = lower_index(l, 2 * LOWER_F32_LANES);
   t.blocks = ix_mul(l, block_rows, t.pitch);
   GiltValue *width =
       ix_mul(l, lower_binary(l, LOOP_OP_CEILDIVSI, t.blocks, nr), nr);
+  width = ix_add(l, width, lanes);
   GiltValue *batch = lower_dim(l, x, 0), *c = lower_dim(l, x, 1);
   GiltValue *oc = lower_dim(l, weights, 0);
   GiltValue *ne = lower_index(l, elements);
-  int64_t dyn4[4] = {GILT_DYNAMIC, elements, GILT_DYNAMIC, GILT_DYNAMIC};
-  GiltValue *vdims[4] = {batch, ne, c, width};
+  int64_t dyn4[4] = {GILT_DYNAMIC, GILT_DYNAMIC, elements, GILT_DYNAMIC};
+  GiltValue *vdims[4] = {batch, c, ne, width};
   t.vt = lower_alloc(
       l, gilt_memref_type_get(l->ctx, 4, dyn4, t.v.elem, NULL, NULL), vdims);
-  GiltValue *mdims[4] = {batch, ne, oc, width};
+  GiltValue *mdims[4] = {batch, oc, ne, width};
   t.m = lower_alloc(
       l, gilt_memref_type_get(l->ctx, 4, dyn4, t.v.elem, NULL, NULL), mdims);
   GiltValue *ydims[4] = {batch, oc, w->out[0], w->out[1]};
