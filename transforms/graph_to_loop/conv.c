@@ -326,8 +326,9 @@ static GiltStatus lower_conv(Lower *l)
   if (read_window(l, x, c.wt, &c.w))
     return GILT_FAILURE;
   int64_t group = graph_attr_int(l->op, "group", 1);
-  if (lower_conv_winograd_apply(l, &c.w, x, c.wt, group)) {
-    GiltValue *y = lower_conv_winograd(l, &c.w, x, c.wt, c.bias);
+  int block = lower_conv_winograd_apply(l, &c.w, x, c.wt, group);
+  if (block) {
+    GiltValue *y = lower_conv_winograd(l, &c.w, x, c.wt, c.bias, block);
     if (y)
       return lower_replace(l, &y);
   }

@@ -1,27 +1,35 @@
 /*
 ** conv_winograd.c - 3x3 convolutions of stride 1 by Winograd's minimal
-** filtering F(2x2, 3x3) (Lavin and Gray 2016; TVM's, NNPACK's and
-** oneDNN's): each 2x2 block of outputs from a 4x4 block of inputs takes 16
-** multiplies per channel pair instead of 36, so the product that
-** dominates costs 2.25 times fewer multiply-adds:
+** filtering F(m x m, 3x3) (Lavin and Gray 2016; TVM's, NNPACK's,
+** XNNPACK's and oneDNN's), for m = 2 or 4: each m x m block of outputs
+** from an alpha x alpha block of inputs (alpha = m + 2) takes alpha^2
+** multiplies per channel pair instead of 9 m^2, so the product that
+** dominates costs 2.25 (F(2x2)) or 4 (F(4x4)) times fewer multiply-adds:
 **
-**   U[e] = (G g G^T)[e]   per filter g, at compile time (e one of 16)
+**   U[e] = (G g G^T)[e]   per filter g, at compile time (e < alpha^2)
 **   V[e] = (B^T d B)[e]   per input block d and channel
-**   M[e] = U[e] V[e]      16 products [OC, C] x [C, blocks] (tiles.c)
+**   M[e] = U[e] V[e]      alpha^2 products [OC, C] x [C, blocks] (tiles.c)
 **   Y    = A^T M A        per output block and channel, bias and the
-**                         fused activation added
+**                         fused epilogue added
 **
-** with the standard G, B^T and A^T of F(2, 3). Its error stays within a
-** few ulps of the direct sum's for these small integers in the
-** transforms, well inside the models' tolerance.
+** with the standard G, B^T and A^T of F(2, 3) (points 0, 1, -1, inf) and
+** of F(4, 3) (0, 1, -1, 2, -2, inf). F(2x2)'s transforms are additions:
+** its error stays within a few ulps of the direct sum's. F(4x4)'s
+** constants (1/6, 1/24, 8, ...) make it larger, some 1e-6 relative on
+** ResNet's layers, still well inside the models' tolerance. A cost
+** model picks the tile size per layer, or the direct tiles.
 **
 ** Blocks run along the padded input's rows, as the direct path's wide
-** positions do (conv_tiled.c): the input is split into 2x2 phase planes,
-** so that block (bh, bw)'s pixel (i, j) is plane (i % 2, j % 2)'s
-** element (bh + i / 2, bw + j / 2): 16 consecutive blocks of a row read
-** 16 consecutive floats of each plane, and V[e] is [C, rows of blocks
-** end to end], a B operand the tiles read with vector loads. Blocks past
-** the output's right edge are computed and dropped.
+** positions do (conv_tiled.c): the input is split into m x m phase
+** planes, so that block (bh, bw)'s pixel (i, j) is plane (i % m, j % m)'s
+** element (bh + i / m, bw + j / m): 16 consecutive blocks of a row read 16
+** consecutive floats of each plane, and V is [C, alpha^2, rows of blocks
+** end to end]: element e's [C, blocks] is a B operand the tiles read with
+** vector loads, and the alpha^2 vectors a transform writes or reads for
+** one channel lie a row apart, not a whole product apart (those would be
+** a multiple of 4 KB apart and share one set of the L1 cache). M is laid
+** out alike. Blocks past the output's right edge are computed and
+** dropped.
 */
 #include "transforms/graph_to_loop/tiles.h"
 
@@ -31,12 +39,46 @@
 #include "gilt/remarks.h"
 #include "transforms/graph_to_loop/indexing.h"
 
+/* One tile size: F(m x m, 3x3) reads blocks of alpha = m + 2 inputs a
+** side and multiplies alpha^2 products per channel pair for m^2
+** outputs, through G (alpha x 3), B^T (alpha x alpha) and A^T (m x
+** alpha), row by row. */
+typedef struct WinogradTile {
+  int m, alpha;
+  const char *algorithm; /* the tiles' remark names it */
+  const char *name;      /* the cost model's remark names it */
+  const double *g, *bt, *at;
+} WinogradTile;
+
+#define WINOGRAD_MAX_ALPHA 6
+
+static const double F2_G[4 * 3] = {1, 0, 0, .5, .5, .5, .5, -.5, .5, 0, 0, 1};
+static const double F2_BT[4 * 4] = {1, 0, -1, 0, 0, 1,  1, 0,
+                                    0, -1, 1, 0, 0, 1, 0, -1};
+static const double F2_AT[2 * 4] = {1, 1, 1, 0, 0, 1, -1, -1};
+
+static const double F4_G[6 * 3] = {
+    1.0 / 4,  0,          0,          -1.0 / 6, -1.0 / 6, -1.0 / 6,
+    -1.0 / 6, 1.0 / 6,    -1.0 / 6,   1.0 / 24, 1.0 / 12, 1.0 / 6,
+    1.0 / 24, -1.0 / 12,  1.0 / 6,    0,        0,        1};
+static const double F4_BT[6 * 6] = {
+    4, 0,  -5, 0, 1, 0, 0, -4, -4, 1,  1, 0, 0, 4, -4, -1, 1, 0,
+    0, -2, -1, 2, 1, 0, 0, 2,  -1, -2, 1, 0, 0, 4, 0,  -5, 0, 1};
+static const double F4_AT[4 * 6] = {1, 1, 1,  1, 1, 0,  0, 1, -1, 2, -2, 0,
+                                    0, 1, 1,  4, 4, 0,  0, 1, -1, 8, -8, 1};
+
+static const WinogradTile WINOGRAD_TILES[2] = {
+    {2, 4, "winograd-f2x2-3x3", "F(2x2, 3x3)", F2_G, F2_BT, F2_AT},
+    {4, 6, "winograd-f4x4-3x3", "F(4x4, 3x3)", F4_G, F4_BT, F4_AT},
+};
+
 typedef struct Winograd {
+  const WinogradTile *f;
   LowerWindow *w;
   LowerLanes v;
   LowerEpilogue epilogue;
   GiltValue *x, *y, *bias;
-  GiltValue *planes, *pitch; /* the input's 2x2 phase planes */
+  GiltValue *planes, *pitch; /* the input's m x m phase planes */
   GiltValue *u, *vt, *m;     /* transformed weights, inputs, products */
   GiltValue *blocks;         /* block rows * pitch: the products' width */
   GiltValue *n, *e;          /* the batch and transform-element indices */
@@ -45,28 +87,29 @@ typedef struct Winograd {
 
 /* ---- weights, at compile time ------------------------------------------- */
 
-/* U = G g G^T for the 3x3 filter g, G = [1 0 0; .5 .5 .5; .5 -.5 .5; 0 0 1]. */
-static void transform_filter(const float *g, double *u)
+/* U = G g G^T for the 3x3 filter g: alpha^2 elements. */
+static void transform_filter(const WinogradTile *f, const float *g, double *u)
 {
-  static const double G[4][3] = {
-      {1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
-  double gg[4][3];
-  for (int i = 0; i < 4; i++)
+  double gg[WINOGRAD_MAX_ALPHA][3];
+  for (int i = 0; i < f->alpha; i++)
     for (int j = 0; j < 3; j++)
-      gg[i][j] = G[i][0] * g[j] + G[i][1] * g[3 + j] + G[i][2] * g[6 + j];
-  for (int i = 0; i < 4; i++)
-    for (int j = 0; j < 4; j++)
-      u[i * 4 + j] = gg[i][0] * G[j][0] + gg[i][1] * G[j][1] +
-                     gg[i][2] * G[j][2];
+      gg[i][j] = f->g[i * 3] * g[j] + f->g[i * 3 + 1] * g[3 + j] +
+                 f->g[i * 3 + 2] * g[6 + j];
+  for (int i = 0; i < f->alpha; i++)
+    for (int j = 0; j < f->alpha; j++)
+      u[i * f->alpha + j] = gg[i][0] * f->g[j * 3] +
+                            gg[i][1] * f->g[j * 3 + 1] +
+                            gg[i][2] * f->g[j * 3 + 2];
 }
 
-/* U as the tiles read A: [16 * ceil(OC/6), C, 6], element e's panels
-** first, rows past OC repeating the last. NULL when the weights are not
-** a constant. */
+/* U as the tiles read A: [alpha^2 * ceil(OC/6), C, 6], element e's
+** panels first, rows past OC repeating the last. NULL when the weights
+** are not a constant. */
 static GiltValue *transform_weights(Lower *l, Winograd *t, GiltValue *weights)
 {
   GiltType *wt = gilt_value_get_type(weights);
   int64_t oc = wt->shaped.shape[0], c = wt->shaped.shape[1];
+  int64_t elements = t->f->alpha * t->f->alpha;
   GiltAttr *value = lower_value_constant(l, weights);
   size_t nbytes;
   const unsigned char *data =
@@ -76,7 +119,7 @@ static GiltValue *transform_weights(Lower *l, Winograd *t, GiltValue *weights)
   if (!data || nbytes != (size_t)(oc * c * 9) * sizeof(float))
     return NULL;
   t->oc_blocks = (oc + 5) / 6;
-  int64_t shape[3] = {16 * t->oc_blocks, c, 6};
+  int64_t shape[3] = {elements * t->oc_blocks, c, 6};
   size_t count = (size_t)(shape[0] * c * 6);
   float *packed = gilt_malloc(l->ctx, count * sizeof *packed);
   for (int64_t o = 0; o < t->oc_blocks * 6; o++)
@@ -84,9 +127,9 @@ static GiltValue *transform_weights(Lower *l, Winograd *t, GiltValue *weights)
       float g[9];
       int64_t src = o < oc ? o : oc - 1;
       memcpy(g, data + (size_t)((src * c + k) * 9) * sizeof(float), sizeof g);
-      double u[16];
-      transform_filter(g, u);
-      for (int e = 0; e < 16; e++)
+      double u[WINOGRAD_MAX_ALPHA * WINOGRAD_MAX_ALPHA];
+      transform_filter(t->f, g, u);
+      for (int64_t e = 0; e < elements; e++)
         packed[((e * t->oc_blocks + o / 6) * c + k) * 6 + o % 6] = (float)u[e];
     }
   GiltType *type = gilt_tensor_type_get(l->ctx, 3, shape, t->v.elem, NULL);
@@ -96,52 +139,91 @@ static GiltValue *transform_weights(Lower *l, Winograd *t, GiltValue *weights)
   return g;
 }
 
+/* ---- the transforms' arithmetic ------------------------------------------ */
+
+/* out[r * step] = the sum over k of mat[r][k] * x[k * step] for each of
+** the `rows` rows of a matrix of `cols` columns: a term of coefficient 1
+** first, then the others added, subtracted or multiply-added. */
+static void combine(Lower *l, const LowerLanes *v, const double *mat,
+                    int rows, int cols, GiltValue *const *x, size_t step,
+                    GiltValue **out)
+{
+  for (int r = 0; r < rows; r++) {
+    const double *c = mat + r * cols;
+    int first = -1;
+    for (int k = 0; k < cols && first < 0; k++)
+      if (c[k] == 1)
+        first = k;
+    GiltValue *sum = first >= 0 ? x[(size_t)first * step] : NULL;
+    for (int k = 0; k < cols; k++) {
+      GiltValue *xk = x[(size_t)k * step];
+      if (c[k] == 0 || k == first)
+        continue;
+      if (c[k] == 1 && sum)
+        sum = lower_plus(l, sum, xk);
+      else if (c[k] == -1 && sum)
+        sum = lower_minus(l, sum, xk);
+      else {
+        GiltValue *coef = lower_constant(l, v->type, c[k]);
+        sum = sum ? lower_lanes_fma(l, coef, xk, sum)
+                  : lower_times(l, coef, xk);
+      }
+    }
+    out[(size_t)r * step] = sum;
+  }
+}
+
+/* The vector operations combine emits for mat: the cost model's. */
+static int combine_ops(const double *mat, int rows, int cols)
+{
+  int terms = 0;
+  for (int i = 0; i < rows * cols; i++)
+    terms += mat[i] != 0;
+  return terms - rows;
+}
+
 /* ---- inputs ----------------------------------------------------------------- */
 
-/* The 16 input vectors of 16 consecutive blocks from (n, c, block row bh,
-** first block bw), d[i * 4 + j] from plane (i % 2, j % 2). */
+/* The alpha^2 input vectors of 16 consecutive blocks from (n, c, block
+** row bh, first block bw), d[i * alpha + j] from plane (i % m, j % m). */
 static void load_blocks(Lower *l, Winograd *t, GiltValue *const *at,
                         GiltValue **d)
 {
-  for (int i = 0; i < 4; i++)
-    for (int j = 0; j < 4; j++) {
-      GiltValue *row = ix_add(l, at[2], lower_index(l, i / 2));
-      GiltValue *plane = lower_index(l, (i % 2) * 2 + j % 2);
+  int m = t->f->m, alpha = t->f->alpha;
+  for (int i = 0; i < alpha; i++)
+    for (int j = 0; j < alpha; j++) {
+      GiltValue *row = ix_add(l, at[2], lower_index(l, i / m));
+      GiltValue *plane = lower_index(l, (i % m) * m + j % m);
       GiltValue *row_start = ix_mul(l, row, t->pitch);
-      GiltValue *col = ix_add(l, at[3], lower_index(l, j / 2));
+      GiltValue *col = ix_add(l, at[3], lower_index(l, j / m));
       GiltValue *idx[4] = {at[0], plane, at[1], ix_add(l, row_start, col)};
-      d[i * 4 + j] = lower_lanes_load(l, &t->v, NULL, t->planes, idx);
+      d[i * alpha + j] = lower_lanes_load(l, &t->v, NULL, t->planes, idx);
     }
-}
-
-/* B^T x B's rows or columns: (x0 - x2, x1 + x2, x2 - x1, x1 - x3). */
-static void bt(Lower *l, GiltValue *const *x, size_t step, GiltValue **out)
-{
-  out[0] = lower_minus(l, x[0], x[2 * step]);
-  out[step] = lower_plus(l, x[step], x[2 * step]);
-  out[2 * step] = lower_minus(l, x[2 * step], x[step]);
-  out[3 * step] = lower_minus(l, x[step], x[3 * step]);
 }
 
 static void input_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   Winograd *t = user;
+  int alpha = t->f->alpha;
   GiltValue *bw = ix_mul(l, ivs[3], lower_index(l, LOWER_F32_LANES));
   GiltValue *at[4] = {ivs[0], ivs[1], ivs[2], bw};
-  GiltValue *d[16], *rows[16], *v[16];
+  GiltValue *d[WINOGRAD_MAX_ALPHA * WINOGRAD_MAX_ALPHA];
+  GiltValue *rows[WINOGRAD_MAX_ALPHA * WINOGRAD_MAX_ALPHA];
+  GiltValue *v[WINOGRAD_MAX_ALPHA * WINOGRAD_MAX_ALPHA];
   load_blocks(l, t, at, d);
-  for (int j = 0; j < 4; j++)
-    bt(l, d + j, 4, rows + j);
-  for (int i = 0; i < 4; i++)
-    bt(l, rows + i * 4, 1, v + i * 4);
+  for (int j = 0; j < alpha; j++) /* B^T d, column by column */
+    combine(l, &t->v, t->f->bt, alpha, alpha, d + j, (size_t)alpha, rows + j);
+  for (int i = 0; i < alpha; i++) /* then times B, row by row */
+    combine(l, &t->v, t->f->bt, alpha, alpha, rows + i * alpha, 1,
+            v + i * alpha);
   GiltValue *col = ix_add(l, ix_mul(l, ivs[2], t->pitch), bw);
-  for (int e = 0; e < 16; e++) {
-    GiltValue *idx[4] = {ivs[0], lower_index(l, e), ivs[1], col};
+  for (int e = 0; e < alpha * alpha; e++) {
+    GiltValue *idx[4] = {ivs[0], ivs[1], lower_index(l, e), col};
     lower_lanes_store(l, &t->v, NULL, v[e], t->vt, idx);
   }
 }
 
-/* ---- the 16 products ------------------------------------------------------- */
+/* ---- the alpha^2 products -------------------------------------------------- */
 
 static GiltValue *tile_load_a(Lower *l, const LowerTileAt *at, size_t i,
                               void *user)
@@ -157,7 +239,7 @@ static GiltValue *tile_load_b(Lower *l, const LowerTileAt *at, size_t v,
                               void *user)
 {
   Winograd *t = user;
-  GiltValue *idx[4] = {t->n, t->e, at->red[0], at->cols[v]};
+  GiltValue *idx[4] = {t->n, at->red[0], t->e, at->cols[v]};
   return lower_lanes_load(l, &t->v, NULL, t->vt, idx);
 }
 
@@ -165,7 +247,7 @@ static void tile_store(Lower *l, const LowerTileAt *at, size_t i, size_t v,
                        GiltValue *sums, void *user)
 {
   Winograd *t = user;
-  GiltValue *idx[4] = {t->n, t->e, at->rows[i], at->cols[v]};
+  GiltValue *idx[4] = {t->n, at->rows[i], t->e, at->cols[v]};
   lower_lanes_store(l, &t->v, at->masks[v], sums, t->m, idx);
 }
 
@@ -175,7 +257,7 @@ static void product_body(Lower *l, GiltValue *const *ivs, void *user)
   t->n = ivs[0];
   t->e = ivs[1];
   LowerTiles tiles = {
-      .algorithm = "winograd-f2x2-3x3",
+      .algorithm = t->f->algorithm,
       .m = lower_dim(l, t->y, 1),
       .n = t->blocks,
       .rows = 6,
@@ -191,14 +273,6 @@ static void product_body(Lower *l, GiltValue *const *ivs, void *user)
 }
 
 /* ---- outputs ------------------------------------------------------------------ */
-
-/* A^T x A's rows or columns: (x0 + x1 + x2, x1 - x2 - x3). */
-static void at_(Lower *l, GiltValue *const *x, size_t step, GiltValue **out)
-{
-  out[0] = lower_plus(l, lower_plus(l, x[0], x[step]), x[2 * step]);
-  out[step] = lower_minus(l, lower_minus(l, x[step], x[2 * step]),
-                          x[3 * step]);
-}
 
 typedef struct StoreIf {
   const Winograd *t;
@@ -217,32 +291,23 @@ static void store_then(Lower *l, GiltValue *const *ivs, void *user)
   lower_store(l, v, s->t->y, s->at);
 }
 
-static void output_body(Lower *l, GiltValue *const *ivs, void *user)
+/* Each lane of y[a * m + b] is one block of the vector from (n, oc, bh,
+** bw): its m x m outputs go one by one, those past the output's edges
+** not at all. */
+static void store_blocks(Lower *l, Winograd *t, GiltValue *const *ivs,
+                         GiltValue *bw, GiltValue *const *y)
 {
-  Winograd *t = user;
-  GiltValue *bw = ix_mul(l, ivs[3], lower_index(l, LOWER_F32_LANES));
-  GiltValue *col = ix_add(l, ix_mul(l, ivs[2], t->pitch), bw);
-  GiltValue *m[16], *rows[8], *y[4];
-  for (int e = 0; e < 16; e++) {
-    GiltValue *idx[4] = {ivs[0], lower_index(l, e), ivs[1], col};
-    m[e] = lower_lanes_load(l, &t->v, NULL, t->m, idx);
-  }
-  for (int j = 0; j < 4; j++) /* rows[a * 4 + j] */
-    at_(l, m + j, 4, rows + j);
-  for (int a = 0; a < 2; a++)
-    at_(l, rows + a * 4, 1, y + a * 2);
+  int m = t->f->m;
   GiltValue *bias = t->bias ? lower_load(l, t->bias, &ivs[1]) : NULL;
-  /* Each lane is one block: its 2x2 outputs go one by one, those past
-  ** the output's edges not at all. */
   for (int k = 0; k < LOWER_F32_LANES; k++) {
     GiltValue *bwk = ix_add(l, bw, lower_index(l, k));
-    for (int a = 0; a < 2; a++)
-      for (int b = 0; b < 2; b++) {
-        GiltValue *oh = ix_mul(l, ivs[2], lower_index(l, 2));
+    for (int a = 0; a < m; a++)
+      for (int b = 0; b < m; b++) {
+        GiltValue *oh = ix_mul(l, ivs[2], lower_index(l, m));
         oh = ix_add(l, oh, lower_index(l, a));
-        GiltValue *ow = ix_mul(l, bwk, lower_index(l, 2));
+        GiltValue *ow = ix_mul(l, bwk, lower_index(l, m));
         ow = ix_add(l, ow, lower_index(l, b));
-        GiltValue *ops[2] = {y[a * 2 + b], lower_index(l, k)};
+        GiltValue *ops[2] = {y[a * m + b], lower_index(l, k)};
         GiltValue *v = lower_emit(l, LOOP_OP_EXTRACT, t->v.elem, 2, ops);
         if (bias)
           v = lower_plus(l, v, bias);
@@ -256,25 +321,76 @@ static void output_body(Lower *l, GiltValue *const *ivs, void *user)
   }
 }
 
-/* ---- the convolution --------------------------------------------------------- */
-
-/* The share of the products' columns that are blocks of real outputs:
-** rows of blocks are padded to whole vectors and the products to whole
-** panels of 32; 0 when the output's size is not static. */
-static double block_efficiency(Lower *l)
+static void output_body(Lower *l, GiltValue *const *ivs, void *user)
 {
-  GiltType *yt = lower_result_type(l, 0);
-  int64_t oh = yt->shaped.shape[2], ow = yt->shaped.shape[3];
-  if (oh == GILT_DYNAMIC || ow == GILT_DYNAMIC || oh <= 0 || ow <= 0)
-    return 0;
-  int64_t rows = (oh + 1) / 2, cols = (ow + 1) / 2;
+  Winograd *t = user;
+  int m = t->f->m, alpha = t->f->alpha;
+  GiltValue *bw = ix_mul(l, ivs[3], lower_index(l, LOWER_F32_LANES));
+  GiltValue *col = ix_add(l, ix_mul(l, ivs[2], t->pitch), bw);
+  GiltValue *mv[WINOGRAD_MAX_ALPHA * WINOGRAD_MAX_ALPHA];
+  GiltValue *rows[WINOGRAD_MAX_ALPHA * WINOGRAD_MAX_ALPHA];
+  GiltValue *y[WINOGRAD_MAX_ALPHA * WINOGRAD_MAX_ALPHA];
+  for (int e = 0; e < alpha * alpha; e++) {
+    GiltValue *idx[4] = {ivs[0], ivs[1], lower_index(l, e), col};
+    mv[e] = lower_lanes_load(l, &t->v, NULL, t->m, idx);
+  }
+  for (int j = 0; j < alpha; j++) /* A^T M, column by column */
+    combine(l, &t->v, t->f->at, m, alpha, mv + j, (size_t)alpha, rows + j);
+  for (int a = 0; a < m; a++) /* then times A, row by row */
+    combine(l, &t->v, t->f->at, m, alpha, rows + a * alpha, 1, y + a * m);
+  store_blocks(l, t, ivs, bw, y);
+}
+
+/* ---- the cost model ------------------------------------------------------------ */
+
+/* The direct tiles keep some 90% of their lanes busy. */
+#define DIRECT_EFFICIENCY 0.9
+/* An output stored lane by lane (extract, bias, bounds, branch, store)
+** costs about as much as this many vector operations. */
+#define SCALAR_STORE_COST 3.0
+
+/* The vectors of 16 blocks F(m x m) computes at an output of oh x ow:
+** rows of blocks padded to whole vectors, the products to whole panels
+** of 32. */
+static double block_vectors(const WinogradTile *f, int64_t oh, int64_t ow)
+{
+  int64_t rows = (oh + f->m - 1) / f->m, cols = (ow + f->m - 1) / f->m;
   int64_t pitch = (cols + LOWER_F32_LANES - 1) / LOWER_F32_LANES *
                       LOWER_F32_LANES + 1;
   int64_t width = (rows * pitch + 31) / 32 * 32;
-  return (double)(rows * cols) / (double)width;
+  return (double)width / LOWER_F32_LANES;
 }
 
-/* Whether the layer is one F(2x2, 3x3) computes: 3x3, stride and
+/* F(m x m)'s time at the layer as a share of the direct tiles': vector
+** operations of the products (alpha^2 multiply-adds per channel pair per
+** vector of blocks, padding included), of the input transform (alpha^2
+** loads and stores and B^T's combinations per input channel) and of the
+** output transform (alpha^2 loads, A^T's combinations and m^2 outputs
+** of 16 lanes stored one by one, per output channel), against 9 per
+** channel pair per 16 outputs at the direct tiles' efficiency. Measured
+** on a Zen 5 core (one thread; direct, F(2x2), F(4x4) as a share of the
+** direct time, model in brackets): ResNet-18's 64x56x56 .63 [.60], .46
+** [.44]; 128x28x28 .63 [.59], .75 [.73]; 256x14x14 1.19 [1.12], 2.6
+** [2.0]; SqueezeNet's 16->64 at 55x55 .86 [.94], .67 [.81]; 32->128 at
+** 27x27 .72 [.82], .83 [1.16]; 64->256 at 13x13 1.23 [1.49], 2.1 [2.9]:
+** the choice is the fastest at each. */
+static double winograd_cost(const WinogradTile *f, int64_t c, int64_t oc,
+                            int64_t oh, int64_t ow)
+{
+  double a2 = f->alpha * f->alpha;
+  double bt_ops = 2 * f->alpha * combine_ops(f->bt, f->alpha, f->alpha);
+  double at_ops = (f->alpha + f->m) * combine_ops(f->at, f->m, f->alpha);
+  double input = (double)c * (2 * a2 + bt_ops);
+  double output = (double)oc * (a2 + at_ops + LOWER_F32_LANES * f->m * f->m *
+                                                  SCALAR_STORE_COST);
+  double winograd = block_vectors(f, oh, ow) *
+                    (a2 * (double)c * (double)oc + input + output);
+  double direct = 9.0 * (double)c * (double)oc * (double)(oh * ow) /
+                  LOWER_F32_LANES / DIRECT_EFFICIENCY;
+  return winograd / direct;
+}
+
+/* Whether the layer is one F(m x m, 3x3) computes: 3x3, stride and
 ** dilation 1, one group, f32, static channels and constant weights. */
 static bool winograd_shape(Lower *l, const LowerWindow *w, GiltType *xt,
                            GiltType *wt, GiltValue *weights, int64_t group)
@@ -288,71 +404,92 @@ static bool winograd_shape(Lower *l, const LowerWindow *w, GiltType *xt,
          lower_value_constant(l, weights);
 }
 
-bool lower_conv_winograd_apply(Lower *l, const LowerWindow *w, GiltValue *x,
-                               GiltValue *weights, int64_t group)
+int lower_conv_winograd_apply(Lower *l, const LowerWindow *w, GiltValue *x,
+                              GiltValue *weights, int64_t group)
 {
   GiltType *wt = gilt_value_get_type(weights);
   GiltType *xt = gilt_value_get_type(x);
   if (!winograd_shape(l, w, xt, wt, weights, group))
-    return false;
-  /* The cost model: F(2x2, 3x3) does 16 multiply-adds where the direct
-  ** tiles do 36, but on fewer useful lanes when the output is small (7x7
-  ** at ResNet's end: a third), and its transforms cost some 30% of its
-  ** products; the direct tiles keep over 90% of theirs. Below some 32
-  ** channels in and out the transforms cost more than the multiplies
-  ** they save. */
+    return 0;
+  GiltType *yt = lower_result_type(l, 0);
+  int64_t oh = yt->shaped.shape[2], ow = yt->shaped.shape[3];
   int64_t c = xt->shaped.shape[1], oc = wt->shaped.shape[0];
-  double gain = block_efficiency(l) * 36.0 / 16.0;
-  bool pays = c >= 32 && oc >= 32 && gain > 0.9 * 1.3;
-  GiltRemarkArg args[3] = {{"gain_per_mille", NULL, (int64_t)(gain * 1000)},
+  /* Without a static output size the waste is unknown: the direct tiles
+  ** then, as their loss is the smaller. */
+  if (oh == GILT_DYNAMIC || ow == GILT_DYNAMIC || oh <= 0 || ow <= 0)
+    return 0;
+  double cost[2];
+  int best = -1;
+  for (int i = 0; i < 2; i++) {
+    cost[i] = winograd_cost(&WINOGRAD_TILES[i], c, oc, oh, ow);
+    if (cost[i] < 1 && (best < 0 || cost[i] < cost[best]))
+      best = i;
+  }
+  int m = best < 0 ? 0 : WINOGRAD_TILES[best].m;
+  GiltRemarkArg args[5] = {{"block", NULL, m},
+                           {"cost_f2x2_per_mille", NULL,
+                            (int64_t)(cost[0] * 1000)},
+                           {"cost_f4x4_per_mille", NULL,
+                            (int64_t)(cost[1] * 1000)},
                            {"channels_in", NULL, c},
                            {"channels_out", NULL, oc}};
-  gilt_remark(l->op, "tiling", pays ? "winograd" : "no-winograd", 3, args,
-              "%s Winograd F(2x2, 3x3): useful lanes x 36/16 multiply-adds "
-              "gives %.2f (it pays above 1.17), %" PRId64 " channels in and "
-              "%" PRId64 " out (it needs 32)",
-              pays ? "chose" : "did not choose", gain, c, oc);
-  return pays;
+  gilt_remark(l->op, "tiling", m ? "winograd" : "no-winograd", 5, args,
+              "%s%s: F(2x2, 3x3) would take %.2f and F(4x4, 3x3) %.2f of "
+              "the direct tiles' time (useful lanes, %" PRId64
+              " channels in and %" PRId64 " out, transforms)",
+              m ? "chose Winograd " : "did not choose Winograd",
+              m ? WINOGRAD_TILES[best].name : "", cost[0], cost[1], c, oc);
+  return m;
 }
 
+/* ---- the convolution --------------------------------------------------------- */
+
 GiltValue *lower_conv_winograd(Lower *l, LowerWindow *w, GiltValue *x,
-                               GiltValue *weights, GiltValue *bias)
+                               GiltValue *weights, GiltValue *bias, int m)
 {
-  Winograd t = {.w = w, .x = x, .bias = bias};
+  Winograd t = {.f = &WINOGRAD_TILES[m == 4], .w = w, .x = x, .bias = bias};
   lower_lanes_init(l, &t.v, gilt_float_type_get(l->ctx, GILT_F32));
   lower_epilogue_read(l, &t.epilogue);
   t.u = transform_weights(l, &t, weights);
   if (!t.u)
     return NULL;
-  GiltValue *two = lower_index(l, 2), *lanes = lower_index(l, LOWER_F32_LANES);
-  GiltValue *block_rows = lower_binary(l, LOOP_OP_CEILDIVSI, w->out[0], two);
-  GiltValue *block_cols = lower_binary(l, LOOP_OP_CEILDIVSI, w->out[1], two);
-  /* A plane's row: every block of a row and its right neighbour's pixel,
-  ** the whole padded row, and room for the last vector of blocks. */
+  int64_t elements = t.f->alpha * t.f->alpha;
+  GiltValue *mi = lower_index(l, m), *lanes = lower_index(l, LOWER_F32_LANES);
+  GiltValue *block_rows = lower_binary(l, LOOP_OP_CEILDIVSI, w->out[0], mi);
+  GiltValue *block_cols = lower_binary(l, LOOP_OP_CEILDIVSI, w->out[1], mi);
+  /* A plane's row: every block of a row and its right neighbour's
+  ** pixels, the whole padded row, and room for the last vector of
+  ** blocks. */
   GiltValue *whole_vectors =
       ix_mul(l, lower_binary(l, LOOP_OP_CEILDIVSI, block_cols, lanes), lanes);
   t.pitch = ix_max(l, whole_vectors,
-                   lower_binary(l, LOOP_OP_CEILDIVSI, w->extent[1], two));
+                   lower_binary(l, LOOP_OP_CEILDIVSI, w->extent[1], mi));
   t.pitch = ix_add(l, t.pitch, lower_index(l, 1));
   GiltValue *plane_rows = ix_max(
-      l, block_rows, lower_binary(l, LOOP_OP_CEILDIVSI, w->extent[0], two));
+      l, block_rows, lower_binary(l, LOOP_OP_CEILDIVSI, w->extent[0], mi));
   plane_rows = ix_add(l, plane_rows, lower_index(l, 1));
-  LowerPlanes planes = {x, NULL, {w->begin[0], w->begin[1]}, {2, 2}, t.pitch};
+  LowerPlanes planes = {x, NULL, {w->begin[0], w->begin[1]}, {m, m}, t.pitch};
   lower_pad_planes(l, &planes, ix_mul(l, plane_rows, t.pitch));
   t.planes = planes.planes;
 
-  /* The products' width: whole rows of blocks, rounded to the tiles'. */
+  /* The products' width: whole rows of blocks, rounded to the tiles',
+  ** and a line more in the buffers, whose alpha^2 vectors of one channel
+  ** the transforms write and read together: at a multiple of 4 KB apart
+  ** they would share a set of the L1 cache, which holds 12 (F(4x4) at
+  ** 56x56: 256 columns). */
   GiltValue *nr = lower_index(l, 2 * LOWER_F32_LANES);
   t.blocks = ix_mul(l, block_rows, t.pitch);
   GiltValue *width =
       ix_mul(l, lower_binary(l, LOOP_OP_CEILDIVSI, t.blocks, nr), nr);
+  width = ix_add(l, width, lanes);
   GiltValue *batch = lower_dim(l, x, 0), *c = lower_dim(l, x, 1);
   GiltValue *oc = lower_dim(l, weights, 0);
-  int64_t dyn4[4] = {GILT_DYNAMIC, 16, GILT_DYNAMIC, GILT_DYNAMIC};
-  GiltValue *vdims[4] = {batch, lower_index(l, 16), c, width};
+  GiltValue *ne = lower_index(l, elements);
+  int64_t dyn4[4] = {GILT_DYNAMIC, GILT_DYNAMIC, elements, GILT_DYNAMIC};
+  GiltValue *vdims[4] = {batch, c, ne, width};
   t.vt = lower_alloc(
       l, gilt_memref_type_get(l->ctx, 4, dyn4, t.v.elem, NULL, NULL), vdims);
-  GiltValue *mdims[4] = {batch, lower_index(l, 16), oc, width};
+  GiltValue *mdims[4] = {batch, oc, ne, width};
   t.m = lower_alloc(
       l, gilt_memref_type_get(l->ctx, 4, dyn4, t.v.elem, NULL, NULL), mdims);
   GiltValue *ydims[4] = {batch, oc, w->out[0], w->out[1]};
@@ -363,8 +500,12 @@ GiltValue *lower_conv_winograd(Lower *l, LowerWindow *w, GiltValue *x,
   GiltValue *vectors = lower_binary(l, LOOP_OP_CEILDIVSI, block_cols, lanes);
   GiltValue *in_dims[4] = {batch, c, block_rows, vectors};
   lower_parallel(l, 4, in_dims, input_body, &t);
-  GiltValue *prod_dims[2] = {batch, lower_index(l, 16)};
-  lower_nest(l, 2, prod_dims, product_body, &t);
+  /* The products split by element: alpha^2 equal shares, where the
+  ** tiles of one product may be too few to share out evenly (3 columns
+  ** of tiles at 14x14), and one fork and join for them all. The tiles'
+  ** own parallel loop runs serially inside. */
+  GiltValue *prod_dims[2] = {batch, ne};
+  lower_parallel(l, 2, prod_dims, product_body, &t);
   GiltValue *out_dims[4] = {batch, oc, block_rows, vectors};
   lower_parallel(l, 4, out_dims, output_body, &t);
   return t.y;

@@ -104,17 +104,18 @@ GILT_INTERNAL GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w,
                                           GiltValue *x, GiltValue *weights,
                                           GiltValue *bias);
 
-/* Whether the Conv being lowered goes through Winograd's F(2x2, 3x3)
-** (conv_winograd.c): f32, 3x3, stride and dilation 1, one group, constant
-** weights, 32 channels or more in and out. */
-GILT_INTERNAL bool lower_conv_winograd_apply(Lower *l, const LowerWindow *w,
-                                             GiltValue *x, GiltValue *weights,
-                                             int64_t group);
-/* Y = conv(x, weights) + bias by F(2x2, 3x3): the new result buffer, or
+/* Which Winograd F(m x m, 3x3) the Conv being lowered goes through
+** (conv_winograd.c): m = 2 or 4 as its cost model chooses, 0 for none.
+** Only f32, 3x3, stride and dilation 1, one group, constant weights and
+** a static output size qualify. */
+GILT_INTERNAL int lower_conv_winograd_apply(Lower *l, const LowerWindow *w,
+                                            GiltValue *x, GiltValue *weights,
+                                            int64_t group);
+/* Y = conv(x, weights) + bias by F(m x m, 3x3): the new result buffer, or
 ** NULL (nothing emitted) when the weights turn out not to be usable. */
 GILT_INTERNAL GiltValue *lower_conv_winograd(Lower *l, LowerWindow *w,
                                              GiltValue *x, GiltValue *weights,
-                                             GiltValue *bias);
+                                             GiltValue *bias, int m);
 
 /* Whether the Conv being lowered goes through the depthwise kernel
 ** (conv_depthwise.c): f32, 2-D, one input and one output channel per
