@@ -36,6 +36,8 @@
 #include "jit/call.h"
 #include "jit/orc.h"
 #include "jit/runtime.h"
+#include "jit/split.h"
+#include "jit/threadpool.h"
 
 typedef struct JitEntry {
   char *name;
@@ -247,12 +249,11 @@ GiltJitModule *gilt_jit_compile(GiltOp *module, const GiltJitOptions *opts)
     return NULL;
   }
   free(weights);
-  /* Built for the JIT's own machine, so that its data layout decides the
-  ** alignments from the first instruction on. */
-  LLVMModuleRef m = llvm_translate_module(
-      module, jit_module_get_llvm_context(jm),
-      jit_orc_get_target_machine(jm->orc), LLVM_WEIGHTS_LINKED);
-  if (!m || jit_module_add_llvm(jm, m) || add_entries(jm, module)) {
+  size_t threads = opts && opts->compile_threads
+                       ? opts->compile_threads
+                       : jit_threadpool_default_threads();
+  if (jit_split_compile(jm->orc, module, threads, jm->loc) ||
+      add_entries(jm, module)) {
     gilt_jit_destroy(jm);
     return NULL;
   }
