@@ -38,10 +38,15 @@ typedef struct SplitFn {
   size_t group; /* union-find parent, an index into the same array */
 } SplitFn;
 
+/* The root of fns[i]'s group, halving the path on the way (each visited
+** slot points to its grandparent), so that chains stay short. */
 static size_t find_group(SplitFn *fns, size_t i)
 {
-  while (fns[i].group != i)
-    i = fns[i].group = fns[fns[i].group].group;
+  while (fns[i].group != i) {
+    size_t grandparent = fns[fns[i].group].group;
+    fns[i].group = grandparent;
+    i = grandparent;
+  }
   return i;
 }
 
@@ -64,8 +69,10 @@ static void scan_function(SplitFn *fns, size_t i, GiltOp *module,
                                     gilt_symbol_ref_attr_get_root(callee))
                               : NULL;
       size_t j;
-      if (target && gilt_ptr_map_get(index, target, &j))
-        fns[find_group(fns, j)].group = find_group(fns, i);
+      if (target && gilt_ptr_map_get(index, target, &j)) {
+        size_t callee_root = find_group(fns, j);
+        fns[callee_root].group = find_group(fns, i);
+      }
     }
 }
 
