@@ -3,6 +3,11 @@
 ** its calls' parallel loops run on (threadpool.c), and the entries, each
 ** with the libffi frame of its loop-level type (call.c).
 **
+** gilt_jit_compile has LLVM optimize and compile the module's functions
+** on several threads (split.c: compile_threads of GiltJitOptions), as
+** objects linked in the one JIT; modules built with LLVM's C API go to
+** ORC whole (jit_module_add_llvm).
+**
 ** Entries are compiled when they are declared, not at their first call,
 ** so that every error of code generation and linking is reported by
 ** gilt_jit_compile, and a call only runs code. The thread pool belongs to

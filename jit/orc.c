@@ -5,7 +5,9 @@
 ** (so AVX-512 where the host has it), with the code generator at the
 ** caller's optimization level; modules are optimized with the new pass
 ** manager's default<On> pipeline for that same machine before ORC compiles
-** them.
+** them. The same two steps also run outside ORC, on any thread, with a
+** machine made like ORC's (jit_orc_compile_object): split.c compiles the
+** parts of a module that way and adds their objects.
 **
 ** The runtime symbols are defined explicitly, as absolute addresses taken
 ** here, rather than found by searching the process: gilt's own symbols are
