@@ -3,6 +3,11 @@
 ** its calls' parallel loops run on (threadpool.c), and the entries, each
 ** with the libffi frame of its loop-level type (call.c).
 **
+** gilt_jit_compile has LLVM optimize and compile the module's functions
+** on several threads (split.c: compile_threads of GiltJitOptions), as
+** objects linked in the one JIT; modules built with LLVM's C API go to
+** ORC whole (jit_module_add_llvm).
+**
 ** Entries are compiled when they are declared, not at their first call,
 ** so that every error of code generation and linking is reported by
 ** gilt_jit_compile, and a call only runs code. The thread pool belongs to
@@ -36,6 +41,8 @@
 #include "jit/call.h"
 #include "jit/orc.h"
 #include "jit/runtime.h"
+#include "jit/split.h"
+#include "jit/threadpool.h"
 
 typedef struct JitEntry {
   char *name;
@@ -247,12 +254,11 @@ GiltJitModule *gilt_jit_compile(GiltOp *module, const GiltJitOptions *opts)
     return NULL;
   }
   free(weights);
-  /* Built for the JIT's own machine, so that its data layout decides the
-  ** alignments from the first instruction on. */
-  LLVMModuleRef m = llvm_translate_module(
-      module, jit_module_get_llvm_context(jm),
-      jit_orc_get_target_machine(jm->orc), LLVM_WEIGHTS_LINKED);
-  if (!m || jit_module_add_llvm(jm, m) || add_entries(jm, module)) {
+  size_t threads = opts && opts->compile_threads
+                       ? opts->compile_threads
+                       : jit_threadpool_default_threads();
+  if (jit_split_compile(jm->orc, module, threads, jm->loc) ||
+      add_entries(jm, module)) {
     gilt_jit_destroy(jm);
     return NULL;
   }

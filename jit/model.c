@@ -280,6 +280,7 @@ static GiltJitOptions jit_options(const GiltModelOptions *o)
   GiltJitOptions j = GILT_JIT_OPTIONS_DEFAULT;
   j.threads = o->threads;
   j.opt_level = o->opt_level;
+  j.compile_threads = o->compile_threads;
   return j;
 }
 

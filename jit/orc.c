@@ -5,7 +5,9 @@
 ** (so AVX-512 where the host has it), with the code generator at the
 ** caller's optimization level; modules are optimized with the new pass
 ** manager's default<On> pipeline for that same machine before ORC compiles
-** them.
+** them. The same two steps also run outside ORC, on any thread, with a
+** machine made like ORC's (jit_orc_compile_object): split.c compiles the
+** parts of a module that way and adds their objects.
 **
 ** The runtime symbols are defined explicitly, as absolute addresses taken
 ** here, rather than found by searching the process: gilt's own symbols are
@@ -286,15 +288,66 @@ LLVMTargetMachineRef jit_orc_get_target_machine(JitOrc *orc)
 
 /* ---- modules and symbols ------------------------------------------------------- */
 
-static GiltStatus optimize(JitOrc *orc, LLVMModuleRef m, GiltLocation *loc)
+/* Runs the default<On> pipeline for `tm` on m; touches nothing of orc's
+** but its level, so threads may run it at once on modules of their own. */
+static LLVMErrorRef run_pipeline(const JitOrc *orc, LLVMModuleRef m,
+                                 LLVMTargetMachineRef tm)
 {
   char passes[32];
   snprintf(passes, sizeof passes, "default<O%u>", orc->opt_level);
   LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
-  LLVMErrorRef err = LLVMRunPasses(m, passes, orc->tm, opts);
+  LLVMErrorRef err = LLVMRunPasses(m, passes, tm, opts);
   LLVMDisposePassBuilderOptions(opts);
+  return err;
+}
+
+static GiltStatus optimize(JitOrc *orc, LLVMModuleRef m, GiltLocation *loc)
+{
+  LLVMErrorRef err = run_pipeline(orc, m, orc->tm);
   return err ? llvm_error(loc, "cannot optimize the module", err)
              : GILT_SUCCESS;
+}
+
+LLVMTargetMachineRef jit_orc_create_machine(JitOrc *orc, GiltLocation *loc)
+{
+  return host_machine(loc, orc->opt_level);
+}
+
+/* "what: message" as a new string (free()), or NULL when out of memory. */
+static char *error_text(const char *what, const char *message)
+{
+  size_t n = strlen(what) + strlen(message) + 3;
+  char *text = malloc(n);
+  if (text)
+    snprintf(text, n, "%s: %s", what, message);
+  return text;
+}
+
+LLVMMemoryBufferRef jit_orc_compile_object(const JitOrc *orc,
+                                           LLVMTargetMachineRef tm,
+                                           LLVMModuleRef m, char **error)
+{
+  *error = NULL;
+  LLVMMemoryBufferRef object = NULL;
+  LLVMErrorRef err = run_pipeline(orc, m, tm);
+  if (err) {
+    char *msg = LLVMGetErrorMessage(err);
+    *error = error_text("cannot optimize the module", msg);
+    LLVMDisposeErrorMessage(msg);
+  } else {
+    char *msg = NULL;
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMObjectFile, &msg,
+                                            &object)) {
+      *error = error_text("cannot generate code", msg ? msg : "unknown");
+      object = NULL;
+    }
+    LLVMDisposeMessage(msg);
+  }
+  LLVMDisposeModule(m);
+  /* Out of memory for the message: say that much. */
+  if (!object && !*error)
+    *error = error_text("cannot compile", "out of memory");
+  return object;
 }
 
 GiltStatus jit_orc_add_module(JitOrc *orc, LLVMModuleRef m, GiltLocation *loc)

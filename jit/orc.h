@@ -36,6 +36,18 @@ GILT_INTERNAL LLVMTargetMachineRef jit_orc_get_target_machine(JitOrc *orc);
 ** when a symbol of it is first looked up. Consumes m, also on failure. */
 GILT_INTERNAL GiltStatus jit_orc_add_module(JitOrc *orc, LLVMModuleRef m,
                                             GiltLocation *loc);
+/* A new target machine like the one the JIT compiles with (the caller
+** disposes of it), for jit_orc_compile_object on another thread. */
+GILT_INTERNAL LLVMTargetMachineRef jit_orc_create_machine(JitOrc *orc,
+                                                          GiltLocation *loc);
+/* Optimizes m as jit_orc_add_module does and compiles it with `tm` (one
+** of jit_orc_create_machine's) into an object for jit_orc_add_object.
+** Threads may call it at once, each with its own machine and a module in
+** a context of its own: it reports nothing through gilt, but returns
+** NULL with *error set to a message (free()) on failure. Consumes m. */
+GILT_INTERNAL LLVMMemoryBufferRef jit_orc_compile_object(
+    const JitOrc *orc, LLVMTargetMachineRef tm, LLVMModuleRef m,
+    char **error);
 /* Adds a relocatable object file for this host (an ELF .o as
 ** gilt_llvm_emit writes it) to the JIT, which links it when a symbol of it
 ** is first looked up. data[0..size) is copied: the caller keeps it. */

@@ -193,11 +193,31 @@ GiltStatus llvm_translate_set_alignment(GiltOp *op, LLVMValueRef v)
   return GILT_SUCCESS;
 }
 
+/* Whether this translation defines global `op`, which has a value: all
+** do but in a split, where a private constant is defined in every part
+** and any other global in part 0 alone (translate.h's LlvmSplit). */
+static bool defines_global(LlvmTranslator *t, GiltOp *op)
+{
+  return !t->split || t->split->part == 0 ||
+         (is_private(op) && gilt_op_get_attr(op, "constant"));
+}
+
+/* Whether `op`, defined here, is internal: when private, unless a split
+** shares it between parts. */
+static bool is_internal(LlvmTranslator *t, GiltOp *op)
+{
+  return is_private(op) &&
+         (!t->split || (llvm_op_is(op, LLVM_OP_GLOBAL) &&
+                        gilt_op_get_attr(op, "constant")));
+}
+
 /* A global with a value is defined (internal when private); one without
 ** is a declaration, defined elsewhere: by the JIT, or at link time. A
 ** linked weight (translate.h) is such a declaration too, public whatever
 ** its visibility, since the loader defines it. A global in GPU shared
-** memory is defined, internal, with undefined contents. */
+** memory is defined, internal, with undefined contents. A split defines
+** some globals in one part only (defines_global); the others declare
+** them, with the type and alignment the definition has. */
 static GiltStatus declare_global(LlvmTranslator *t, GiltOp *op)
 {
   GiltType *type = gilt_type_attr_get_value(gilt_op_get_attr(op, "type"));
@@ -223,9 +243,9 @@ static GiltStatus declare_global(LlvmTranslator *t, GiltOp *op)
     LLVMSetInitializer(g, LLVMGetUndef(llvm_type));
     LLVMSetLinkage(g, LLVMInternalLinkage);
   }
-  if (init) {
+  if (init && defines_global(t, op)) {
     LLVMSetInitializer(g, init);
-    if (is_private(op))
+    if (is_internal(t, op))
       LLVMSetLinkage(g, LLVMInternalLinkage);
   }
   LLVMSetGlobalConstant(g, gilt_op_get_attr(op, "constant") != NULL);
@@ -337,7 +357,7 @@ static GiltStatus declare_function(LlvmTranslator *t, GiltOp *op)
                                   "llvm.call_intrinsic",
                               name);
   LLVMValueRef fn = LLVMAddFunction(t->mod, name, type);
-  if (gilt_region_get_num_blocks(body_of(op)) > 0 && is_private(op))
+  if (gilt_region_get_num_blocks(body_of(op)) > 0 && is_internal(t, op))
     LLVMSetLinkage(fn, LLVMInternalLinkage);
   if (set_calling_convention(op, fn))
     return GILT_FAILURE;
@@ -537,10 +557,20 @@ static GiltStatus create_blocks(LlvmTranslator *t, GiltOp *fn_op,
   return GILT_SUCCESS;
 }
 
+/* Whether this translation defines function `fn_op`, which has a body:
+** all do but in a split, where its part alone does. */
+static bool defines_function(LlvmTranslator *t, GiltOp *fn_op)
+{
+  size_t part = 0;
+  return !t->split ||
+         (gilt_ptr_map_get(t->split->part_of, fn_op, &part) &&
+          part == t->split->part);
+}
+
 static GiltStatus define_function(LlvmTranslator *t, GiltOp *fn_op)
 {
   GiltRegion *body = body_of(fn_op);
-  if (gilt_region_get_num_blocks(body) == 0)
+  if (gilt_region_get_num_blocks(body) == 0 || !defines_function(t, fn_op))
     return GILT_SUCCESS;
   LLVMValueRef fn = LLVMGetNamedFunction(t->mod, gilt_symbol_get_name(fn_op));
   if (create_blocks(t, fn_op, fn) != GILT_SUCCESS)
@@ -597,10 +627,18 @@ LLVMModuleRef llvm_translate_module(GiltOp *module, LLVMContextRef llctx,
                                     LLVMTargetMachineRef tm,
                                     LlvmWeights weights)
 {
+  return llvm_translate_module_part(module, llctx, tm, weights, NULL);
+}
+
+LLVMModuleRef llvm_translate_module_part(GiltOp *module, LLVMContextRef llctx,
+                                         LLVMTargetMachineRef tm,
+                                         LlvmWeights weights,
+                                         const LlvmSplit *split)
+{
   GiltContext *ctx = gilt_op_get_context(module);
   const char *name = gilt_symbol_get_name(module);
-  LlvmTranslator t = {
-      .ctx = ctx, .module = module, .llctx = llctx, .weights = weights};
+  LlvmTranslator t = {.ctx = ctx, .module = module, .llctx = llctx,
+                      .weights = weights, .split = split};
   t.mod = LLVMModuleCreateWithNameInContext(name ? name : "gilt", llctx);
   if (tm)
     llvm_module_set_target(t.mod, tm);

@@ -17,6 +17,7 @@
 
 #include "gilt/llvm.h"
 #include "ir/support/alloc.h"
+#include "ir/support/ptr_map.h"
 
 /* Where the bytes of a module's large weights go. Embedded, they are the
 ** initializers of their globals and so part of the object file (what an
@@ -65,6 +66,26 @@ GILT_INTERNAL LLVMModuleRef llvm_translate_module(GiltOp *module,
                                                   LLVMContextRef llctx,
                                                   LLVMTargetMachineRef tm,
                                                   LlvmWeights weights);
+
+/* One part of a module split to be compiled in parallel (jit/split.c):
+** `part_of` maps each llvm.func that has a body to the number of its
+** part; part `part` defines the bodies mapped to it and declares every
+** other function. So that the parts link into one program, a split
+** makes every function public, and a global that is not a private
+** constant is defined by part 0 alone (public) and declared by the
+** others; a private constant is defined, internal, in every part (LLVM
+** drops the copies a part does not use), so that loads of it still fold
+** to its values. */
+typedef struct LlvmSplit {
+  const GiltPtrMap *part_of;
+  size_t part;
+} LlvmSplit;
+
+/* llvm_translate_module for one part of `split` (NULL: the whole module,
+** as llvm_translate_module). */
+GILT_INTERNAL LLVMModuleRef llvm_translate_module_part(
+    GiltOp *module, LLVMContextRef llctx, LLVMTargetMachineRef tm,
+    LlvmWeights weights, const LlvmSplit *split);
 
 /* gilt_llvm_emit with the weights placed as `weights` says: an object
 ** whose weights are linked is loaded with their symbols defined (the

@@ -19,6 +19,7 @@ typedef struct LlvmTranslator {
   LLVMModuleRef mod;
   LLVMBuilderRef builder;
   LlvmWeights weights;
+  const LlvmSplit *split; /* NULL: the whole module */
   GiltPtrMap values;      /* GiltValue * -> LLVMValueRef */
   GiltPtrMap blocks;      /* GiltBlock * -> LLVMBasicBlockRef */
 } LlvmTranslator;

@@ -47,10 +47,15 @@ typedef struct GiltJitOptions {
   ** gilt_jit_compile; the memory they point at must outlive the module). */
   size_t num_symbols;
   const GiltJitSymbol *symbols;
+  /* Threads LLVM optimizes and compiles the module's functions on, the
+  ** calling thread included (docs/jit.md): 1 compiles it whole on the
+  ** calling thread; 0, all cores online. The code is the same either
+  ** way. */
+  size_t compile_threads;
 } GiltJitOptions;
 
-/* All cores, -O2, no extra symbols. */
-#define GILT_JIT_OPTIONS_DEFAULT {0, 2, 0, NULL}
+/* All cores, -O2, no extra symbols, compiled on all cores. */
+#define GILT_JIT_OPTIONS_DEFAULT {0, 2, 0, NULL, 0}
 
 /* Compiles `module`, a verified builtin.module at the llvm level (what
 ** loop-to-llvm produces), for this host. Its entries are the llvm.func

@@ -84,13 +84,16 @@ typedef struct GiltModelOptions {
   ** produced it, before the host code is lowered. */
   GiltStringCallback dump_ptx;
   void *dump_ptx_user;
+  /* Threads LLVM compiles the model on (GiltJitOptions'
+  ** compile_threads); 0: all cores. */
+  size_t compile_threads;
 } GiltModelOptions;
 
 /* @main, the default pipeline, compiled on all cores at -O2 for the CPU,
-** no cache. */
+** no cache, LLVM's work on all cores. */
 #define GILT_MODEL_OPTIONS_DEFAULT \
   {NULL, NULL, false, 0, 2, NULL, NULL, NULL, NULL, \
-   GILT_DEVICE_CPU, NULL, false, NULL, NULL}
+   GILT_DEVICE_CPU, NULL, false, NULL, NULL, 0}
 
 /* The default pipeline: shapes refined, constants folded, lowered to
 ** loops and cleaned up, then (unless `interpret`) on to the llvm level.

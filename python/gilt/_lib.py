@@ -47,7 +47,8 @@ class ModelOptions(ctypes.Structure):
                 ("threads", Z), ("opt_level", U), ("cache_dir", S),
                 ("print_ir", P), ("dump_llvm", P), ("dump_llvm_user", P),
                 ("device", ctypes.c_int), ("gpu_arch", S),
-                ("compile_only", B), ("dump_ptx", P), ("dump_ptx_user", P)]
+                ("compile_only", B), ("dump_ptx", P), ("dump_ptx_user", P),
+                ("compile_threads", Z)]
 
 
 class ModelBenchmark(ctypes.Structure):

@@ -165,6 +165,7 @@ static GiltModelOptions model_options(const GjitOptions *o,
   mo.pipeline = o->pipeline;
   mo.interpret = o->interpret;
   mo.threads = o->threads;
+  mo.compile_threads = o->compile_threads;
   mo.device = o->cuda ? GILT_DEVICE_CUDA : GILT_DEVICE_CPU;
   mo.gpu_arch = o->gpu_arch;
   mo.compile_only = o->compile_only;

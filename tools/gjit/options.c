@@ -34,6 +34,8 @@ static const char usage[] =
     "                           dialect instead of compiling\n"
     "  --threads=N              threads of the compiled code (default: all\n"
     "                           cores)\n"
+    "  --compile-threads=N      threads LLVM compiles the model's functions\n"
+    "                           on (default: all cores)\n"
     "  -p, --pipeline=PIPELINE  replace the default pass pipeline\n"
     "  --print-ir-after-all     print the module after every pass (stderr)\n"
     "  --fold-inputs            make the inputs constants before the pipeline,\n"
@@ -72,7 +74,7 @@ static const char usage[] =
     "  --help, --version\n";
 
 enum { OPT_FUNCTION = 256, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_TOLERANCE,
-       OPT_TOLERANCE_L2, OPT_BITWISE, OPT_THREADS,
+       OPT_TOLERANCE_L2, OPT_BITWISE, OPT_THREADS, OPT_COMPILE_THREADS,
        OPT_INTERPRET, OPT_PRINT_IR, OPT_FOLD_INPUTS, OPT_HELP, OPT_VERSION,
        OPT_AOT, OPT_CACHE_DIR, OPT_BENCHMARK, OPT_BENCHMARK_FORMAT,
        OPT_PROFILE, OPT_EXPLAIN, OPT_DECISIONS, OPT_DUMP_LLVM, OPT_CHECK,
@@ -89,6 +91,7 @@ static const struct option long_options[] = {
     {"bitwise", no_argument, NULL, OPT_BITWISE},
     {"interpret", no_argument, NULL, OPT_INTERPRET},
     {"threads", required_argument, NULL, OPT_THREADS},
+    {"compile-threads", required_argument, NULL, OPT_COMPILE_THREADS},
     {"pipeline", required_argument, NULL, 'p'},
     {"print-ir-after-all", no_argument, NULL, OPT_PRINT_IR},
     {"fold-inputs", no_argument, NULL, OPT_FOLD_INPUTS},
@@ -123,6 +126,21 @@ static void push(GjitSpecs *list, const char *spec)
 }
 
 /* "RTOL,ATOL": two non-negative numbers. */
+/* A thread count of 1 to 1024 for --`flag` into *threads; false after
+** saying what is wrong. */
+static bool parse_threads(const char *flag, const char *arg, size_t *threads)
+{
+  char *end;
+  long n = strtol(arg, &end, 10);
+  if (end != arg && *end == '\0' && n >= 1 && n <= 1024) {
+    *threads = (size_t)n;
+    return true;
+  }
+  fprintf(stderr, "gjit: --%s wants a number in [1, 1024], got '%s'\n",
+          flag, arg);
+  return false;
+}
+
 static bool parse_tolerance(GjitOptions *o, const char *s)
 {
   char *end;
@@ -281,17 +299,14 @@ GjitParseResult gjit_options_parse(GjitOptions *o, int argc, char **argv)
       break;
     case OPT_EXPECTED: push(&o->expected, optarg); break;
     case OPT_INTERPRET: o->interpret = true; break;
-    case OPT_THREADS: {
-      char *end;
-      long n = strtol(optarg, &end, 10);
-      if (end != optarg && *end == '\0' && n >= 1 && n <= 1024) {
-        o->threads = (size_t)n;
-        break;
-      }
-      fprintf(stderr, "gjit: --threads wants a number in [1, 1024], got "
-                      "'%s'\n", optarg);
-      return GJIT_PARSE_ERROR;
-    }
+    case OPT_THREADS:
+      if (!parse_threads("threads", optarg, &o->threads))
+        return GJIT_PARSE_ERROR;
+      break;
+    case OPT_COMPILE_THREADS:
+      if (!parse_threads("compile-threads", optarg, &o->compile_threads))
+        return GJIT_PARSE_ERROR;
+      break;
     case 'p': o->pipeline = optarg; break;
     case OPT_PRINT_IR: o->print_ir_after_all = true; break;
     case OPT_FOLD_INPUTS: o->fold_inputs = true; break;

@@ -39,6 +39,7 @@ typedef struct GjitOptions {
   bool bitwise; /* --bitwise: outputs must have the expected bits */
   bool interpret;
   size_t threads; /* --threads; 0: all cores */
+  size_t compile_threads; /* --compile-threads; 0: all cores */
   bool print_ir_after_all;
   bool fold_inputs; /* bind the inputs as constants before the pipeline */
   const char *aot;       /* --aot: write OUT.o and OUT.h instead of running */
