@@ -331,6 +331,10 @@ static GiltStatus lower_conv(Lower *l)
     if (y)
       return lower_replace(l, &y);
   }
+  if (lower_conv_first_apply(l, &c.w, c.wt, group)) {
+    GiltValue *y = lower_conv_first(l, &c.w, x, c.wt, c.bias);
+    return lower_replace(l, &y);
+  }
   if (lower_conv_tiles_apply(l, &c.w, group)) {
     GiltValue *y = lower_conv_tiles(l, &c.w, x, c.wt, c.bias);
     return lower_replace(l, &y);
