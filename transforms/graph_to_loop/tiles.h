@@ -139,5 +139,13 @@ GILT_INTERNAL bool lower_conv_depthwise_apply(Lower *l, const LowerWindow *w,
 GILT_INTERNAL GiltValue *lower_conv_depthwise(Lower *l, LowerWindow *w,
                                               GiltValue *x, GiltValue *weights,
                                               GiltValue *bias);
+/* Whether the MaxPool being lowered, of window w, goes through the same
+** kernel: f32, 2-D, no Indices result, at most 7x7 taps, a column stride
+** of at most 4. */
+GILT_INTERNAL bool lower_max_pool_vector_apply(Lower *l, const LowerWindow *w,
+                                               GiltValue *x);
+/* Y = MaxPool(x) by that kernel: the new result buffer. */
+GILT_INTERNAL GiltValue *lower_max_pool_vector(Lower *l, LowerWindow *w,
+                                               GiltValue *x);
 
 #endif /* GILT_TRANSFORMS_GRAPH_TO_LOOP_TILES_H */
