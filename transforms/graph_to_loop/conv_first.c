@@ -67,11 +67,11 @@ static void tap_inputs(Lower *l, First *f, GiltValue *c, GiltValue *py,
 {
   const LowerWindow *w = f->w;
   int64_t tb = b * w->dilations[1], sw = w->strides[1];
-  GiltValue *shift = ix_add(l, ix_mul(l, down, f->pitch),
-                            lower_index(l, tb / sw));
+  GiltValue *rows = ix_mul(l, down, f->pitch);
+  GiltValue *shift = ix_add(l, rows, lower_index(l, tb / sw));
   GiltValue *at = ix_add(l, f->row0, shift);
-  GiltValue *plane = ix_add(l, ix_mul(l, py, lower_index(l, sw)),
-                            lower_index(l, tb % sw));
+  GiltValue *first = ix_mul(l, py, lower_index(l, sw));
+  GiltValue *plane = ix_add(l, first, lower_index(l, tb % sw));
   for (size_t v = 0; v < f->vectors; v++) {
     GiltValue *col =
         ix_add(l, at, lower_index(l, (int64_t)v * LOWER_F32_LANES));
@@ -94,8 +94,8 @@ static void filter_row_step(Lower *l, GiltValue *i, GiltValue *const *acc,
     next[k] = acc[k];
   GiltValue *kh = lower_index(l, f->kh);
   GiltValue *c = ix_div(l, i, kh);
-  GiltValue *ta =
-      ix_mul(l, ix_rem(l, i, kh), lower_index(l, w->dilations[0]));
+  GiltValue *a = ix_rem(l, i, kh);
+  GiltValue *ta = ix_mul(l, a, lower_index(l, w->dilations[0]));
   GiltValue *sh = lower_index(l, w->strides[0]);
   GiltValue *py = ix_rem(l, ta, sh), *down = ix_div(l, ta, sh);
   for (int64_t b = 0; b < f->kw; b++) {
@@ -206,10 +206,9 @@ static void pad_input(Lower *l, First *f)
       l, w->out[0], lower_index(l, (w->ek[0] - 1) / w->strides[0]));
   GiltValue *row_end = ix_mul(
       l, lower_binary(l, LOOP_OP_CEILDIVSI, w->out[1], lanes), lanes);
-  GiltValue *read =
-      ix_add(l, ix_mul(l, rows, f->pitch),
-             ix_add(l, row_end,
-                    lower_index(l, (w->ek[1] - 1) / w->strides[1])));
+  GiltValue *reach =
+      ix_add(l, row_end, lower_index(l, (w->ek[1] - 1) / w->strides[1]));
+  GiltValue *read = ix_add(l, ix_mul(l, rows, f->pitch), reach);
   GiltValue *plane_rows =
       lower_binary(l, LOOP_OP_CEILDIVSI, w->extent[0], sh);
   GiltValue *length = ix_max(l, read, ix_mul(l, plane_rows, f->pitch));
@@ -264,9 +263,10 @@ GiltValue *lower_conv_first(Lower *l, LowerWindow *w, GiltValue *x,
   f.kw = k[3];
   /* W as [M, C * KH, KW]: filter row i = c * KH + a. */
   int64_t rows_shape[3] = {k[0], k[1] * k[2], k[3]};
-  GiltValue *rows_dims[3] = {lower_dim(l, weights, 0),
-                             lower_index(l, k[1] * k[2]),
-                             lower_index(l, k[3])};
+  GiltValue *rows_dims[3];
+  rows_dims[0] = lower_dim(l, weights, 0);
+  rows_dims[1] = lower_index(l, k[1] * k[2]);
+  rows_dims[2] = lower_index(l, k[3]);
   f.weights = lower_reshaped(l, weights, 3, rows_shape, rows_dims);
   GiltValue *batch = lower_dim(l, x, 0), *oc = lower_dim(l, weights, 0);
   GiltValue *ydims[4] = {batch, oc, w->out[0], w->out[1]};
