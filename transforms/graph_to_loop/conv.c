@@ -28,7 +28,8 @@
 ** a last nest. Not here: ConvTranspose (conv_transpose.c), DeformConv
 ** (deform_conv.c), packing of weights for the compiled path, and the f32
 ** 2-D layers that have kernels of their own: one group (conv_tiled.c,
-** conv_winograd.c) and depthwise (conv_depthwise.c).
+** conv_winograd.c, and conv_first.c for few input channels) and
+** depthwise (conv_depthwise.c).
 */
 #include "gilt/remarks.h"
 #include "transforms/graph_to_loop/indexing.h"
@@ -331,6 +332,10 @@ static GiltStatus lower_conv(Lower *l)
     GiltValue *y = lower_conv_winograd(l, &c.w, x, c.wt, c.bias, block);
     if (y)
       return lower_replace(l, &y);
+  }
+  if (lower_conv_first_apply(l, &c.w, c.wt, group)) {
+    GiltValue *y = lower_conv_first(l, &c.w, x, c.wt, c.bias);
+    return lower_replace(l, &y);
   }
   if (lower_conv_tiles_apply(l, &c.w, group)) {
     GiltValue *y = lower_conv_tiles(l, &c.w, x, c.wt, c.bias);

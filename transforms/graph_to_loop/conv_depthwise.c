@@ -32,10 +32,19 @@
 ** Each output sums bias and taps in (kh, kw) order with a fused multiply
 ** add per tap, skipping the taps in the padding, and gets the fused
 ** epilogue (epilogue.c) as it is stored.
+**
+** A 2-D f32 MaxPool (ResNet's 3x3 of stride 2 after its first layer,
+** SqueezeNet's in ceil mode) has the same window, the same borders and
+** the same strides, so it goes through the same nest (pool.c chooses
+** it): the accumulator starts at -inf, each tap takes the input where it
+** is greater (x > acc, so a NaN is never taken, as in pool.c's nest), and
+** the lanes and scalars outside the input read -inf rather than 0.
 */
 #include "transforms/graph_to_loop/tiles.h"
 
 #include "transforms/graph_to_loop/indexing.h"
+
+#include <math.h>
 
 /* Taps unrolled at most (7x7); their splats live in registers. */
 #define MAX_TAPS 49
@@ -46,6 +55,8 @@
 
 typedef struct Depthwise {
   LowerWindow *w;
+  bool max;                      /* MaxPool: the taps' maximum, no weights */
+  GiltValue *fill, *fill_splat;  /* what a tap outside reads: 0 or -inf */
   LowerLanes v;
   LowerEpilogue epilogue;
   GiltValue *x, *y;
@@ -94,6 +105,8 @@ static GiltValue *tap_lanes(Lower *l, Depthwise *d, GiltValue *ih,
     }
     GiltValue *idx[4] = {d->n, d->c, ih, at};
     loads[k] = lower_lanes_load(l, &d->v, mask, d->x, idx);
+    if (mask && d->max) /* masked lanes read 0 */
+      loads[k] = lower_select(l, mask, loads[k], d->fill_splat);
   }
   if (s == 1)
     return loads[0];
@@ -106,6 +119,16 @@ static GiltValue *tap_lanes(Lower *l, Depthwise *d, GiltValue *ih,
     r = lower_emit(l, LOOP_OP_INSERT, d->v.type, 3, into);
   }
   return r;
+}
+
+/* acc with tap k's input x: multiplied and added, or the larger. */
+static GiltValue *combine(Lower *l, const Depthwise *d, int64_t k,
+                          GiltValue *x, GiltValue *acc)
+{
+  if (d->max)
+    return lower_select(l, lower_cmp(l, "ogt", x, acc), x, acc);
+  bool lanes = gilt_value_get_type(x) == d->v.type;
+  return lower_lanes_fma(l, lanes ? d->splat[k] : d->scalar[k], x, acc);
 }
 
 /* The outputs (n, c, oh, ow0 ... ow0 + 15) of the rows being computed,
@@ -133,7 +156,7 @@ static void vector_at(Lower *l, Depthwise *d, GiltValue *ow0, bool masked)
           ix_add(l, first, lower_index(l, b * w->dilations[1]));
       for (size_t r = 0; r < d->num_rows; r++) {
         GiltValue *xv = tap_lanes(l, d, ih[r], start, masked, ok);
-        acc[r] = lower_lanes_fma(l, d->splat[a * d->kw + b], xv, acc[r]);
+        acc[r] = combine(l, d, a * d->kw + b, xv, acc[r]);
       }
     }
   }
@@ -167,9 +190,8 @@ static void scalar_column(Lower *l, GiltValue *ow, GiltValue *const *iter,
         GiltValue *idx[4] = {
             d->n, d->c, ih,
             ix_add(l, first, lower_index(l, b * w->dilations[1]))};
-        GiltValue *x =
-            lower_load_or(l, d->x, idx, lower_constant(l, d->v.elem, 0));
-        acc = lower_lanes_fma(l, d->scalar[a * d->kw + b], x, acc);
+        GiltValue *x = lower_load_or(l, d->x, idx, d->fill);
+        acc = combine(l, d, a * d->kw + b, x, acc);
       }
     GiltValue *at[4] = {d->n, d->c, d->oh[r], ow};
     acc = lower_epilogue_apply_at(l, &d->epilogue, NULL, NULL, acc, at);
@@ -262,7 +284,7 @@ static void channel_body(Lower *l, GiltValue *const *ivs, void *user)
   const LowerWindow *w = d->w;
   d->n = ivs[0];
   d->c = ivs[1];
-  for (int64_t a = 0; a < d->kh; a++)
+  for (int64_t a = 0; a < d->kh && !d->max; a++)
     for (int64_t b = 0; b < d->kw; b++) {
       GiltValue *idx[4] = {d->c, NULL, NULL, NULL};
       idx[1] = lower_index(l, 0);
@@ -272,7 +294,8 @@ static void channel_body(Lower *l, GiltValue *const *ivs, void *user)
       d->scalar[a * d->kw + b] = t;
       d->splat[a * d->kw + b] = lower_lanes_splat(l, &d->v, t);
     }
-  d->bias = ch->bias ? lower_load(l, ch->bias, &d->c)
+  d->bias = ch->bias  ? lower_load(l, ch->bias, &d->c)
+            : d->max ? lower_constant(l, d->v.elem, -INFINITY)
                      : lower_constant(l, d->v.elem, 0);
   d->bias_splat = lower_lanes_splat(l, &d->v, d->bias);
   rows(l, d, lower_index(l, 0), d->row_lo, true);
@@ -343,23 +366,48 @@ bool lower_conv_depthwise_apply(Lower *l, const LowerWindow *w,
          lower_result_elem(l, 0) == gilt_float_type_get(l->ctx, GILT_F32);
 }
 
+/* Y = the window's taps of x combined per channel (weights, bias: NULL
+** for MaxPool): the new result buffer. */
+static GiltValue *depthwise(Lower *l, Depthwise *d, GiltValue *weights,
+                            GiltValue *bias)
+{
+  LowerWindow *w = d->w;
+  lower_lanes_init(l, &d->v, gilt_float_type_get(l->ctx, GILT_F32));
+  lower_epilogue_read(l, &d->epilogue);
+  d->fill = lower_constant(l, d->v.elem, d->max ? -INFINITY : 0);
+  d->fill_splat = lower_lanes_splat(l, &d->v, d->fill);
+  d->kh = w->kernel[0];
+  d->kw = w->kernel[1];
+  d->rows = lower_dim(l, d->x, 2);
+  d->cols = lower_dim(l, d->x, 3);
+  GiltValue *batch = lower_dim(l, d->x, 0), *c = lower_dim(l, d->x, 1);
+  GiltValue *ydims[4] = {batch, c, w->out[0], w->out[1]};
+  d->y = lower_alloc_result(l, 0, ydims);
+  split(l, d);
+  Channel ch = {d, weights, bias};
+  GiltValue *uppers[2] = {batch, c};
+  lower_parallel(l, 2, uppers, channel_body, &ch);
+  return d->y;
+}
+
 GiltValue *lower_conv_depthwise(Lower *l, LowerWindow *w, GiltValue *x,
                                 GiltValue *weights, GiltValue *bias)
 {
   Depthwise d = {.w = w, .x = x};
-  lower_lanes_init(l, &d.v, gilt_float_type_get(l->ctx, GILT_F32));
-  lower_epilogue_read(l, &d.epilogue);
-  GiltType *wt = gilt_value_get_type(weights);
-  d.kh = wt->shaped.shape[2];
-  d.kw = wt->shaped.shape[3];
-  d.rows = lower_dim(l, x, 2);
-  d.cols = lower_dim(l, x, 3);
-  GiltValue *batch = lower_dim(l, x, 0), *c = lower_dim(l, x, 1);
-  GiltValue *ydims[4] = {batch, c, w->out[0], w->out[1]};
-  d.y = lower_alloc_result(l, 0, ydims);
-  split(l, &d);
-  Channel ch = {&d, weights, bias};
-  GiltValue *uppers[2] = {batch, c};
-  lower_parallel(l, 2, uppers, channel_body, &ch);
-  return d.y;
+  return depthwise(l, &d, weights, bias);
+}
+
+bool lower_max_pool_vector_apply(Lower *l, const LowerWindow *w,
+                                 GiltValue *x)
+{
+  return w->n == 2 && w->kernel[0] * w->kernel[1] <= MAX_TAPS &&
+         w->strides[1] <= MAX_STRIDE && gilt_op_get_num_results(l->op) == 1 &&
+         lower_result_elem(l, 0) == gilt_float_type_get(l->ctx, GILT_F32) &&
+         gilt_value_get_type(x)->shaped.elem == lower_result_elem(l, 0);
+}
+
+GiltValue *lower_max_pool_vector(Lower *l, LowerWindow *w, GiltValue *x)
+{
+  Depthwise d = {.w = w, .x = x, .max = true};
+  return depthwise(l, &d, NULL, NULL);
 }

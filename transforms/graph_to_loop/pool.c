@@ -12,10 +12,14 @@
 ** divisor with count_include_pad when it lies in the padding proper, not
 ** in ceil_mode's overhang. Each kernel axis's position and bounds test is
 ** computed at its own loop level: the innermost costs about 12 ops per
-** window element. Pools are a small part of a network's work, so no
-** vector path. Not here: GlobalMaxPool and GlobalAveragePool (reductions).
+** window element. Not here: GlobalMaxPool and GlobalAveragePool
+** (reductions), and the 2-D f32 MaxPool without Indices, which goes
+** through the vectorized nest of depthwise convolutions
+** (conv_depthwise.c): the same windows, borders and strides.
 */
+#include "gilt/remarks.h"
 #include "transforms/graph_to_loop/indexing.h"
+#include "transforms/graph_to_loop/tiles.h"
 
 #include <math.h>
 
@@ -187,6 +191,14 @@ static GiltStatus lower_pool(Lower *l, PoolKind kind)
   p.col_major = graph_attr_int(l->op, "storage_order", 0) != 0;
   p.p = graph_attr_int(l->op, "p", 2);
   lower_window_read(l, p.x, NULL, &p.w);
+  if (kind == POOL_MAX && lower_max_pool_vector_apply(l, &p.w, p.x)) {
+    gilt_remark(l->op, "vectorize", "vectorized", 0, NULL,
+                "vectorized: %d f32 lanes of output columns by the depthwise "
+                "kernel's nest (conv_depthwise.c), parallel over channels",
+                LOWER_F32_LANES);
+    GiltValue *y = lower_max_pool_vector(l, &p.w, p.x);
+    return lower_replace(l, &y);
+  }
   GiltValue *dims[GRAPH_MAX_RANK];
   dims[0] = lower_dim(l, p.x, 0), dims[1] = lower_dim(l, p.x, 1);
   for (size_t i = 0; i < p.w.n; i++)

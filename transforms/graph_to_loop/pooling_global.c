@@ -4,8 +4,80 @@
 ** N x C x ... input, the result keeping them as 1s. They are lower_reduce
 ** (reduce.c) with the mean, the maximum (NaN propagates) and
 ** (sum |x|^p)^(1/p), p from the attribute (default 2).
+**
+** An f32 GlobalAveragePool or GlobalMaxPool of static spatial sizes
+** (SqueezeNet's 1000x13x13 at its end) goes instead by rows (rows.c):
+** each channel's plane seen as one row of H * W, summed (or maxed) 16
+** lanes at a time and the lanes combined after the loop, in parallel over
+** (n, c). The scalar nest carries a float accumulator that LLVM does not
+** vectorize. The order of the additions differs from the nest's; the
+** maximum propagates NaN as the nest does.
 */
 #include "transforms/graph_to_loop/lowering.h"
+
+/* ---- by rows ---------------------------------------------------------------- */
+
+typedef struct Plane {
+  LowerReduceKind kind;
+  GiltValue *x, *y, *len; /* x viewed as [N, C, H * W], y as [N, C, 1] */
+} Plane;
+
+static void plane_step(Lower *l, LowerRow *r, GiltValue *const *acc,
+                       GiltValue **next, void *user)
+{
+  Plane *p = user;
+  bool max = p->kind == LOWER_REDUCE_MAX;
+  /* Lanes past the row read what leaves the accumulator as it is. */
+  GiltValue *x = lower_row_load(l, r, p->x, NULL, max ? acc[0] : NULL);
+  next[0] = lower_binary(l, max ? LOOP_OP_MAXIMUMF : LOOP_OP_ADDF, acc[0], x);
+}
+
+static void plane_body(Lower *l, GiltValue *const *ivs, void *user)
+{
+  Plane *p = user;
+  bool max = p->kind == LOWER_REDUCE_MAX;
+  LowerRow r;
+  GiltValue *at[3] = {ivs[0], ivs[1], lower_index(l, 0)};
+  lower_row_init(l, &r, 3, at, p->len);
+  GiltValue *init =
+      lower_lanes_splat(l, &r.v, max ? lower_lowest(l, r.v.elem)
+                                     : lower_constant(l, r.v.elem, 0));
+  GiltValue *lanes;
+  lower_row_loop(l, &r, 1, &init, &lanes, plane_step, p);
+  GiltValue *v = lower_row_combine(l, max ? "maximumf" : "add", lanes);
+  if (!max)
+    v = lower_binary(l, LOOP_OP_DIVF, v, lower_index_to(l, p->len, r.v.elem));
+  lower_store(l, v, p->y, at);
+}
+
+/* Whether the pool goes by rows: f32, a mean or a maximum, 4-D, spatial
+** sizes static (the view of a plane as a row needs them). */
+static bool by_rows(Lower *l, LowerReduceKind kind, GiltValue *in)
+{
+  GiltType *t = gilt_value_get_type(in);
+  bool reduced[4] = {false, false, false, true};
+  return (kind == LOWER_REDUCE_MEAN || kind == LOWER_REDUCE_MAX) &&
+         t->shaped.rank == 4 && t->shaped.shape[2] != GILT_DYNAMIC &&
+         t->shaped.shape[3] != GILT_DYNAMIC &&
+         lower_row_apply(l, 4, reduced, t->shaped.elem);
+}
+
+static void pool_by_rows(Lower *l, LowerReduceKind kind, GiltValue *in,
+                         GiltValue *const *dims, GiltValue *out)
+{
+  GiltType *t = gilt_value_get_type(in);
+  int64_t hw = t->shaped.shape[2] * t->shaped.shape[3];
+  Plane p = {kind, NULL, NULL, lower_index(l, hw)};
+  int64_t xs[3] = {t->shaped.shape[0], t->shaped.shape[1], hw};
+  GiltValue *xd[3] = {dims[0], dims[1], p.len};
+  p.x = lower_reshaped(l, in, 3, xs, xd);
+  int64_t ys[3] = {t->shaped.shape[0], t->shaped.shape[1], 1};
+  GiltValue *yd[3] = {dims[0], dims[1], lower_index(l, 1)};
+  p.y = lower_reshaped(l, out, 3, ys, yd);
+  lower_parallel(l, 2, dims, plane_body, &p);
+}
+
+/* ---- the ops ------------------------------------------------------------------ */
 
 static GiltStatus lower_global_pool(Lower *l, LowerReduceKind kind, double p)
 {
@@ -19,7 +91,10 @@ static GiltStatus lower_global_pool(Lower *l, LowerReduceKind kind, double p)
   GiltValue *dims[GRAPH_MAX_RANK];
   lower_reduced_dims(l, in, reduced, true, dims);
   GiltValue *out = lower_alloc_result(l, 0, dims);
-  lower_reduce(l, kind, p, in, reduced, true, out);
+  if (by_rows(l, kind, in))
+    pool_by_rows(l, kind, in, dims, out);
+  else
+    lower_reduce(l, kind, p, in, reduced, true, out);
   return lower_replace(l, &out);
 }
 

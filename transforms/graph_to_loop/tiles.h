@@ -76,7 +76,8 @@ GILT_INTERNAL GiltValue *lower_pack_rows(Lower *l, const LowerMatrix *a,
 GILT_INTERNAL GiltValue *lower_pack_cols(Lower *l, const LowerMatrix *b,
                                          size_t nr);
 
-/* ---- convolutions (conv_tiled.c, conv_winograd.c, conv_depthwise.c) ------- */
+/* ---- convolutions (conv_tiled.c, conv_winograd.c, conv_depthwise.c,
+** conv_first.c) ---- */
 
 /* An input [N, C, H, W] padded with zeros and split by strides into phase
 ** planes, the rows of each laid end to end: planes[n, py * sw + px, c,
@@ -117,6 +118,17 @@ GILT_INTERNAL GiltValue *lower_conv_winograd(Lower *l, LowerWindow *w,
                                              GiltValue *x, GiltValue *weights,
                                              GiltValue *bias, int m);
 
+/* Whether the Conv being lowered goes through the kernel of few input
+** channels (conv_first.c): f32, 2-D, one group, at most 4 input
+** channels, a static multiple of 8 output channels, at most 7x7 taps,
+** output rows of static width, 16 or more. */
+GILT_INTERNAL bool lower_conv_first_apply(Lower *l, const LowerWindow *w,
+                                          GiltValue *weights, int64_t group);
+/* Y = conv(x, weights) + bias by that kernel: the new result buffer. */
+GILT_INTERNAL GiltValue *lower_conv_first(Lower *l, LowerWindow *w,
+                                          GiltValue *x, GiltValue *weights,
+                                          GiltValue *bias);
+
 /* Whether the Conv being lowered goes through the depthwise kernel
 ** (conv_depthwise.c): f32, 2-D, one input and one output channel per
 ** group, at most 7x7 taps, a column stride of at most 4. */
@@ -128,5 +140,13 @@ GILT_INTERNAL bool lower_conv_depthwise_apply(Lower *l, const LowerWindow *w,
 GILT_INTERNAL GiltValue *lower_conv_depthwise(Lower *l, LowerWindow *w,
                                               GiltValue *x, GiltValue *weights,
                                               GiltValue *bias);
+/* Whether the MaxPool being lowered, of window w, goes through the same
+** kernel: f32, 2-D, no Indices result, at most 7x7 taps, a column stride
+** of at most 4. */
+GILT_INTERNAL bool lower_max_pool_vector_apply(Lower *l, const LowerWindow *w,
+                                               GiltValue *x);
+/* Y = MaxPool(x) by that kernel: the new result buffer. */
+GILT_INTERNAL GiltValue *lower_max_pool_vector(Lower *l, LowerWindow *w,
+                                               GiltValue *x);
 
 #endif /* GILT_TRANSFORMS_GRAPH_TO_LOOP_TILES_H */
