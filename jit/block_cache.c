@@ -10,13 +10,6 @@
 ** turns that into a lookup. The static memory plan of a whole model is
 ** the full answer; this serves every program, AOT ones included.
 **
-** A new buffer of 2 MB or more is aligned to 2 MB and advised onto
-** transparent huge pages: the first call of a model touches every page
-** of its activations, and on the virtual machines gilt is measured on a
-** page fault costs some 10 us, so ResNet-18's 19 MB of them took 60 ms
-** in 4 KB faults. The rounding up to a whole huge page costs address
-** space, and at most one partly used huge page of memory per buffer.
-**
 ** The cache is one list under a mutex (a few dozen large allocations per
 ** call), bounded by a count and a total size; past either, the oldest
 ** buffer is freed. Sizes come from malloc_usable_size, so nothing is
@@ -30,10 +23,8 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 
 enum { SLOTS = 64 };
-#define HUGE_PAGE ((size_t)2 << 20)
 #define MAX_BYTES ((size_t)1 << 30)
 
 typedef struct Block {
@@ -51,19 +42,6 @@ static void remove_at(size_t i)
   for (size_t j = i + 1; j < num_blocks; j++)
     blocks[j - 1] = blocks[j];
   num_blocks--;
-}
-
-void *jit_block_allocate(size_t size)
-{
-  if (size < HUGE_PAGE || size > SIZE_MAX - HUGE_PAGE)
-    return aligned_alloc(JIT_BLOCK_CACHE_ALIGN, size);
-  size_t rounded = (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-  void *p = aligned_alloc(HUGE_PAGE, rounded);
-#ifdef MADV_HUGEPAGE
-  if (p)
-    (void)madvise(p, rounded, MADV_HUGEPAGE); /* a hint only */
-#endif
-  return p;
 }
 
 void *jit_block_take(size_t size)

@@ -14,15 +14,11 @@
 /* The alignment every buffer of that size gets, cached or new. */
 #define JIT_BLOCK_CACHE_ALIGN 64
 
-/* A new buffer of `size` (>= JIT_BLOCK_CACHE_MIN) bytes for the cache's
-** use, free()-able: from 2 MB up, aligned to 2 MB and on transparent
-** huge pages where the system gives them (block_cache.c says why). NULL
-** when out of memory. */
-void *jit_block_allocate(size_t size);
 /* A kept buffer of at least `size` bytes (and at most twice that), taken
 ** out of the cache; NULL when none fits. */
 void *jit_block_take(size_t size);
-/* Keeps p, a buffer from jit_block_allocate, for a later take; frees the
+/* Keeps p, a buffer of JIT_BLOCK_CACHE_MIN bytes or more from
+** aligned_alloc(JIT_BLOCK_CACHE_ALIGN, ...), for a later take; frees the
 ** oldest kept buffers to stay within the cache's bounds. */
 void jit_block_keep(void *p);
 /* Frees every kept buffer. */

@@ -76,7 +76,7 @@ static void *allocate(int64_t bytes, int64_t align)
   if ((size_t)size < JIT_BLOCK_CACHE_MIN || align > JIT_BLOCK_CACHE_ALIGN)
     return aligned_alloc((size_t)align, (size_t)size);
   void *p = jit_block_take((size_t)size);
-  return p ? p : jit_block_allocate((size_t)size);
+  return p ? p : aligned_alloc(JIT_BLOCK_CACHE_ALIGN, (size_t)size);
 }
 
 /* Frees a buffer from allocate: a large one into the block cache. */
