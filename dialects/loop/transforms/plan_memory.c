@@ -19,8 +19,11 @@
 ** it, so the buffer is live over that whole op. A buffer used in any
 ** other way is left as it is: returned, passed to a call, yielded,
 ** carried by a loop, freed through a view or outside the block; so are
-** dynamic shapes, alignments above 64 bytes, and the allocs inside loop
-** bodies (they are not in the top-level block).
+** sizes only the run knows, alignments above 64 bytes, and the allocs
+** inside loop bodies (they are not in the top-level block). A dynamic
+** size that is a loop.constant is known: graph-to-loop gives many of its
+** scratch buffers such sizes, and the view of their static shape is seen
+** with the alloc's type through a loop.reshape.
 **
 ** The placement is greedy by size with first fit (TFLite's arena
 ** planner, "greedy by size"; XLA's heap simulator does the same over its
@@ -48,6 +51,7 @@
 
 typedef struct Buffer {
   GiltOp *alloc, *dealloc;
+  GiltType *type; /* the static type of the view */
   size_t start, end; /* positions of alloc and dealloc in the block */
   int64_t size, offset;
 } Buffer;
@@ -120,17 +124,43 @@ static bool use_is_planned(Plan *p, GiltOperand *u, size_t a,
   return is_view(u) || is_access(u->owner);
 }
 
+/* The type of loop.alloc op with its dynamic sizes replaced by the
+** constants they are, or NULL when one is not a constant. */
+static GiltType *static_type(Plan *p, GiltOp *alloc)
+{
+  GiltType *t = gilt_value_get_type(gilt_op_get_result(alloc, 0));
+  size_t rank = t->shaped.rank, n = 0;
+  int64_t shape[rank + 1];
+  for (size_t d = 0; d < rank; d++) {
+    shape[d] = t->shaped.shape[d];
+    if (shape[d] != GILT_DYNAMIC)
+      continue;
+    GiltOp *def = gilt_value_get_defining_op(gilt_op_get_operand(alloc, n++));
+    GiltAttr *value = loop_op_is(def, LOOP_OP_CONSTANT)
+                          ? gilt_op_get_attr(def, "value")
+                          : NULL;
+    if (!value || value->kind != GILT_ATTR_INTEGER ||
+        gilt_integer_attr_get_value(value) < 0)
+      return NULL;
+    shape[d] = gilt_integer_attr_get_value(value);
+  }
+  return n ? gilt_memref_type_get(p->ctx, rank, shape, t->shaped.elem, NULL,
+                                  NULL)
+           : t;
+}
+
 /* Fills *b for a loop.alloc of the block that can be planned; false when
 ** it cannot (see the top of the file). */
 static bool plannable(Plan *p, GiltOp *alloc, Buffer *b)
 {
   GiltValue *v = gilt_op_get_result(alloc, 0);
   GiltAttr *align = gilt_op_get_attr(alloc, "alignment");
+  GiltType *type = static_type(p, alloc);
   size_t bytes;
-  if (gilt_op_get_num_operands(alloc) ||
+  if (!type ||
       (align && gilt_integer_attr_get_value(align) > ARENA_ALIGNMENT) ||
-      !gilt_shaped_type_get_byte_size(gilt_value_get_type(v), &bytes) ||
-      !bytes || bytes > INT64_MAX / 2)
+      !gilt_shaped_type_get_byte_size(type, &bytes) || !bytes ||
+      bytes > INT64_MAX / 2)
     return false;
   GiltOp *dealloc = NULL;
   size_t last = 0, at;
@@ -147,7 +177,7 @@ static bool plannable(Plan *p, GiltOp *alloc, Buffer *b)
     }
   if (!dealloc || last != position_of(p, dealloc))
     return false;
-  *b = (Buffer){.alloc = alloc, .dealloc = dealloc,
+  *b = (Buffer){.alloc = alloc, .dealloc = dealloc, .type = type,
                 .start = position_of(p, alloc), .end = last,
                 .size = (int64_t)bytes};
   return true;
@@ -192,17 +222,33 @@ static void place(Plan *p, size_t k)
 }
 
 static GiltOp *create(Plan *p, const char *name, GiltLocation *loc,
-                      GiltValue *operand, GiltType *result,
+                      size_t n, GiltValue *const *operands, GiltType *result,
                       const GiltNamedAttr *attr)
 {
   GiltOpState st = gilt_op_state_get(name, loc);
-  st.num_operands = operand ? 1 : 0;
-  st.operands = &operand;
+  st.num_operands = n;
+  st.operands = operands;
   st.num_results = result ? 1 : 0;
   st.result_types = &result;
   st.num_attrs = attr ? 1 : 0;
   st.attrs = attr;
   return gilt_op_create(p->ctx, &st);
+}
+
+/* View `v` with the type of loop.alloc op and its dynamic sizes: a
+** loop.reshape before the op. */
+static GiltValue *seen_as(Plan *p, GiltOp *alloc, GiltValue *v)
+{
+  size_t n = gilt_op_get_num_operands(alloc);
+  GiltValue *ops[n + 1];
+  ops[0] = v;
+  for (size_t i = 0; i < n; i++)
+    ops[i + 1] = gilt_op_get_operand(alloc, i);
+  GiltType *t = gilt_value_get_type(gilt_op_get_result(alloc, 0));
+  GiltOp *reshape = create(p, "loop.reshape", gilt_op_get_location(alloc),
+                           n + 1, ops, t, NULL);
+  gilt_block_insert_op_before(alloc, reshape);
+  return gilt_op_get_result(reshape, 0);
 }
 
 /* Makes the arena of `size` bytes at the top of the block, the planned
@@ -213,21 +259,24 @@ static void rewrite(Plan *p, int64_t size, GiltLocation *loc)
   GiltType *bytes = gilt_memref_type_get(
       p->ctx, 1, &size, gilt_integer_type_get(p->ctx, 8, GILT_SIGNLESS), NULL,
       NULL);
-  GiltOp *arena = create(p, "loop.alloc", loc, NULL, bytes, NULL);
+  GiltOp *arena = create(p, "loop.alloc", loc, 0, NULL, bytes, NULL);
   gilt_block_insert_op_before(p->block->first, arena);
   GiltValue *whole = gilt_op_get_result(arena, 0);
   for (size_t i = 0; i < p->buffers.len; i++) {
     Buffer *b = &p->buffers.data[i];
     GiltValue *old = gilt_op_get_result(b->alloc, 0);
+    GiltLocation *at = gilt_op_get_location(b->alloc);
     GiltNamedAttr offset = {"offset", gilt_integer_attr_get(i64, b->offset)};
-    GiltOp *view = create(p, "loop.view", gilt_op_get_location(b->alloc),
-                          whole, gilt_value_get_type(old), &offset);
+    GiltOp *view = create(p, "loop.view", at, 1, &whole, b->type, &offset);
     gilt_block_insert_op_before(b->alloc, view);
+    GiltValue *now = gilt_op_get_result(view, 0);
+    if (b->type != gilt_value_get_type(old))
+      now = seen_as(p, b->alloc, now);
     gilt_op_destroy(b->dealloc);
-    gilt_value_replace_all_uses_with(old, gilt_op_get_result(view, 0));
+    gilt_value_replace_all_uses_with(old, now);
     gilt_op_destroy(b->alloc);
   }
-  GiltOp *free_op = create(p, "loop.dealloc", loc, whole, NULL, NULL);
+  GiltOp *free_op = create(p, "loop.dealloc", loc, 1, &whole, NULL, NULL);
   gilt_block_insert_op_before(gilt_block_get_terminator(p->block), free_op);
 }
 
