@@ -352,8 +352,8 @@ static GiltStatus lower_view(L2L *l, GiltOp *op)
   row_major(l, rank, sizes, strides);
   int64_t offset =
       gilt_integer_attr_get_value(gilt_op_get_attr(op, "offset"));
-  GiltValue *first = l2l_binary(l, LLVM_OP_ADD, l2l_extract(l, src, L2L_OFFSET),
-                                l2l_i64(l, offset));
+  GiltValue *src_offset = l2l_extract(l, src, L2L_OFFSET);
+  GiltValue *first = l2l_binary(l, LLVM_OP_ADD, src_offset, l2l_i64(l, offset));
   GiltType *byte =
       l2l_memory_type(l, gilt_value_get_type(source)->shaped.elem);
   GiltValue *data = l2l_gep(l, byte, l2l_extract(l, src, L2L_DATA), first);

@@ -63,7 +63,7 @@ typedef struct Plan {
   GILT_VEC(Buffer) buffers;
   GILT_VEC(GiltValue *) aliases;
   GILT_VEC(Buffer *) placed; /* scratch of place(), by offset */
-  size_t num_left;           /* static allocs of the block not planned */
+  size_t num_left;           /* allocs of the block not planned */
 } Plan;
 
 static int64_t align_up(int64_t n)
