@@ -83,9 +83,13 @@ double model_now_ms(void)
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* On the CPU the temporary buffers then share one arena per function
+** (loop-plan-memory); the GPU pipeline keeps its allocations, which
+** gpu-map-parallel places on the device one by one. */
 const char *gilt_model_default_pipeline(bool interpret)
 {
-  return interpret ? LOOP_PIPELINE : LOOP_PIPELINE ",loop-to-llvm";
+  return interpret ? LOOP_PIPELINE ",loop-plan-memory"
+                   : LOOP_PIPELINE ",loop-plan-memory,loop-to-llvm";
 }
 
 const char *gilt_model_default_pipeline_for(const GiltModelOptions *o)

@@ -309,15 +309,19 @@ static size_t count_dynamic(GiltType *t)
   return n;
 }
 
+/* What loop.alloc and loop.view make buffers of. */
+static bool is_buffer_element(GiltType *t)
+{
+  return is_scalar_or_vector(t) && t->kind != GILT_TYPE_VECTOR &&
+         (t->kind != GILT_TYPE_INTEGER || gilt_type_get_bit_width(t) <= 64);
+}
+
 GiltStatus loop_verify_alloc(GiltOp *op)
 {
   GiltType *t = result_type(op, 0);
   if (t->shaped.layout)
     return gilt_op_emit_error(op, "allocates buffers of the identity layout");
-  if (!is_scalar_or_vector(t->shaped.elem) ||
-      t->shaped.elem->kind == GILT_TYPE_VECTOR ||
-      (t->shaped.elem->kind == GILT_TYPE_INTEGER &&
-       gilt_type_get_bit_width(t->shaped.elem) > 64))
+  if (!is_buffer_element(t->shaped.elem))
     return gilt_op_emit_error(op, "allocates buffers of integers (up to 64 "
                                   "bits), indices or floats");
   if (gilt_op_get_num_operands(op) != count_dynamic(t))
@@ -422,6 +426,41 @@ GiltStatus loop_verify_reshape(GiltOp *op)
   if (a >= 0 && b >= 0 && a != b)
     return gilt_op_emit_error(op, "cannot view %lld elements as %lld",
                               (long long)a, (long long)b);
+  return GILT_SUCCESS;
+}
+
+/* The source is a whole buffer of bytes, as loop-plan-memory's arena:
+** a view of one at an offset would need that offset added, which a
+** constant attribute cannot carry. */
+GiltStatus loop_verify_view(GiltOp *op)
+{
+  GiltType *src = operand_type(op, 0), *res = result_type(op, 0);
+  GiltType *byte = src->shaped.elem;
+  if (src->shaped.rank != 1 || src->shaped.layout ||
+      !gilt_shaped_type_has_static_shape(src) ||
+      byte->kind != GILT_TYPE_INTEGER || gilt_type_get_bit_width(byte) != 8)
+    return gilt_op_emit_error(op, "views a statically sized buffer of bytes "
+                                  "(memref<Nxi8>)");
+  size_t bytes;
+  if (!gilt_shaped_type_get_byte_size(res, &bytes) || res->shaped.layout ||
+      !is_buffer_element(res->shaped.elem))
+    return gilt_op_emit_error(op, "result must be a static shape of the "
+                                  "identity layout, of integers (up to 64 "
+                                  "bits), indices or floats");
+  int64_t offset = gilt_integer_attr_get_value(gilt_op_get_attr(op, "offset"));
+  int64_t elem = (int64_t)gilt_type_get_storage_size(res->shaped.elem);
+  if (offset < 0)
+    return gilt_op_emit_error(op, "offset %lld is negative", (long long)offset);
+  if (offset % elem)
+    return gilt_op_emit_error(op, "offset %lld is not a multiple of the "
+                                  "element's %lld bytes",
+                              (long long)offset, (long long)elem);
+  if (bytes > (uint64_t)src->shaped.shape[0] ||
+      offset > src->shaped.shape[0] - (int64_t)bytes)
+    return gilt_op_emit_error(op, "%zu bytes at offset %lld lie outside the "
+                                  "source's %lld",
+                              bytes, (long long)offset,
+                              (long long)src->shaped.shape[0]);
   return GILT_SUCCESS;
 }
 

@@ -31,6 +31,7 @@ GILT_INTERNAL extern const GiltDialectDef gilt_loop_dialect;
   X(GiltStatus, verify_dim, (GiltOp *))                                      \
   X(GiltStatus, verify_subview, (GiltOp *))                                  \
   X(GiltStatus, verify_reshape, (GiltOp *))                                  \
+  X(GiltStatus, verify_view, (GiltOp *))                                     \
   X(GiltStatus, verify_copy, (GiltOp *))                                     \
   X(GiltStatus, verify_global, (GiltOp *))                                   \
   X(GiltStatus, verify_get_global, (GiltOp *))                               \

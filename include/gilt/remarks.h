@@ -36,9 +36,9 @@ typedef struct GiltRemarkArg {
 
 /* The categories gilt's passes remark in, for tools to check a user's
 ** list against: "fusion" (graph-fuse-epilogues), "tiling" (how
-** graph-to-loop computes a product: algorithm, register tile, packing)
-** and "vectorize" (vector widths). */
-#define GILT_REMARK_CATEGORIES "fusion,tiling,vectorize"
+** graph-to-loop computes a product: algorithm, register tile, packing),
+** "vectorize" (vector widths) and "memory" (loop-plan-memory's arena). */
+#define GILT_REMARK_CATEGORIES "fusion,tiling,vectorize,memory"
 
 /* The first name of the comma-separated `list` that is neither one of
 ** GILT_REMARK_CATEGORIES nor "all" (its length in *len), or NULL. */

@@ -4,7 +4,8 @@
 ** data[offset + i * strides[0] + j * strides[1] + ...] (jit/abi.h's
 ** GiltMemRefDesc, MLIR's strided memref). Allocation calls the runtime
 ** (gilt_rt_alloc, failing the run when it returns NULL), views (subview,
-** reshape) build new descriptors over the same data, copy is a loop nest.
+** reshape, view) build new descriptors over the same data, copy is a loop
+** nest.
 **
 ** Weights: a loop.global becomes an llvm.global of the same name whose
 ** `type` is the element type in memory and whose `value` is the dense
@@ -338,6 +339,29 @@ static GiltStatus lower_reshape(L2L *l, GiltOp *op)
   return GILT_SUCCESS;
 }
 
+/* A view's data starts at its byte, offset 0 as its identity layout
+** says; it is never freed itself (loop.dealloc of the source frees it). */
+static GiltStatus lower_view(L2L *l, GiltOp *op)
+{
+  GiltValue *source = gilt_op_get_operand(op, 0);
+  GiltValue *src = l2l_value(l, source);
+  GiltType *t = gilt_value_get_type(gilt_op_get_result(op, 0));
+  size_t rank = t->shaped.rank;
+  GiltValue *sizes[rank + 1], *strides[rank + 1];
+  l2l_type_sizes(l, t, NULL, sizes);
+  row_major(l, rank, sizes, strides);
+  int64_t offset =
+      gilt_integer_attr_get_value(gilt_op_get_attr(op, "offset"));
+  GiltValue *src_offset = l2l_extract(l, src, L2L_OFFSET);
+  GiltValue *first = l2l_binary(l, LLVM_OP_ADD, src_offset, l2l_i64(l, offset));
+  GiltType *byte =
+      l2l_memory_type(l, gilt_value_get_type(source)->shaped.elem);
+  GiltValue *data = l2l_gep(l, byte, l2l_extract(l, src, L2L_DATA), first);
+  l2l_map(l, gilt_op_get_result(op, 0),
+          l2l_descriptor(l, rank, data, l2l_i64(l, 0), sizes, strides));
+  return GILT_SUCCESS;
+}
+
 /* ---- copy ---------------------------------------------------------------------------- */
 
 typedef struct Copy {
@@ -468,6 +492,7 @@ GiltStatus l2l_lower_memory(L2L *l, GiltOp *op)
   case LOOP_OP_DIM: return lower_dim(l, op);
   case LOOP_OP_SUBVIEW: return lower_subview(l, op);
   case LOOP_OP_RESHAPE: return lower_reshape(l, op);
+  case LOOP_OP_VIEW: return lower_view(l, op);
   case LOOP_OP_COPY: return lower_copy(l, op);
   default: return lower_get_global(l, op);
   }

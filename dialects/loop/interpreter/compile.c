@@ -333,6 +333,10 @@ static bool prepare(Compiler *c, GiltOp *op, LoopOpId id, Instr *in)
     in->aux = r;
     in->list = operand_list(c, op, 1, n - 1);
     break;
+  case LOOP_OP_VIEW:
+    in->n = (uint32_t)r->shaped.rank;
+    in->aux = r;
+    break;
   case LOOP_OP_GET_GLOBAL:
     in->n = (uint32_t)r->shaped.rank;
     in->aux = gilt_symbol_table_lookup(

@@ -1,7 +1,7 @@
 /*
 ** memory.c - the interpreter's buffers: allocation and release, element
 ** loads and stores, and the ops that make descriptors (dim, subview,
-** reshape, get_global) or copy through them.
+** reshape, view, get_global) or copy through them.
 **
 ** Every access is checked against the descriptor's sizes and reported at
 ** the op with the offending indices. Buffers come from the context's
@@ -445,6 +445,26 @@ static bool op_reshape(Cell *f, const Instr *in, Interp *it)
   return true;
 }
 
+/* view: aux is the result type. The view's base is the byte it starts
+** at, as compiled code has it, so that its descriptor is what its type
+** says (offset 0); the price is that a use after the source is freed is
+** not caught through it (it is not in the map of allocations). */
+static bool op_view(Cell *f, const Instr *in, Interp *it)
+{
+  if (!interp_buffer_live(it, in->op, DESC_BASE(f, in->a)))
+    return false;
+  GiltType *t = (GiltType *)in->aux;
+  int64_t count;
+  for (uint32_t d = 0; d < in->n; d++)
+    DESC_SIZE(f, in->dst, d) = t->shaped.shape[d];
+  set_row_major(f, in->dst, in->n, &count);
+  int64_t offset =
+      gilt_integer_attr_get_value(gilt_op_get_attr(in->op, "offset"));
+  DESC_BASE(f, in->dst) = DESC_BASE(f, in->a) + DESC_OFFSET(f, in->a) + offset;
+  DESC_OFFSET(f, in->dst) = 0;
+  return true;
+}
+
 /* copy: element by element, in row-major order of the source. */
 static bool op_copy(Cell *f, const Instr *in, Interp *it)
 {
@@ -548,6 +568,7 @@ bool interp_select_memory(LoopOpId id, Instr *in)
   case LOOP_OP_DIM: in->fn = op_dim; return true;
   case LOOP_OP_SUBVIEW: in->fn = op_subview; return true;
   case LOOP_OP_RESHAPE: in->fn = op_reshape; return true;
+  case LOOP_OP_VIEW: in->fn = op_view; return true;
   case LOOP_OP_COPY: in->fn = op_copy; return true;
   case LOOP_OP_GET_GLOBAL: in->fn = op_get_global; return true;
   default: return false;

@@ -21,7 +21,7 @@
 **     block owns and hands over (else a fresh copy of it, made here);
 **   - at such a position, the block argument of a loop.for body and of a
 **     loop.while's "after" region (the previous iteration's buffer).
-** An owned buffer and its views (loop.reshape, loop.subview) may be read,
+** An owned buffer and its views (loop.reshape, loop.subview, loop.view) may be read,
 ** written, copied, measured (loop.dim) and viewed; it is freed after the
 ** last op of its block that uses it, directly or nested. Any other use is
 ** an escape, and the buffer is left to the function's end as before:
@@ -104,6 +104,7 @@ static UseKind classify(Dealloc *d, GiltOperand *u)
     return USE_ACCESS;
   case LOOP_OP_SUBVIEW:
   case LOOP_OP_RESHAPE:
+  case LOOP_OP_VIEW:
     return i == 0 ? USE_VIEW : USE_ESCAPE;
   case LOOP_OP_DEALLOC:
     return USE_FREE;
