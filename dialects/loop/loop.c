@@ -316,6 +316,29 @@ static bool is_buffer_element(GiltType *t)
          (t->kind != GILT_TYPE_INTEGER || gilt_type_get_bit_width(t) <= 64);
 }
 
+bool loop_op_is_buffer_access(GiltOp *op)
+{
+  switch (loop_op_id(op)) {
+  case LOOP_OP_LOAD:
+  case LOOP_OP_STORE:
+  case LOOP_OP_VECTOR_LOAD:
+  case LOOP_OP_VECTOR_STORE:
+  case LOOP_OP_MASKED_LOAD:
+  case LOOP_OP_MASKED_STORE:
+  case LOOP_OP_DIM:
+  case LOOP_OP_COPY:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool loop_op_is_view(GiltOp *op)
+{
+  LoopOpId id = loop_op_id(op);
+  return id == LOOP_OP_SUBVIEW || id == LOOP_OP_RESHAPE || id == LOOP_OP_VIEW;
+}
+
 GiltStatus loop_verify_alloc(GiltOp *op)
 {
   GiltType *t = result_type(op, 0);

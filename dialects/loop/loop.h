@@ -140,6 +140,14 @@ GILT_INTERNAL void loop_memref_strides(GiltType *memref, int64_t *strides,
 ** or a strided one that says the same with a zero offset). */
 GILT_INTERNAL bool loop_memref_is_contiguous(GiltType *memref);
 
+/* How an op uses a buffer it is given, for the passes that follow
+** buffers (loop-buffer-deallocation, loop-plan-memory): an access reads,
+** writes or measures it without keeping it (loads, stores, dim, copy); a
+** view op makes a new descriptor of its operand 0 (subview, reshape,
+** view) that aliases it. */
+GILT_INTERNAL bool loop_op_is_buffer_access(GiltOp *op);
+GILT_INTERNAL bool loop_op_is_view(GiltOp *op);
+
 /* loop.alloc's verifier: a result of the identity layout and of integers
 ** (up to 64 bits), indices or floats, one size operand per dynamic
 ** dimension, a power-of-two `alignment`. gpu.alloc checks the same. */

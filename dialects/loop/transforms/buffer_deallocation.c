@@ -92,20 +92,11 @@ static UseKind classify(Dealloc *d, GiltOperand *u)
   GiltOp *o = u->owner;
   size_t i = (size_t)(u - o->operands);
   GiltOp *parent = o->block ? gilt_block_get_parent_op(o->block) : NULL;
-  switch (loop_op_id(o)) {
-  case LOOP_OP_LOAD:
-  case LOOP_OP_STORE:
-  case LOOP_OP_VECTOR_LOAD:
-  case LOOP_OP_VECTOR_STORE:
-  case LOOP_OP_MASKED_LOAD:
-  case LOOP_OP_MASKED_STORE:
-  case LOOP_OP_DIM:
-  case LOOP_OP_COPY:
+  if (loop_op_is_buffer_access(o))
     return USE_ACCESS;
-  case LOOP_OP_SUBVIEW:
-  case LOOP_OP_RESHAPE:
-  case LOOP_OP_VIEW:
+  if (loop_op_is_view(o))
     return i == 0 ? USE_VIEW : USE_ESCAPE;
+  switch (loop_op_id(o)) {
   case LOOP_OP_DEALLOC:
     return USE_FREE;
   case LOOP_OP_YIELD:

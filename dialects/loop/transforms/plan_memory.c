@@ -71,30 +71,10 @@ static int64_t align_up(int64_t n)
   return (n + ARENA_ALIGNMENT - 1) / ARENA_ALIGNMENT * ARENA_ALIGNMENT;
 }
 
+/* Whether use u makes a view of the buffer (its operand 0). */
 static bool is_view(GiltOperand *u)
 {
-  LoopOpId id = loop_op_id(u->owner);
-  return (id == LOOP_OP_SUBVIEW || id == LOOP_OP_RESHAPE ||
-          id == LOOP_OP_VIEW) &&
-         u == &u->owner->operands[0];
-}
-
-/* Ops that read, write or measure a buffer without keeping it. */
-static bool is_access(GiltOp *op)
-{
-  switch (loop_op_id(op)) {
-  case LOOP_OP_LOAD:
-  case LOOP_OP_STORE:
-  case LOOP_OP_VECTOR_LOAD:
-  case LOOP_OP_VECTOR_STORE:
-  case LOOP_OP_MASKED_LOAD:
-  case LOOP_OP_MASKED_STORE:
-  case LOOP_OP_DIM:
-  case LOOP_OP_COPY:
-    return true;
-  default:
-    return false;
-  }
+  return loop_op_is_view(u->owner) && u == &u->owner->operands[0];
 }
 
 static size_t position_of(Plan *p, GiltOp *op)
@@ -121,7 +101,7 @@ static bool use_is_planned(Plan *p, GiltOperand *u, size_t a,
     *dealloc = u->owner;
     return true;
   }
-  return is_view(u) || is_access(u->owner);
+  return is_view(u) || loop_op_is_buffer_access(u->owner);
 }
 
 /* The type of loop.alloc op with its dynamic sizes replaced by the
