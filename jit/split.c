@@ -206,7 +206,11 @@ static void compile_parts(SplitPart *parts, size_t n)
 static GiltStatus add_part(JitOrc *orc, SplitPart *part, GiltLocation *loc)
 {
   if (!part->object) {
-    gilt_emit_error(loc, "%s", part->error);
+    /* No message only when even making one ran out of memory. */
+    gilt_emit_error(loc, "%s",
+                    part->error ? part->error
+                                : "cannot compile a part of the module: out "
+                                  "of memory");
     return GILT_FAILURE;
   }
   return jit_orc_add_object(orc, LLVMGetBufferStart(part->object),

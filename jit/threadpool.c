@@ -19,9 +19,11 @@
 ** loop.parallel bodies are uniform, and static chunks keep each thread on
 ** the same part of the data from one loop to the next.
 */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "jit/threadpool.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -57,8 +59,16 @@ static void spin_pause(void)
 #endif
 }
 
+/* The cores this process may run on: its affinity mask where the system
+** has one (a container limited to 2 of a host's 64 cores, taskset), else
+** the cores online. */
 size_t jit_threadpool_default_threads(void)
 {
+#ifdef CPU_COUNT
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+    return (size_t)CPU_COUNT(&set);
+#endif
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? (size_t)n : 1;
 }

@@ -187,13 +187,35 @@ GILT_INTERNAL GiltAttr *graph_operand_constant(const GraphOpView *v,
 ** (a block argument, another op, an elided resource, `none`). */
 GILT_INTERNAL GiltAttr *graph_value_constant(GiltValue *v);
 
-/* The epilogue graph-fuse-epilogues gives a Conv, Gemm or MatMul: "relu",
-** "clip", "sigmoid", "hard_swish" or "silu" (x * sigmoid(x)), applied to each result element as it is stored (after a
-** Conv's residual operand Z is added, when it has one); clip's bounds
-** [lo, hi] (f64, +-inf for an absent one) in the second. Every lowering
-** of the three ops applies it. */
+/* The epilogue graph-fuse-epilogues gives a Conv, Gemm or MatMul, as
+** the name of one of GRAPH_EPILOGUE_KINDS (x * sigmoid(x) for silu),
+** applied to each result element as it is stored (after a Conv's
+** residual operand Z is added, when it has one); clip's bounds [lo, hi]
+** (f64, +-inf for an absent one) in the second. Every lowering of the
+** three ops applies it. */
 #define GRAPH_EPILOGUE_ATTR "gilt.epilogue"
 #define GRAPH_EPILOGUE_BOUNDS_ATTR "gilt.epilogue_bounds"
+/* The activations an epilogue applies, each with its name in
+** GRAPH_EPILOGUE_ATTR: the one list that the fusion pass and the
+** lowerings share. */
+#define GRAPH_EPILOGUE_KINDS(X)                                               \
+  X(RELU, "relu")                                                             \
+  X(CLIP, "clip")                                                             \
+  X(SIGMOID, "sigmoid")                                                       \
+  X(HARD_SWISH, "hard_swish")                                                 \
+  X(SILU, "silu")
+typedef enum GraphEpilogue {
+  GRAPH_EPILOGUE_NONE,
+#define GRAPH_EPILOGUE_ENUM(sym, name) GRAPH_EPILOGUE_##sym,
+  GRAPH_EPILOGUE_KINDS(GRAPH_EPILOGUE_ENUM)
+#undef GRAPH_EPILOGUE_ENUM
+      GRAPH_EPILOGUE_UNKNOWN /* a name not in the list */
+} GraphEpilogue;
+/* The kind named by op's GRAPH_EPILOGUE_ATTR: NONE without one, UNKNOWN
+** for a name (or value) not in the list. */
+GILT_INTERNAL GraphEpilogue graph_epilogue_of(GiltOp *op);
+/* Sets op's GRAPH_EPILOGUE_ATTR to the name of kind k (not NONE). */
+GILT_INTERNAL void graph_epilogue_set(GiltOp *op, GraphEpilogue k);
 /* Reads an integer constant operand (any integer element type) into
 ** out[0..*n); false when it is not a constant or has > max elements. */
 GILT_INTERNAL bool graph_operand_ints(const GraphOpView *v, size_t i,

@@ -360,13 +360,22 @@ GiltStatus loop_verify_alloc(GiltOp *op)
   return GILT_SUCCESS;
 }
 
-/* A view would free its parent, or a block that is not one. */
+/* A view would free its parent, or a block that is not one: one with a
+** layout says so by its type; a loop.view (of the identity layout, at
+** some offset of its source), also through reshapes of it, by its
+** defining op. */
 GiltStatus loop_verify_dealloc(GiltOp *op)
 {
   GiltType *t = operand_type(op, 0);
   if (t->shaped.layout && !loop_memref_is_contiguous(t))
     return gilt_op_emit_error(op, "frees a whole buffer, not a view of one "
                                   "(the buffer has a layout)");
+  GiltOp *def = gilt_value_get_defining_op(gilt_op_get_operand(op, 0));
+  while (def && loop_op_is(def, LOOP_OP_RESHAPE))
+    def = gilt_value_get_defining_op(gilt_op_get_operand(def, 0));
+  if (def && loop_op_is(def, LOOP_OP_VIEW))
+    return gilt_op_emit_error(op, "frees a loop.view, which lies in another "
+                                  "buffer: free that buffer");
   return GILT_SUCCESS;
 }
 

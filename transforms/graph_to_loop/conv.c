@@ -324,7 +324,7 @@ static GiltStatus lower_conv(Lower *l)
 {
   GiltValue *x = lower_operand(l, 0);
   Conv c = {.wt = lower_operand(l, 1), .bias = lower_operand(l, 2)};
-  if (read_window(l, x, c.wt, &c.w))
+  if (lower_epilogue_check(l) || read_window(l, x, c.wt, &c.w))
     return GILT_FAILURE;
   int64_t group = graph_attr_int(l->op, "group", 1);
   int block = lower_conv_winograd_apply(l, &c.w, x, c.wt, group);

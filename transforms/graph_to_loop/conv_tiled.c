@@ -365,11 +365,14 @@ static void unswap_body(Lower *l, GiltValue *const *ivs, void *user)
 static void subsample_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   TiledConv *t = user;
-  GiltValue *from[4] = {
-      ivs[0], ivs[1], ix_mul(l, ivs[2], lower_index(l, t->w->strides[0])),
-      ix_mul(l, ivs[3], lower_index(l, t->w->strides[1]))};
-  GiltValue *to[4] = {ivs[0], lower_index(l, 0), ivs[1],
-                      ix_add(l, ix_mul(l, ivs[2], t->w->out[1]), ivs[3])};
+  /* One op per statement: the order of an initializer's elements is
+  ** unspecified, and gcc and clang would emit them differently. */
+  GiltValue *row = ix_mul(l, ivs[2], lower_index(l, t->w->strides[0]));
+  GiltValue *col = ix_mul(l, ivs[3], lower_index(l, t->w->strides[1]));
+  GiltValue *from[4] = {ivs[0], ivs[1], row, col};
+  GiltValue *zero = lower_index(l, 0);
+  GiltValue *at = ix_add(l, ix_mul(l, ivs[2], t->w->out[1]), ivs[3]);
+  GiltValue *to[4] = {ivs[0], zero, ivs[1], at};
   lower_store(l, lower_load(l, t->x, from), t->xp, to);
 }
 

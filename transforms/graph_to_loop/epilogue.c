@@ -11,30 +11,42 @@
 */
 #include "transforms/graph_to_loop/activation.h"
 
-#include <string.h>
+
+/* clip's bounds attribute when it is [lo, hi], else NULL. */
+static GiltAttr *clip_bounds(GiltOp *op)
+{
+  GiltAttr *bounds = gilt_op_get_attr(op, GRAPH_EPILOGUE_BOUNDS_ATTR);
+  return bounds && gilt_attr_get_kind(bounds) == GILT_ATTR_ARRAY &&
+                 gilt_array_attr_get_size(bounds) == 2 &&
+                 gilt_attr_get_kind(gilt_array_attr_get_element(bounds, 0)) ==
+                     GILT_ATTR_FLOAT &&
+                 gilt_attr_get_kind(gilt_array_attr_get_element(bounds, 1)) ==
+                     GILT_ATTR_FLOAT
+             ? bounds
+             : NULL;
+}
+
+GiltStatus lower_epilogue_check(Lower *l)
+{
+  GraphEpilogue k = graph_epilogue_of(l->op);
+  if (k == GRAPH_EPILOGUE_UNKNOWN)
+    return lower_error(l, "has an epilogue ('%s') that is none of relu, "
+                          "clip, sigmoid, hard_swish and silu",
+                       GRAPH_EPILOGUE_ATTR);
+  if (k == GRAPH_EPILOGUE_CLIP && !clip_bounds(l->op))
+    return lower_error(l, "has a clip epilogue without its bounds ('%s' = "
+                          "[lo, hi] as floats)",
+                       GRAPH_EPILOGUE_BOUNDS_ATTR);
+  return GILT_SUCCESS;
+}
 
 void lower_epilogue_read(Lower *l, LowerEpilogue *e)
 {
-  GiltAttr *kind = gilt_op_get_attr(l->op, GRAPH_EPILOGUE_ATTR);
-  GiltAttr *bounds = gilt_op_get_attr(l->op, GRAPH_EPILOGUE_BOUNDS_ATTR);
-  const char *k = kind && gilt_attr_get_kind(kind) == GILT_ATTR_STRING
-                      ? gilt_string_attr_get_value(kind, NULL)
-                      : "";
-  *e = (LowerEpilogue){LOWER_EPILOGUE_NONE, 0, 0, NULL};
+  *e = (LowerEpilogue){graph_epilogue_of(l->op), 0, 0, NULL};
   if (graph_op_is(l->op, GRAPH_OP_CONV))
     e->residual = lower_operand(l, 3);
-  if (!strcmp(k, "relu")) {
-    e->kind = LOWER_EPILOGUE_RELU;
-  } else if (!strcmp(k, "sigmoid")) {
-    e->kind = LOWER_EPILOGUE_SIGMOID;
-  } else if (!strcmp(k, "silu")) {
-    e->kind = LOWER_EPILOGUE_SILU;
-  } else if (!strcmp(k, "hard_swish")) {
-    e->kind = LOWER_EPILOGUE_HARD_SWISH;
-  } else if (!strcmp(k, "clip") && bounds &&
-             gilt_attr_get_kind(bounds) == GILT_ATTR_ARRAY &&
-             gilt_array_attr_get_size(bounds) == 2) {
-    e->kind = LOWER_EPILOGUE_CLIP;
+  if (e->kind == GRAPH_EPILOGUE_CLIP) {
+    GiltAttr *bounds = clip_bounds(l->op);
     e->lo = gilt_float_attr_get_value(gilt_array_attr_get_element(bounds, 0));
     e->hi = gilt_float_attr_get_value(gilt_array_attr_get_element(bounds, 1));
   }
@@ -44,17 +56,18 @@ GiltValue *lower_epilogue_apply(Lower *l, const LowerEpilogue *e,
                                 GiltValue *v)
 {
   switch (e->kind) {
-  case LOWER_EPILOGUE_RELU:
+  case GRAPH_EPILOGUE_RELU:
     return activation_relu(l, v);
-  case LOWER_EPILOGUE_CLIP:
+  case GRAPH_EPILOGUE_CLIP:
     return activation_clip(l, v, e->lo, e->hi);
-  case LOWER_EPILOGUE_SIGMOID:
+  case GRAPH_EPILOGUE_SIGMOID:
     return activation_sigmoid(l, v);
-  case LOWER_EPILOGUE_SILU:
+  case GRAPH_EPILOGUE_SILU:
     return activation_silu(l, v);
-  case LOWER_EPILOGUE_HARD_SWISH:
+  case GRAPH_EPILOGUE_HARD_SWISH:
     return activation_hard_swish(l, v);
-  case LOWER_EPILOGUE_NONE:
+  case GRAPH_EPILOGUE_NONE:
+  case GRAPH_EPILOGUE_UNKNOWN: /* refused by lower_epilogue_check */
     break;
   }
   return v;

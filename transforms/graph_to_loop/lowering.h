@@ -383,18 +383,16 @@ GILT_INTERNAL GiltValue *lower_lanes_add(Lower *l, GiltValue *a, GiltValue *b);
 ** each result as it is stored: a Conv's residual Z (its operand 3) added,
 ** then the activation (graph.h's GRAPH_EPILOGUE_ATTR). */
 typedef struct LowerEpilogue {
-  enum {
-    LOWER_EPILOGUE_NONE,
-    LOWER_EPILOGUE_RELU,
-    LOWER_EPILOGUE_CLIP,
-    LOWER_EPILOGUE_SIGMOID,
-    LOWER_EPILOGUE_SILU,
-    LOWER_EPILOGUE_HARD_SWISH
-  } kind;
+  GraphEpilogue kind;
   double lo, hi;       /* clip's bounds; infinite: none */
   GiltValue *residual; /* Z's buffer, of the result's shape; NULL: none */
 } LowerEpilogue;
 
+/* Failure, after reporting at the op, when its epilogue attribute is
+** not one gilt knows (a name outside GRAPH_EPILOGUE_KINDS, clip without
+** its two bounds): the lowerings of Conv, Gemm and MatMul check it
+** first, so that lower_epilogue_read can trust it. */
+GILT_INTERNAL GiltStatus lower_epilogue_check(Lower *l);
 GILT_INTERNAL void lower_epilogue_read(Lower *l, LowerEpilogue *e);
 /* v (a scalar or vector of the result's element type) with the
 ** activation applied; v itself when there is none. The residual is not

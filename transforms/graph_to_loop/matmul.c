@@ -329,6 +329,8 @@ static GiltValue *as_rows(Lower *l, GiltValue *x)
 
 static GiltStatus lower_mat_mul(Lower *l)
 {
+  if (lower_epilogue_check(l))
+    return GILT_FAILURE;
   GiltValue *a = lower_operand(l, 0), *b = lower_operand(l, 1), *full;
   bool a_vec = rank_of(a) == 1, b_vec = rank_of(b) == 1;
   a = as_matrix(l, a, true);
@@ -364,6 +366,8 @@ static void gemm_c_body(Lower *l, GiltValue *const *ivs, void *user)
 
 static GiltStatus lower_gemm(Lower *l)
 {
+  if (lower_epilogue_check(l))
+    return GILT_FAILURE;
   GiltValue *a = lower_operand(l, 0), *b = lower_operand(l, 1);
   GiltValue *c = lower_operand(l, 2);
   GiltType *elem = lower_result_elem(l, 0);

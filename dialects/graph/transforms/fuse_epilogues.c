@@ -48,19 +48,19 @@ typedef struct Candidates {
   OpList adds, muls, acts;
 } Candidates;
 
-/* The epilogue that the unary activation op becomes, or NULL when it is
+/* The epilogue that the unary activation op becomes, or NONE when it is
 ** none of those. */
-static const char *activation_kind(GiltOp *op)
+static GraphEpilogue activation_kind(GiltOp *op)
 {
   if (graph_op_is(op, GRAPH_OP_RELU))
-    return "relu";
+    return GRAPH_EPILOGUE_RELU;
   if (graph_op_is(op, GRAPH_OP_CLIP))
-    return "clip";
+    return GRAPH_EPILOGUE_CLIP;
   if (graph_op_is(op, GRAPH_OP_SIGMOID))
-    return "sigmoid";
+    return GRAPH_EPILOGUE_SIGMOID;
   if (graph_op_is(op, GRAPH_OP_HARD_SWISH))
-    return "hard_swish";
-  return NULL;
+    return GRAPH_EPILOGUE_HARD_SWISH;
+  return GRAPH_EPILOGUE_NONE;
 }
 
 static GiltWalkResult collect_binary(GiltOp *op, void *user)
@@ -77,7 +77,7 @@ static GiltWalkResult collect_binary(GiltOp *op, void *user)
 static GiltWalkResult collect_activations(GiltOp *op, void *user)
 {
   Candidates *c = user;
-  if (activation_kind(op))
+  if (activation_kind(op) != GRAPH_EPILOGUE_NONE)
     gilt_vec_push(gilt_op_get_context(op), &c->acts, op);
   return GILT_WALK_ADVANCE;
 }
@@ -247,12 +247,10 @@ static const char *why_not_producer(GiltValue *in, size_t uses,
 
 /* The producer's epilogue set to `kind`, then the ops (its users, in
 ** order) absorbed into it. */
-static void set_epilogue(GiltOp *producer, const char *kind, size_t n,
+static void set_epilogue(GiltOp *producer, GraphEpilogue kind, size_t n,
                          GiltOp *const *ops)
 {
-  GiltContext *ctx = gilt_op_get_context(producer);
-  gilt_op_set_attr(producer, GRAPH_EPILOGUE_ATTR,
-                   gilt_string_attr_get(ctx, kind, strlen(kind)));
+  graph_epilogue_set(producer, kind);
   for (size_t i = 0; i < n; i++)
     absorb(producer, ops[i], "epilogue");
 }
@@ -262,9 +260,9 @@ static bool fuse_activation(GiltOp *act)
   GiltContext *ctx = gilt_op_get_context(act);
   GiltOp *producer;
   double bounds[2] = {0, 0};
-  const char *what = activation_kind(act);
+  GraphEpilogue what = activation_kind(act);
   const char *why = why_not_producer(gilt_op_get_operand(act, 0), 1, &producer);
-  if (!why && !strcmp(what, "clip") &&
+  if (!why && what == GRAPH_EPILOGUE_CLIP &&
       (!clip_bound(act, 1, -INFINITY, &bounds[0]) ||
        !clip_bound(act, 2, INFINITY, &bounds[1])))
     why = "its bounds are not constants";
@@ -272,7 +270,7 @@ static bool fuse_activation(GiltOp *act)
     explain_not(act, why);
     return false;
   }
-  if (!strcmp(what, "clip")) {
+  if (what == GRAPH_EPILOGUE_CLIP) {
     GiltType *f64 = gilt_float_type_get(ctx, GILT_F64);
     GiltAttr *b[2] = {gilt_float_attr_get(f64, bounds[0]),
                       gilt_float_attr_get(f64, bounds[1])};
@@ -318,7 +316,7 @@ static bool fuse_silu(GiltOp *mul)
     return false;
   }
   GiltOp *ops[2] = {sigmoid, mul};
-  set_epilogue(producer, "silu", 2, ops);
+  set_epilogue(producer, GRAPH_EPILOGUE_SILU, 2, ops);
   return true;
 }
 

@@ -192,7 +192,8 @@ static bool op_alloc(Cell *f, const Instr *in, Interp *it)
 
 /* Marks the buffer freed; its block is released with the others at the
 ** end of the call (see the top of the file). A view at an offset cannot
-** come here: its type has a layout, which the verifier refuses. */
+** come here: the verifier refuses a loop.subview's (its type has a
+** layout) and a loop.view's (by its defining op). */
 static bool op_dealloc(Cell *f, const Instr *in, Interp *it)
 {
   size_t raw;
