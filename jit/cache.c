@@ -28,10 +28,9 @@
 ** pages, not a mapping that faults page by page): the object (the code
 ** only: its large weights are linked, translate.h) is copied once by ORC,
 ** and the weights are used where they lie in that memory, aligned as the
-** code assumes. A
-** ResNet-18 entry is 45 MB of weights and the checksum is the only pass
-** over them before the model runs. The header
-** holds the key so that a file renamed, or a hash that collides in the
+** code assumes. A ResNet-18 entry is 45 MB of weights and the checksum
+** is the only pass over them before the model runs. The header holds
+** the key so that a file renamed, or a hash that collides in the
 ** file name's truncation, is still caught; the checksum catches a file
 ** cut short or damaged. What it does not do is stop anyone who can write
 ** the cache directory: such a person can run code as the user anyway.

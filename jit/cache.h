@@ -25,7 +25,8 @@
 #define JIT_CACHE_FORMAT_VERSION 3u
 
 /* Where a weight's bytes start in an entry: at a multiple of this file
-** offset, so that mapped they are aligned as the code assumes. */
+** offset, so that read into memory aligned to huge pages
+** (whole_file.h) they are aligned as the code assumes. */
 #define JIT_CACHE_WEIGHT_ALIGN LLVM_LINKED_WEIGHT_ALIGN
 
 /* An entry function of a compiled module: its symbol and loop-level

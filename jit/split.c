@@ -106,7 +106,8 @@ static SplitFn *collect_functions(GiltOp *module, size_t *n)
 /* Group sizes, heaviest first: a group is known by its root's index. */
 static int by_size_descending(const void *a, const void *b)
 {
-  const SplitFn *x = *(const SplitFn *const *)a, *y = *(const SplitFn *const *)b;
+  const SplitFn *x = *(const SplitFn *const *)a;
+  const SplitFn *y = *(const SplitFn *const *)b;
   return (x->size < y->size) - (x->size > y->size);
 }
 

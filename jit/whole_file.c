@@ -21,7 +21,10 @@
 
 enum { HUGE_PAGE = 2u << 20 };
 
-static size_t round_up(size_t n) { return (n + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1); }
+static size_t round_up(size_t n)
+{
+  return (n + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
+}
 
 bool whole_file_read(int fd, size_t size, WholeFile *f)
 {

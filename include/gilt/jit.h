@@ -49,8 +49,8 @@ typedef struct GiltJitOptions {
   const GiltJitSymbol *symbols;
   /* Threads LLVM optimizes and compiles the module's functions on, the
   ** calling thread included (docs/jit.md): 1 compiles it whole on the
-  ** calling thread; 0, all cores online. The code is the same either
-  ** way. */
+  ** calling thread; 0, all the cores this process may run on. The
+  ** results are the same either way; the code nearly so (docs/jit.md). */
   size_t compile_threads;
 } GiltJitOptions;
 

@@ -125,7 +125,6 @@ static void push(GjitSpecs *list, const char *spec)
   list->specs = grown;
 }
 
-/* "RTOL,ATOL": two non-negative numbers. */
 /* A thread count of 1 to 1024 for --`flag` into *threads; false after
 ** saying what is wrong. */
 static bool parse_threads(const char *flag, const char *arg, size_t *threads)
@@ -141,6 +140,7 @@ static bool parse_threads(const char *flag, const char *arg, size_t *threads)
   return false;
 }
 
+/* "RTOL,ATOL": two non-negative numbers. */
 static bool parse_tolerance(GjitOptions *o, const char *s)
 {
   char *end;

@@ -246,7 +246,8 @@ bool lower_conv_first_apply(Lower *l, const LowerWindow *w,
          lower_result_elem(l, 0) == gilt_float_type_get(l->ctx, GILT_F32) &&
          k[0] != GILT_DYNAMIC && k[0] % BLOCK_CHANNELS == 0 &&
          k[1] != GILT_DYNAMIC && k[1] <= MAX_CHANNELS &&
-         k[2] * k[3] <= MAX_TAPS && yt->shaped.shape[3] != GILT_DYNAMIC &&
+         lower_taps_fit(k[2], k[3], MAX_TAPS) &&
+         yt->shaped.shape[3] != GILT_DYNAMIC &&
          yt->shaped.shape[3] >= LOWER_F32_LANES;
 }
 

@@ -23,8 +23,8 @@
 ** positions do (conv_tiled.c): the input is split into m x m phase
 ** planes, so that block (bh, bw)'s pixel (i, j) is plane (i % m, j % m)'s
 ** element (bh + i / m, bw + j / m): 16 consecutive blocks of a row read 16
-** consecutive floats of each plane, and V is [C, alpha^2, rows of blocks
-** end to end]: element e's [C, blocks] is a B operand the tiles read with
+** consecutive floats of each plane, and V is [N, C, alpha^2, rows of
+** blocks end to end]: element e's [C, blocks] is a B operand the tiles read with
 ** vector loads, and the alpha^2 vectors a transform writes or reads for
 ** one channel lie a row apart, not a whole product apart (those would be
 ** a multiple of 4 KB apart and share one set of the L1 cache). M is laid

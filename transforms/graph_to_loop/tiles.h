@@ -149,4 +149,12 @@ GILT_INTERNAL bool lower_max_pool_vector_apply(Lower *l, const LowerWindow *w,
 GILT_INTERNAL GiltValue *lower_max_pool_vector(Lower *l, LowerWindow *w,
                                                GiltValue *x);
 
+/* Whether a kh x kw window (sizes from the weights' type or the op's
+** attributes: dynamic, or absurd in a malformed model) has at most `max`
+** taps, without overflowing. */
+static inline bool lower_taps_fit(int64_t kh, int64_t kw, int64_t max)
+{
+  return kh >= 1 && kw >= 1 && kh <= max && kw <= max / kh;
+}
+
 #endif /* GILT_TRANSFORMS_GRAPH_TO_LOOP_TILES_H */

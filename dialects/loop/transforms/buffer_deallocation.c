@@ -21,8 +21,8 @@
 **     block owns and hands over (else a fresh copy of it, made here);
 **   - at such a position, the block argument of a loop.for body and of a
 **     loop.while's "after" region (the previous iteration's buffer).
-** An owned buffer and its views (loop.reshape, loop.subview, loop.view) may be read,
-** written, copied, measured (loop.dim) and viewed; it is freed after the
+** An owned buffer and its views (loop.reshape, loop.subview, loop.view)
+** may be read, written, copied, measured (loop.dim) and viewed; it is freed after the
 ** last op of its block that uses it, directly or nested. Any other use is
 ** an escape, and the buffer is left to the function's end as before:
 ** returned, passed to a call, yielded or carried at a position that is
