@@ -189,7 +189,8 @@ static void place(Plan *p, size_t k)
     if (o->start <= b->end && b->start <= o->end)
       gilt_vec_push(p->ctx, &p->placed, o);
   }
-  qsort(p->placed.data, p->placed.len, sizeof *p->placed.data, by_offset);
+  if (p->placed.len > 1) /* qsort's array must not be NULL, even empty */
+    qsort(p->placed.data, p->placed.len, sizeof *p->placed.data, by_offset);
   int64_t offset = 0;
   for (size_t i = 0; i < p->placed.len; i++) {
     Buffer *o = p->placed.data[i];
