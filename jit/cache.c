@@ -147,12 +147,6 @@ static void put32(GiltStrBuf *sb, uint32_t v)
   gilt_strbuf_append(sb, (const char *)b, 4);
 }
 
-static void put64(unsigned char *b, uint64_t v)
-{
-  for (int i = 0; i < 8; i++)
-    b[i] = (unsigned char)(v >> (8 * i));
-}
-
 /* The payload before the object: the functions, the weights, then the
 ** object's size. */
 static void write_tables(GiltStrBuf *sb, size_t num_fns,
@@ -181,10 +175,10 @@ static void write_tables(GiltStrBuf *sb, size_t num_fns,
   for (size_t i = 0; i < num_weights; i++) {
     put32(sb, (uint32_t)strlen(weights[i].symbol) + 1);
     gilt_strbuf_append(sb, weights[i].symbol, strlen(weights[i].symbol) + 1);
-    put64(b, weights[i].nbytes);
+    jit_put64(b, weights[i].nbytes);
     gilt_strbuf_append(sb, (const char *)b, 8);
   }
-  put64(b, object_size);
+  jit_put64(b, object_size);
   gilt_strbuf_append(sb, (const char *)b, 8);
 }
 
@@ -240,7 +234,7 @@ static bool write_payload(int fd, const GiltStrBuf *tables,
   if (map == MAP_FAILED)
     return false;
   unsigned char sum[8];
-  put64(sum, jit_hash64((unsigned char *)map + HEADER_SIZE,
+  jit_put64(sum, jit_hash64((unsigned char *)map + HEADER_SIZE,
                         (size_t)at - HEADER_SIZE, 0));
   munmap(map, (size_t)at);
   return pwrite(fd, sum, 8, 32) == 8;
@@ -267,8 +261,8 @@ GiltStatus jit_cache_write(const char *path, uint64_t key, size_t num_fns,
     header[8 + i] = (unsigned char)(JIT_CACHE_FORMAT_VERSION >> (8 * i));
     header[12 + i] = (unsigned char)((unsigned)HEADER_SIZE >> (8 * i));
   }
-  put64(header + 16, key);
-  put64(header + 24, payload_size);
+  jit_put64(header + 16, key);
+  jit_put64(header + 24, payload_size);
 
   char *tmp;
   int fd = whole_file_replace_begin(path, &tmp);
@@ -290,14 +284,6 @@ GiltStatus jit_cache_write(const char *path, uint64_t key, size_t num_fns,
 }
 
 /* ---- reading ------------------------------------------------------------- */
-
-static uint64_t get64(const unsigned char *b)
-{
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; i--)
-    v = v << 8 | b[i];
-  return v;
-}
 
 static uint32_t get32(const unsigned char *b)
 {
@@ -361,7 +347,7 @@ static const char *parse_weights(const unsigned char **p,
     if (!symbol || end - *p < 8)
       return "a malformed weight table";
     e->weights[e->num_weights++] =
-        (LlvmLinkedWeight){symbol, NULL, (size_t)get64(*p)};
+        (LlvmLinkedWeight){symbol, NULL, (size_t)jit_get64(*p)};
     *p += 8;
   }
   return NULL;
@@ -414,10 +400,10 @@ static const char *parse_payload(GiltContext *ctx, const unsigned char *file,
   const char *why = parse_weights(&p, end, e);
   if (why)
     return why;
-  if (end - p < 8 || get64(p) > (uint64_t)(end - p - 8))
+  if (end - p < 8 || jit_get64(p) > (uint64_t)(end - p - 8))
     return "an object size that does not match the file";
   e->object = p + 8;
-  e->object_size = (size_t)get64(p);
+  e->object_size = (size_t)jit_get64(p);
   return place_weights(file, (uint64_t)(p + 8 - file) + e->object_size,
                        (uint64_t)(end - file), e);
 }
@@ -434,11 +420,11 @@ static const char *check(GiltContext *ctx, const unsigned char *b,
     return "it has another format version";
   if (get32(b + 12) != HEADER_SIZE)
     return "it has a bad header size";
-  if (get64(b + 16) != key)
+  if (jit_get64(b + 16) != key)
     return "it holds another key";
-  if (get64(b + 24) != size - HEADER_SIZE)
+  if (jit_get64(b + 24) != size - HEADER_SIZE)
     return "its size does not match its header (truncated?)";
-  if (jit_hash64(b + HEADER_SIZE, size - HEADER_SIZE, 0) != get64(b + 32))
+  if (jit_hash64(b + HEADER_SIZE, size - HEADER_SIZE, 0) != jit_get64(b + 32))
     return "its checksum does not match (damaged)";
   return parse_payload(ctx, b, b + size, e);
 }

@@ -22,4 +22,20 @@
 ** either byte order (words are read little-endian). */
 GILT_INTERNAL uint64_t jit_hash64(const void *data, size_t len, uint64_t seed);
 
+/* A u64 written and read little-endian, as the compile cache's files
+** hold them (cache.c's entries, model_hash.c's records). */
+static inline void jit_put64(unsigned char *b, uint64_t v)
+{
+  for (int i = 0; i < 8; i++)
+    b[i] = (unsigned char)(v >> (8 * i));
+}
+
+static inline uint64_t jit_get64(const unsigned char *b)
+{
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; i--)
+    v = v << 8 | b[i];
+  return v;
+}
+
 #endif /* GILT_JIT_HASH_H */

@@ -24,20 +24,6 @@
 static const char magic[8] = {'G', 'I', 'L', 'T', 'H', 'A', 'S', 'H'};
 enum { RECORD_SIZE = 24, RECENT_SECONDS = 2 };
 
-static void put64(unsigned char *b, uint64_t v)
-{
-  for (int i = 0; i < 8; i++)
-    b[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint64_t get64(const unsigned char *b)
-{
-  uint64_t v = 0;
-  for (int i = 0; i < 8; i++)
-    v |= (uint64_t)b[i] << (8 * i);
-  return v;
-}
-
 /* DIR/<identity>.hash for the file that `st` describes. */
 static void record_path(const char *dir, const struct stat *st, char *buf,
                         size_t size)
@@ -58,10 +44,10 @@ static bool read_record(const char *path, uint64_t size, uint64_t *hash)
     return false;
   unsigned char b[RECORD_SIZE];
   bool ok = read(fd, b, sizeof b) == (ssize_t)sizeof b &&
-            !memcmp(b, magic, 8) && get64(b + 16) == size;
+            !memcmp(b, magic, 8) && jit_get64(b + 16) == size;
   close(fd);
   if (ok)
-    *hash = get64(b + 8);
+    *hash = jit_get64(b + 8);
   return ok;
 }
 
@@ -70,8 +56,8 @@ static void write_record(const char *path, uint64_t hash, uint64_t size)
 {
   unsigned char b[RECORD_SIZE];
   memcpy(b, magic, 8);
-  put64(b + 8, hash);
-  put64(b + 16, size);
+  jit_put64(b + 8, hash);
+  jit_put64(b + 16, size);
   char *tmp;
   int fd = whole_file_replace_begin(path, &tmp);
   if (fd >= 0)
