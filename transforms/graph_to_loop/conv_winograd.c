@@ -22,14 +22,21 @@
 ** Blocks run along the padded input's rows, as the direct path's wide
 ** positions do (conv_tiled.c): the input is split into m x m phase
 ** planes, so that block (bh, bw)'s pixel (i, j) is plane (i % m, j % m)'s
-** element (bh + i / m, bw + j / m): 16 consecutive blocks of a row read 16
-** consecutive floats of each plane, and V is [N, C, alpha^2, rows of
-** blocks end to end]: element e's [C, blocks] is a B operand the tiles read with
-** vector loads, and the alpha^2 vectors a transform writes or reads for
-** one channel lie a row apart, not a whole product apart (those would be
-** a multiple of 4 KB apart and share one set of the L1 cache). M is laid
-** out alike. Blocks past the output's right edge are computed and
-** dropped.
+** element (bh + i / m, bw + j / m), and 16 consecutive blocks of a row
+** read 16 consecutive floats of each plane.
+**
+** The work goes in groups of block rows, one parallel loop over them,
+** each group's three steps run back to back on one thread: its V and M
+** (sized by the cost model's cache budget) stay in that core's L2
+** cache, where transforms split by channel and products split by
+** element would pass every byte from one core to the other twice (at 2
+** threads those layers ran no faster than at 1). A group's V is [C,
+** alpha^2, its blocks], a row of blocks padded to whole vectors: element
+** e's [C, blocks] is a B operand the tiles read with vector loads, and
+** the alpha^2 vectors a transform writes or reads for one channel lie a
+** row apart, not a whole product apart (those would be a multiple of 4
+** KB apart and share one set of the L1 cache). M is laid out alike.
+** Blocks past the output's right edge are computed and dropped.
 */
 #include "transforms/graph_to_loop/tiles.h"
 
@@ -80,10 +87,21 @@ typedef struct Winograd {
   GiltValue *x, *y, *bias;
   GiltValue *planes, *pitch; /* the input's m x m phase planes */
   GiltValue *u, *vt, *m;     /* transformed weights, inputs, products */
-  GiltValue *blocks;         /* block rows * pitch: the products' width */
-  GiltValue *n, *e;          /* the batch and transform-element indices */
-  int64_t oc_blocks;         /* ceil(OC / 6): U's panels per element */
+  GiltValue *row_width;      /* a row of blocks in V and M: whole vectors */
+  GiltValue *group_rows;     /* block rows in a group */
+  GiltValue *block_rows, *vectors, *c, *oc;
+  /* The group being emitted: batch, group, first block row, block rows
+  ** in it, blocks (columns of V and M) in it; the product's element. */
+  GiltValue *n, *g, *first_row, *rows, *blocks, *e;
+  int64_t oc_blocks; /* ceil(OC / 6): U's panels per element */
 } Winograd;
+
+/* How a layer's blocks go in groups: rows of `row_width` blocks (a whole
+** number of vectors), `group_rows` of them a group, `groups` groups, each
+** `group_width` columns wide in V and M (whole tiles of 32). */
+typedef struct WinogradGroups {
+  int64_t block_rows, row_width, group_rows, groups, group_width;
+} WinogradGroups;
 
 /* ---- weights, at compile time ------------------------------------------- */
 
@@ -201,12 +219,24 @@ static void load_blocks(Lower *l, Winograd *t, GiltValue *const *at,
     }
 }
 
+/* The column of V and M where the vector of blocks (row r of the group,
+** vector j) starts, and that vector's first block in its row. */
+static GiltValue *group_column(Lower *l, const Winograd *t, GiltValue *r,
+                               GiltValue *j, GiltValue **bw)
+{
+  *bw = ix_mul(l, j, lower_index(l, LOWER_F32_LANES));
+  return ix_add(l, ix_mul(l, r, t->row_width), *bw);
+}
+
+/* V for one channel's vector of blocks: ivs are (c, row in the group,
+** vector). */
 static void input_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   Winograd *t = user;
   int alpha = t->f->alpha;
-  GiltValue *bw = ix_mul(l, ivs[3], lower_index(l, LOWER_F32_LANES));
-  GiltValue *at[4] = {ivs[0], ivs[1], ivs[2], bw};
+  GiltValue *bw;
+  GiltValue *col = group_column(l, t, ivs[1], ivs[2], &bw);
+  GiltValue *at[4] = {t->n, ivs[0], ix_add(l, t->first_row, ivs[1]), bw};
   GiltValue *d[WINOGRAD_MAX_ALPHA * WINOGRAD_MAX_ALPHA];
   GiltValue *rows[WINOGRAD_MAX_ALPHA * WINOGRAD_MAX_ALPHA];
   GiltValue *v[WINOGRAD_MAX_ALPHA * WINOGRAD_MAX_ALPHA];
@@ -216,9 +246,8 @@ static void input_body(Lower *l, GiltValue *const *ivs, void *user)
   for (int i = 0; i < alpha; i++) /* then times B, row by row */
     combine(l, &t->v, t->f->bt, alpha, alpha, rows + i * alpha, 1,
             v + i * alpha);
-  GiltValue *col = ix_add(l, ix_mul(l, ivs[2], t->pitch), bw);
   for (int e = 0; e < alpha * alpha; e++) {
-    GiltValue *idx[4] = {ivs[0], ivs[1], lower_index(l, e), col};
+    GiltValue *idx[5] = {t->n, t->g, ivs[0], lower_index(l, e), col};
     lower_lanes_store(l, &t->v, NULL, v[e], t->vt, idx);
   }
 }
@@ -239,7 +268,7 @@ static GiltValue *tile_load_b(Lower *l, const LowerTileAt *at, size_t v,
                               void *user)
 {
   Winograd *t = user;
-  GiltValue *idx[4] = {t->n, at->red[0], t->e, at->cols[v]};
+  GiltValue *idx[5] = {t->n, t->g, at->red[0], t->e, at->cols[v]};
   return lower_lanes_load(l, &t->v, NULL, t->vt, idx);
 }
 
@@ -247,23 +276,23 @@ static void tile_store(Lower *l, const LowerTileAt *at, size_t i, size_t v,
                        GiltValue *sums, void *user)
 {
   Winograd *t = user;
-  GiltValue *idx[4] = {t->n, at->rows[i], t->e, at->cols[v]};
+  GiltValue *idx[5] = {t->n, t->g, at->rows[i], t->e, at->cols[v]};
   lower_lanes_store(l, &t->v, at->masks[v], sums, t->m, idx);
 }
 
+/* The group's product of element ivs[0]: [OC, C] x [C, its blocks]. */
 static void product_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   Winograd *t = user;
-  t->n = ivs[0];
-  t->e = ivs[1];
+  t->e = ivs[0];
   LowerTiles tiles = {
       .algorithm = t->f->algorithm,
-      .m = lower_dim(l, t->y, 1),
+      .m = t->oc,
       .n = t->blocks,
       .rows = 6,
       .vectors = 2,
       .num_reductions = 1,
-      .reductions = {lower_dim(l, t->x, 1)},
+      .reductions = {t->c},
       .load_a = tile_load_a,
       .load_b = tile_load_b,
       .store = tile_store,
@@ -291,19 +320,19 @@ static void store_then(Lower *l, GiltValue *const *ivs, void *user)
   lower_store(l, v, s->t->y, s->at);
 }
 
-/* Each lane of y[a * m + b] is one block of the vector from (n, oc, bh,
-** bw): its m x m outputs go one by one, those past the output's edges
-** not at all. */
-static void store_blocks(Lower *l, Winograd *t, GiltValue *const *ivs,
+/* Each lane of y[a * m + b] is one block of the vector from (oc, block
+** row bh, first block bw): its m x m outputs go one by one, those past
+** the output's edges not at all. */
+static void store_blocks(Lower *l, Winograd *t, GiltValue *oc, GiltValue *bh,
                          GiltValue *bw, GiltValue *const *y)
 {
   int m = t->f->m;
-  GiltValue *bias = t->bias ? lower_load(l, t->bias, &ivs[1]) : NULL;
+  GiltValue *bias = t->bias ? lower_load(l, t->bias, &oc) : NULL;
   for (int k = 0; k < LOWER_F32_LANES; k++) {
     GiltValue *bwk = ix_add(l, bw, lower_index(l, k));
     for (int a = 0; a < m; a++)
       for (int b = 0; b < m; b++) {
-        GiltValue *oh = ix_mul(l, ivs[2], lower_index(l, m));
+        GiltValue *oh = ix_mul(l, bh, lower_index(l, m));
         oh = ix_add(l, oh, lower_index(l, a));
         GiltValue *ow = ix_mul(l, bwk, lower_index(l, m));
         ow = ix_add(l, ow, lower_index(l, b));
@@ -314,31 +343,51 @@ static void store_blocks(Lower *l, Winograd *t, GiltValue *const *ivs,
         GiltValue *row_inside = lower_cmp(l, "slt", oh, t->w->out[0]);
         GiltValue *inside = lower_binary(l, LOOP_OP_ANDI, row_inside,
                                          lower_cmp(l, "slt", ow, t->w->out[1]));
-        GiltValue *to[4] = {ivs[0], ivs[1], oh, ow};
+        GiltValue *to[4] = {t->n, oc, oh, ow};
         StoreIf store = {t, v, to};
         lower_if(l, inside, store_then, NULL, &store);
       }
   }
 }
 
+/* Y for one output channel's vector of blocks: ivs are (oc, row in the
+** group, vector). */
 static void output_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   Winograd *t = user;
   int m = t->f->m, alpha = t->f->alpha;
-  GiltValue *bw = ix_mul(l, ivs[3], lower_index(l, LOWER_F32_LANES));
-  GiltValue *col = ix_add(l, ix_mul(l, ivs[2], t->pitch), bw);
+  GiltValue *bw;
+  GiltValue *col = group_column(l, t, ivs[1], ivs[2], &bw);
   GiltValue *mv[WINOGRAD_MAX_ALPHA * WINOGRAD_MAX_ALPHA];
   GiltValue *rows[WINOGRAD_MAX_ALPHA * WINOGRAD_MAX_ALPHA];
   GiltValue *y[WINOGRAD_MAX_ALPHA * WINOGRAD_MAX_ALPHA];
   for (int e = 0; e < alpha * alpha; e++) {
-    GiltValue *idx[4] = {ivs[0], ivs[1], lower_index(l, e), col};
+    GiltValue *idx[5] = {t->n, t->g, ivs[0], lower_index(l, e), col};
     mv[e] = lower_lanes_load(l, &t->v, NULL, t->m, idx);
   }
   for (int j = 0; j < alpha; j++) /* A^T M, column by column */
     combine(l, &t->v, t->f->at, m, alpha, mv + j, (size_t)alpha, rows + j);
   for (int a = 0; a < m; a++) /* then times A, row by row */
     combine(l, &t->v, t->f->at, m, alpha, rows + a * alpha, 1, y + a * m);
-  store_blocks(l, t, ivs, bw, y);
+  store_blocks(l, t, ivs[0], ix_add(l, t->first_row, ivs[1]), bw, y);
+}
+
+/* One group, start to end: its V for every input channel, its alpha^2
+** products, its outputs for every output channel. ivs are (n, group). */
+static void group_body(Lower *l, GiltValue *const *ivs, void *user)
+{
+  Winograd *t = user;
+  t->n = ivs[0];
+  t->g = ivs[1];
+  t->first_row = ix_mul(l, ivs[1], t->group_rows);
+  t->rows = ix_min(l, t->group_rows, ix_sub(l, t->block_rows, t->first_row));
+  t->blocks = ix_mul(l, t->rows, t->row_width);
+  GiltValue *in_dims[3] = {t->c, t->rows, t->vectors};
+  lower_nest(l, 3, in_dims, input_body, t);
+  GiltValue *elements = lower_index(l, t->f->alpha * t->f->alpha);
+  lower_nest(l, 1, &elements, product_body, t);
+  GiltValue *out_dims[3] = {t->oc, t->rows, t->vectors};
+  lower_nest(l, 3, out_dims, output_body, t);
 }
 
 /* ---- the cost model ------------------------------------------------------------ */
@@ -349,16 +398,56 @@ static void output_body(Lower *l, GiltValue *const *ivs, void *user)
 ** costs about as much as this many vector operations. */
 #define SCALAR_STORE_COST 3.0
 
-/* The vectors of 16 blocks F(m x m) computes at an output of oh x ow:
-** rows of blocks padded to whole vectors, the products to whole panels
-** of 32. */
-static double block_vectors(const WinogradTile *f, int64_t oh, int64_t ow)
+/* The bytes of V and M a group may take: most of a Zen 4 or Zen 5
+** core's 1 MB L2 cache, the rest left to the panels of U streaming
+** through. */
+#define GROUP_BYTES (768 * 1024)
+
+/* The groups of F(m x m) at a layer of c channels in and oc out, output
+** oh x ow: as many block rows a group as fit GROUP_BYTES (an even number
+** where a row is one vector, so that the tiles' columns come whole),
+** then spread evenly over the groups that makes. */
+static WinogradGroups winograd_groups(const WinogradTile *f, int64_t c,
+                                      int64_t oc, int64_t oh, int64_t ow)
 {
-  int64_t rows = (oh + f->m - 1) / f->m, cols = (ow + f->m - 1) / f->m;
-  int64_t pitch = (cols + LOWER_F32_LANES - 1) / LOWER_F32_LANES *
-                      LOWER_F32_LANES + 1;
-  int64_t width = (rows * pitch + 31) / 32 * 32;
-  return (double)width / LOWER_F32_LANES;
+  WinogradGroups g;
+  int64_t block_cols = (ow + f->m - 1) / f->m;
+  g.block_rows = (oh + f->m - 1) / f->m;
+  g.row_width =
+      (block_cols + LOWER_F32_LANES - 1) / LOWER_F32_LANES * LOWER_F32_LANES;
+  int64_t row_bytes =
+      (c + oc) * f->alpha * f->alpha * g.row_width * (int64_t)sizeof(float);
+  int64_t rows = GROUP_BYTES / row_bytes;
+  if (g.row_width % (2 * LOWER_F32_LANES))
+    rows = rows < 2 ? 2 : rows / 2 * 2;
+  if (rows < 1)
+    rows = 1;
+  if (rows > g.block_rows)
+    rows = g.block_rows;
+  g.groups = (g.block_rows + rows - 1) / rows;
+  g.group_rows = (g.block_rows + g.groups - 1) / g.groups;
+  if (g.row_width % (2 * LOWER_F32_LANES) && g.group_rows % 2 &&
+      g.group_rows < g.block_rows)
+    g.group_rows++;
+  g.groups = (g.block_rows + g.group_rows - 1) / g.group_rows;
+  /* Whole tiles, and a line of slack: a channel's alpha^2 vectors lie a
+  ** group's width apart, which at a multiple of 4 KB would put them all
+  ** in one set of the L1 cache (12 ways for 36 vectors). */
+  int64_t tile = 2 * LOWER_F32_LANES;
+  g.group_width = (g.group_rows * g.row_width + tile - 1) / tile * tile +
+                  LOWER_F32_LANES;
+  return g;
+}
+
+/* The vectors of blocks the products compute: each group's blocks
+** rounded to whole tiles of 32. */
+static double block_vectors(const WinogradGroups *g)
+{
+  int64_t tile = 2 * LOWER_F32_LANES;
+  int64_t full = (g->group_rows * g->row_width + tile - 1) / tile * tile;
+  int64_t last_rows = g->block_rows - (g->groups - 1) * g->group_rows;
+  int64_t last = (last_rows * g->row_width + tile - 1) / tile * tile;
+  return (double)((g->groups - 1) * full + last) / LOWER_F32_LANES;
 }
 
 /* F(m x m)'s time at the layer as a share of the direct tiles': vector
@@ -373,7 +462,10 @@ static double block_vectors(const WinogradTile *f, int64_t oh, int64_t ow)
 ** [.44]; 128x28x28 .63 [.59], .75 [.73]; 256x14x14 1.19 [1.12], 2.6
 ** [2.0]; SqueezeNet's 16->64 at 55x55 .86 [.94], .67 [.81]; 32->128 at
 ** 27x27 .72 [.82], .83 [1.16]; 64->256 at 13x13 1.23 [1.49], 2.1 [2.9]:
-** the choice is the fastest at each. */
+** the choice is the fastest at each. Those were measured before the
+** work went in groups, whose rows padded to whole vectors (no longer a
+** vector and one) lower the model's figures a little and change none of
+** those choices. */
 static double winograd_cost(const WinogradTile *f, int64_t c, int64_t oc,
                             int64_t oh, int64_t ow)
 {
@@ -383,7 +475,8 @@ static double winograd_cost(const WinogradTile *f, int64_t c, int64_t oc,
   double input = (double)c * (2 * a2 + bt_ops);
   double output = (double)oc * (a2 + at_ops + LOWER_F32_LANES * f->m * f->m *
                                                   SCALAR_STORE_COST);
-  double winograd = block_vectors(f, oh, ow) *
+  WinogradGroups g = winograd_groups(f, c, oc, oh, ow);
+  double winograd = block_vectors(&g) *
                     (a2 * (double)c * (double)oc + input + output);
   double direct = 9.0 * (double)c * (double)oc * (double)(oh * ow) /
                   LOWER_F32_LANES / DIRECT_EFFICIENCY;
@@ -453,60 +546,45 @@ GiltValue *lower_conv_winograd(Lower *l, LowerWindow *w, GiltValue *x,
   t.u = transform_weights(l, &t, weights);
   if (!t.u)
     return NULL;
+  /* lower_conv_winograd_apply saw static channels and output sizes. */
+  GiltType *yt = lower_result_type(l, 0);
+  int64_t c = gilt_value_get_type(x)->shaped.shape[1];
+  int64_t oc = gilt_value_get_type(weights)->shaped.shape[0];
+  WinogradGroups g = winograd_groups(t.f, c, oc, yt->shaped.shape[2],
+                                     yt->shaped.shape[3]);
   int64_t elements = t.f->alpha * t.f->alpha;
-  GiltValue *mi = lower_index(l, m), *lanes = lower_index(l, LOWER_F32_LANES);
-  GiltValue *block_rows = lower_binary(l, LOOP_OP_CEILDIVSI, w->out[0], mi);
-  GiltValue *block_cols = lower_binary(l, LOOP_OP_CEILDIVSI, w->out[1], mi);
+  GiltValue *mi = lower_index(l, m);
+  t.block_rows = lower_index(l, g.block_rows);
+  t.row_width = lower_index(l, g.row_width);
+  t.group_rows = lower_index(l, g.group_rows);
+  t.vectors = lower_index(l, g.row_width / LOWER_F32_LANES);
+  t.c = lower_index(l, c);
+  t.oc = lower_index(l, oc);
   /* A plane's row: every block of a row and its right neighbour's
   ** pixels, the whole padded row, and room for the last vector of
   ** blocks. */
-  GiltValue *whole_vectors =
-      ix_mul(l, lower_binary(l, LOOP_OP_CEILDIVSI, block_cols, lanes), lanes);
-  t.pitch = ix_max(l, whole_vectors,
+  t.pitch = ix_max(l, t.row_width,
                    lower_binary(l, LOOP_OP_CEILDIVSI, w->extent[1], mi));
   t.pitch = ix_add(l, t.pitch, lower_index(l, 1));
   GiltValue *plane_rows = ix_max(
-      l, block_rows, lower_binary(l, LOOP_OP_CEILDIVSI, w->extent[0], mi));
+      l, t.block_rows, lower_binary(l, LOOP_OP_CEILDIVSI, w->extent[0], mi));
   plane_rows = ix_add(l, plane_rows, lower_index(l, 1));
   LowerPlanes planes = {x, NULL, {w->begin[0], w->begin[1]}, {m, m}, t.pitch};
   lower_pad_planes(l, &planes, ix_mul(l, plane_rows, t.pitch));
   t.planes = planes.planes;
 
-  /* The products' width: whole rows of blocks, rounded to the tiles',
-  ** and a line more in the buffers, whose alpha^2 vectors of one channel
-  ** the transforms write and read together: at a multiple of 4 KB apart
-  ** they would share a set of the L1 cache, which holds 12 (F(4x4) at
-  ** 56x56: 256 columns). */
-  GiltValue *nr = lower_index(l, 2 * LOWER_F32_LANES);
-  t.blocks = ix_mul(l, block_rows, t.pitch);
-  GiltValue *width =
-      ix_mul(l, lower_binary(l, LOOP_OP_CEILDIVSI, t.blocks, nr), nr);
-  width = ix_add(l, width, lanes);
-  GiltValue *batch = lower_dim(l, x, 0), *c = lower_dim(l, x, 1);
-  GiltValue *oc = lower_dim(l, weights, 0);
-  GiltValue *ne = lower_index(l, elements);
-  int64_t dyn4[4] = {GILT_DYNAMIC, GILT_DYNAMIC, elements, GILT_DYNAMIC};
-  GiltValue *vdims[4] = {batch, c, ne, width};
+  GiltValue *batch = lower_dim(l, x, 0), *groups = lower_index(l, g.groups);
+  int64_t n = gilt_value_get_type(x)->shaped.shape[0];
+  int64_t vshape[5] = {n, g.groups, c, elements, g.group_width};
+  GiltValue *vdims[5] = {batch};
   t.vt = lower_alloc(
-      l, gilt_memref_type_get(l->ctx, 4, dyn4, t.v.elem, NULL, NULL), vdims);
-  GiltValue *mdims[4] = {batch, oc, ne, width};
+      l, gilt_memref_type_get(l->ctx, 5, vshape, t.v.elem, NULL, NULL), vdims);
+  int64_t mshape[5] = {n, g.groups, oc, elements, g.group_width};
   t.m = lower_alloc(
-      l, gilt_memref_type_get(l->ctx, 4, dyn4, t.v.elem, NULL, NULL), mdims);
-  GiltValue *ydims[4] = {batch, oc, w->out[0], w->out[1]};
+      l, gilt_memref_type_get(l->ctx, 5, mshape, t.v.elem, NULL, NULL), vdims);
+  GiltValue *ydims[4] = {batch, t.oc, w->out[0], w->out[1]};
   t.y = lower_alloc_result(l, 0, ydims);
-
-  /* Blocks of a row go by vectors; the last vector runs past the row
-  ** into its padding, which the pitch leaves room for. */
-  GiltValue *vectors = lower_binary(l, LOOP_OP_CEILDIVSI, block_cols, lanes);
-  GiltValue *in_dims[4] = {batch, c, block_rows, vectors};
-  lower_parallel(l, 4, in_dims, input_body, &t);
-  /* The products split by element: alpha^2 equal shares, where the
-  ** tiles of one product may be too few to share out evenly (3 columns
-  ** of tiles at 14x14), and one fork and join for them all. The tiles'
-  ** own parallel loop runs serially inside. */
-  GiltValue *prod_dims[2] = {batch, ne};
-  lower_parallel(l, 2, prod_dims, product_body, &t);
-  GiltValue *out_dims[4] = {batch, oc, block_rows, vectors};
-  lower_parallel(l, 4, out_dims, output_body, &t);
+  GiltValue *group_dims[2] = {batch, groups};
+  lower_parallel(l, 2, group_dims, group_body, &t);
   return t.y;
 }
