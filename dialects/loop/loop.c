@@ -619,6 +619,29 @@ GiltStatus loop_verify_insert(GiltOp *op)
   return GILT_SUCCESS;
 }
 
+GiltStatus loop_verify_shuffle(GiltOp *op)
+{
+  if (check_lanes(op))
+    return GILT_FAILURE;
+  GiltType *v = operand_type(op, 0), *r = result_type(op, 0);
+  if (operand_type(op, 1) != v || r->shaped.elem != v->shaped.elem)
+    return gilt_op_emit_error(op, "shuffles two vectors of one type into a "
+                                  "vector of their element type");
+  GiltAttr *mask = gilt_op_get_attr(op, "mask");
+  if (gilt_attr_get_kind(mask) != GILT_ATTR_DENSE_ARRAY ||
+      gilt_dense_array_attr_get_size(mask) != (size_t)lanes(r))
+    return gilt_op_emit_error(op, "'mask' must be an array<i32: ...> of one "
+                                  "lane index per result lane");
+  for (size_t i = 0; i < (size_t)lanes(r); i++) {
+    int64_t lane = gilt_dense_array_attr_get_int(mask, i);
+    if (lane < 0 || lane >= 2 * lanes(v))
+      return gilt_op_emit_error(op, "mask entry %zu (%lld) is not a lane of "
+                                    "the two operands, [0, %lld)",
+                                i, (long long)lane, (long long)(2 * lanes(v)));
+  }
+  return GILT_SUCCESS;
+}
+
 GiltStatus loop_verify_reduction(GiltOp *op)
 {
   static const char *const float_kinds[] = {"add", "mul", "minimumf",

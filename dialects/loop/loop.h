@@ -38,6 +38,7 @@ GILT_INTERNAL extern const GiltDialectDef gilt_loop_dialect;
   X(GiltStatus, verify_vector_access, (GiltOp *))                            \
   X(GiltStatus, verify_create_mask, (GiltOp *))                              \
   X(GiltStatus, verify_broadcast, (GiltOp *))                                \
+  X(GiltStatus, verify_shuffle, (GiltOp *))                                  \
   X(GiltStatus, verify_extract, (GiltOp *))                                  \
   X(GiltStatus, verify_insert, (GiltOp *))                                   \
   X(GiltStatus, verify_reduction, (GiltOp *))                                \

@@ -172,6 +172,12 @@ GiltStatus l2l_lower_vector(L2L *l, GiltOp *op)
     r = l2l_emit(l, LLVM_OP_INSERTELEMENT, t, 3, ops);
     break;
   }
+  case LOOP_OP_SHUFFLE: {
+    GiltValue *ops[2] = {a, l2l_value(l, gilt_op_get_operand(op, 1))};
+    r = l2l_emit_attr(l, LLVM_OP_SHUFFLEVECTOR, t, 2, ops, "mask",
+                      gilt_op_get_attr(op, "mask"));
+    break;
+  }
   case LOOP_OP_REDUCTION: {
     const char *kind =
         gilt_string_attr_get_value(gilt_op_get_attr(op, "kind"), NULL);

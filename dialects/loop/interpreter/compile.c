@@ -280,6 +280,17 @@ static void prepare_access(Compiler *c, GiltOp *op, size_t k, Instr *in)
   in->imm = (int32_t)lanes_of(value);
 }
 
+/* loop.shuffle's mask as a list of the lanes of its operands (the
+** verifier checked them). */
+static const uint32_t *shuffle_mask(Compiler *c, GiltOp *op, uint32_t n)
+{
+  GiltAttr *mask = gilt_op_get_attr(op, "mask");
+  uint32_t *list = gilt_arena_alloc(&c->it->arena, (n + 1) * sizeof *list);
+  for (uint32_t i = 0; i < n; i++)
+    list[i] = (uint32_t)gilt_dense_array_attr_get_int(mask, i);
+  return list;
+}
+
 /* The alignment of loop.alloc, which its verifier checked; never below
 ** the default 64 bytes. */
 static int32_t alloc_alignment(GiltOp *op)
@@ -355,6 +366,11 @@ static bool prepare(Compiler *c, GiltOp *op, LoopOpId id, Instr *in)
   case LOOP_OP_BROADCAST:
   case LOOP_OP_INSERT:
     in->n = lanes_of(r);
+    break;
+  case LOOP_OP_SHUFFLE:
+    in->n = lanes_of(r);
+    in->imm = (int32_t)lanes_of(t0);
+    in->list = shuffle_mask(c, op, in->n);
     break;
   default:
     prepare_lanes(c, op, id, in);

@@ -1,7 +1,7 @@
 /*
 ** vector.c - the interpreter's vector ops: loads and stores of
 ** consecutive elements along a buffer's last dimension (masked or not),
-** masks, broadcast, extract, insert and reductions. A vector value is n
+** masks, broadcast, extract, insert, shuffles and reductions. A vector value is n
 ** consecutive cells, one per lane; the lane-by-lane arithmetic is in
 ** scalar.c and cast.c.
 **
@@ -200,6 +200,19 @@ static bool insert(Cell *f, const Instr *in, Interp *it)
   return true;
 }
 
+/* shuffle: lane i of the result is lane list[i] of a ++ b (imm lanes
+** each). */
+static bool shuffle(Cell *f, const Instr *in, Interp *it)
+{
+  (void)it;
+  uint32_t lanes = (uint32_t)in->imm;
+  for (uint32_t i = 0; i < in->n; i++) {
+    uint32_t k = in->list[i];
+    f[in->dst + i] = k < lanes ? f[in->a + k] : f[in->b + k - lanes];
+  }
+  return true;
+}
+
 /* ---- reductions ------------------------------------------------------------------- */
 
 /* The kinds in the order of loop.c's lists: floats first, then integers
@@ -287,6 +300,7 @@ bool interp_select_vector(LoopOpId id, Instr *in)
   case LOOP_OP_BROADCAST: in->fn = broadcast; return true;
   case LOOP_OP_EXTRACT: in->fn = extract; return true;
   case LOOP_OP_INSERT: in->fn = insert; return true;
+  case LOOP_OP_SHUFFLE: in->fn = shuffle; return true;
   case LOOP_OP_REDUCTION:
     in->fn = in->elem.cls == ELEM_F64                               ? reduce_double
              : in->elem.cls == ELEM_SINT || in->elem.cls == ELEM_UINT ? reduce_int
