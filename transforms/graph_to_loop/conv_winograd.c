@@ -303,50 +303,72 @@ static void product_body(Lower *l, GiltValue *const *ivs, void *user)
 
 /* ---- outputs ------------------------------------------------------------------ */
 
-typedef struct StoreIf {
-  const Winograd *t;
-  GiltValue *value;
-  GiltValue *const *at;
-} StoreIf;
-
-/* The epilogue reads the residual at the output, so it is applied only
-** where there is one. */
-static void store_then(Lower *l, GiltValue *const *ivs, void *user)
+/* lo and hi: a and b interleaved lane by lane, from their first and
+** their middle lane (a0 b0 a1 b1 ... and a8 b8 a9 b9 ...). */
+static void zip(Lower *l, const Winograd *t, GiltValue *a, GiltValue *b,
+                GiltValue **lo, GiltValue **hi)
 {
-  (void)ivs;
-  const StoreIf *s = user;
-  GiltValue *v =
-      lower_epilogue_apply_at(l, &s->t->epilogue, NULL, NULL, s->value, s->at);
-  lower_store(l, v, s->t->y, s->at);
+  GiltType *i32 = gilt_integer_type_get(l->ctx, 32, GILT_SIGNLESS);
+  GiltValue *ops[2] = {a, b};
+  GiltValue **out[2] = {lo, hi};
+  for (int half = 0; half < 2; half++) {
+    int32_t mask[LOWER_F32_LANES];
+    for (int i = 0; i < LOWER_F32_LANES; i++)
+      mask[i] = (i % 2) * LOWER_F32_LANES + half * LOWER_F32_LANES / 2 + i / 2;
+    *out[half] = lower_emit_attr(
+        l, LOOP_OP_SHUFFLE, t->v.type, 2, ops, "mask",
+        gilt_dense_array_attr_get(i32, LOWER_F32_LANES, mask));
+  }
 }
 
-/* Each lane of y[a * m + b] is one block of the vector from (oc, block
-** row bh, first block bw): its m x m outputs go one by one, those past
-** the output's edges not at all. */
+/* Row a of 16 blocks' outputs, 16 m consecutive pixels, from the m
+** vectors y[a * m + b] whose lane k is block k's output (a, b): their
+** lanes interleaved, by log2(m) rounds of zips of vector i with vector i
+** + m / 2, make those pixels in order, m vectors of them. */
+static void interleave(Lower *l, const Winograd *t, GiltValue **row)
+{
+  int m = t->f->m;
+  for (int width = 1; width < m; width *= 2) {
+    GiltValue *next[WINOGRAD_MAX_ALPHA];
+    for (int i = 0; i < m / 2; i++)
+      zip(l, t, row[i], row[i + m / 2], &next[2 * i], &next[2 * i + 1]);
+    memcpy(row, next, (size_t)m * sizeof *row);
+  }
+}
+
+/* Stores the outputs of 16 blocks from (oc, block row bh, first block
+** bw), y[a * m + b] lane k being block k's output (a, b): row by row,
+** each row's 16 m pixels as m vectors, with the bias and the fused
+** epilogue, masked past the output's right edge and below its last row
+** (the blocks past the edges are computed and dropped). */
 static void store_blocks(Lower *l, Winograd *t, GiltValue *oc, GiltValue *bh,
                          GiltValue *bw, GiltValue *const *y)
 {
   int m = t->f->m;
-  GiltValue *bias = t->bias ? lower_load(l, t->bias, &oc) : NULL;
-  for (int k = 0; k < LOWER_F32_LANES; k++) {
-    GiltValue *bwk = ix_add(l, bw, lower_index(l, k));
-    for (int a = 0; a < m; a++)
-      for (int b = 0; b < m; b++) {
-        GiltValue *oh = ix_mul(l, bh, lower_index(l, m));
-        oh = ix_add(l, oh, lower_index(l, a));
-        GiltValue *ow = ix_mul(l, bwk, lower_index(l, m));
-        ow = ix_add(l, ow, lower_index(l, b));
-        GiltValue *ops[2] = {y[a * m + b], lower_index(l, k)};
-        GiltValue *v = lower_emit(l, LOOP_OP_EXTRACT, t->v.elem, 2, ops);
-        if (bias)
-          v = lower_plus(l, v, bias);
-        GiltValue *row_inside = lower_cmp(l, "slt", oh, t->w->out[0]);
-        GiltValue *inside = lower_binary(l, LOOP_OP_ANDI, row_inside,
-                                         lower_cmp(l, "slt", ow, t->w->out[1]));
-        GiltValue *to[4] = {t->n, oc, oh, ow};
-        StoreIf store = {t, v, to};
-        lower_if(l, inside, store_then, NULL, &store);
-      }
+  GiltValue *bias =
+      t->bias ? lower_lanes_splat(l, &t->v, lower_load(l, t->bias, &oc))
+              : NULL;
+  GiltValue *first_col = ix_mul(l, bw, lower_index(l, m));
+  GiltValue *none = lower_index(l, 0);
+  for (int a = 0; a < m; a++) {
+    GiltValue *row[WINOGRAD_MAX_ALPHA];
+    for (int b = 0; b < m; b++)
+      row[b] = bias ? lower_plus(l, y[a * m + b], bias) : y[a * m + b];
+    interleave(l, t, row);
+    GiltValue *oh = ix_add(l, ix_mul(l, bh, lower_index(l, m)),
+                           lower_index(l, a));
+    GiltValue *row_inside = lower_cmp(l, "slt", oh, t->w->out[0]);
+    for (int q = 0; q < m; q++) {
+      GiltValue *ow =
+          ix_add(l, first_col, lower_index(l, q * LOWER_F32_LANES));
+      GiltValue *left =
+          lower_select(l, row_inside, ix_sub(l, t->w->out[1], ow), none);
+      GiltValue *mask = lower_lanes_mask(l, &t->v, left);
+      GiltValue *at[4] = {t->n, oc, oh, ow};
+      GiltValue *v =
+          lower_epilogue_apply_at(l, &t->epilogue, &t->v, mask, row[q], at);
+      lower_lanes_store(l, &t->v, mask, v, t->y, at);
+    }
   }
 }
 
@@ -394,9 +416,9 @@ static void group_body(Lower *l, GiltValue *const *ivs, void *user)
 
 /* The direct tiles keep some 90% of their lanes busy. */
 #define DIRECT_EFFICIENCY 0.9
-/* An output stored lane by lane (extract, bias, bounds, branch, store)
-** costs about as much as this many vector operations. */
-#define SCALAR_STORE_COST 3.0
+/* A vector of outputs stored with its mask (the mask, the store) costs
+** about as much as this many vector operations. */
+#define MASKED_STORE_COST 2.0
 
 /* The bytes of V and M a group may take: most of a Zen 4 or Zen 5
 ** core's 1 MB L2 cache, the rest left to the panels of U streaming
@@ -454,18 +476,17 @@ static double block_vectors(const WinogradGroups *g)
 ** operations of the products (alpha^2 multiply-adds per channel pair per
 ** vector of blocks, padding included), of the input transform (alpha^2
 ** loads and stores and B^T's combinations per input channel) and of the
-** output transform (alpha^2 loads, A^T's combinations and m^2 outputs
-** of 16 lanes stored one by one, per output channel), against 9 per
-** channel pair per 16 outputs at the direct tiles' efficiency. Measured
-** on a Zen 5 core (one thread; direct, F(2x2), F(4x4) as a share of the
-** direct time, model in brackets): ResNet-18's 64x56x56 .63 [.60], .46
-** [.44]; 128x28x28 .63 [.59], .75 [.73]; 256x14x14 1.19 [1.12], 2.6
-** [2.0]; SqueezeNet's 16->64 at 55x55 .86 [.94], .67 [.81]; 32->128 at
-** 27x27 .72 [.82], .83 [1.16]; 64->256 at 13x13 1.23 [1.49], 2.1 [2.9]:
-** the choice is the fastest at each. Those were measured before the
-** work went in groups, whose rows padded to whole vectors (no longer a
-** vector and one) lower the model's figures a little and change none of
-** those choices. */
+** output transform (alpha^2 loads, A^T's combinations, the zips and m^2
+** masked stores per output channel), against 9 per channel pair per 16
+** outputs at the direct tiles' efficiency. It leaves out the memory
+** traffic of V and M, so it says less than the measured share, but it
+** ranks the three the same way. Measured on a Zen 5 core (one thread,
+** tile size forced; direct, F(2x2), F(4x4) as a share of the direct
+** time, model in brackets, some 5% noise): ResNet-18's 64x56x56 .9
+** [.51], .55 [.31]; 128x28x28 .75 [.48], .93 [.65]; 256x14x14 1.6
+** [1.07], 2.3 [1.24]; SqueezeNet's 16->64 at 55x55 1.1 [.60], .70 [.40];
+** 32->128 at 27x27 .68 [.56], .83 [.79]; 64->256 at 13x13 1.55 [1.29],
+** 1.5 [1.53]: the choice is the fastest at each. */
 static double winograd_cost(const WinogradTile *f, int64_t c, int64_t oc,
                             int64_t oh, int64_t ow)
 {
@@ -473,8 +494,9 @@ static double winograd_cost(const WinogradTile *f, int64_t c, int64_t oc,
   double bt_ops = 2 * f->alpha * combine_ops(f->bt, f->alpha, f->alpha);
   double at_ops = (f->alpha + f->m) * combine_ops(f->at, f->m, f->alpha);
   double input = (double)c * (2 * a2 + bt_ops);
-  double output = (double)oc * (a2 + at_ops + LOWER_F32_LANES * f->m * f->m *
-                                                  SCALAR_STORE_COST);
+  double zips = f->m * (f->m == 4 ? 2 : 1); /* m log2(m) shuffles */
+  double output =
+      (double)oc * (a2 + at_ops + zips + f->m * f->m * MASKED_STORE_COST);
   WinogradGroups g = winograd_groups(f, c, oc, oh, ow);
   double winograd = block_vectors(&g) *
                     (a2 * (double)c * (double)oc + input + output);
