@@ -3,21 +3,28 @@
 ** started once, a loop split statically into at most N chunks, the
 ** calling thread working too.
 **
-** A run publishes its job under the mutex and bumps a generation counter;
-** workers that see the bump take chunks by an atomic counter until none
-** is left, so a worker slow to wake costs nothing but its share, which
-** the others (the caller included) take. The chunks themselves are fixed
-** by n and N (OpenMP's schedule(static)), so which iterations run
-** together does not depend on timing. Waiting is a short spin, for the
-** common case of loops that finish in microseconds, then a condition
-** variable; an idle pool sleeps.
+** A run publishes its job under the mutex and bumps a generation counter.
+** Chunk k belongs to thread k (the caller is thread 0, worker i thread i
+** + 1): each thread takes its own chunk first, so that consecutive loops
+** split the same way (a convolution's output channels, then the
+** depthwise convolution over the same channels) keep each part of the
+** data in the cache of the core that wrote it, where taking chunks in
+** the order threads arrive moved it from core to core at random. A thread
+** done with its own chunk then takes any chunk nobody has started, so a
+** worker slow to wake costs nothing but its share, which the others take.
+** The chunks themselves are fixed by n and N (OpenMP's
+** schedule(static)), so which iterations run together does not depend on
+** timing. Waiting is a short spin, for the common case of loops that
+** finish in microseconds, then a condition variable; an idle pool
+** sleeps.
 **
 ** A worker that joined a run is counted until it has left it, and the
 ** next run is published only when no worker still holds the previous
 ** job, so a late worker can never take a chunk of the next run with the
-** previous run's body. The caller returns as soon as every chunk is done. It is deliberately not a work-stealing scheduler:
-** loop.parallel bodies are uniform, and static chunks keep each thread on
-** the same part of the data from one loop to the next.
+** previous run's body. The caller returns as soon as every chunk is
+** done. It is deliberately not a work-stealing scheduler: loop.parallel
+** bodies are uniform, and static chunks keep each thread on the same part
+** of the data from one loop to the next.
 */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "jit/threadpool.h"
@@ -32,9 +39,15 @@
 /* Rounds of polling before a thread sleeps: a few microseconds. */
 #define SPIN_ROUNDS 4000
 
+typedef struct Worker {
+  JitThreadPool *pool;
+  int64_t index; /* its own chunk: 1 for the first worker */
+  pthread_t thread;
+} Worker;
+
 struct JitThreadPool {
   size_t threads; /* the caller and the workers */
-  pthread_t *workers;
+  Worker *workers;
   size_t num_workers;
   pthread_mutex_t mu;
   pthread_cond_t wake; /* a new generation, or stop */
@@ -47,7 +60,7 @@ struct JitThreadPool {
   void *context;
   int64_t n;
   int64_t chunks;
-  atomic_int_fast64_t next_chunk;
+  atomic_bool *taken; /* per chunk, one per thread */
   atomic_int_fast64_t chunks_done;
   atomic_int_fast64_t active; /* workers holding the job */
 };
@@ -81,24 +94,27 @@ static int64_t chunk_begin(int64_t n, int64_t chunks, int64_t k)
   return q * k + (k < r ? k : r);
 }
 
-/* Takes and runs chunks of the current job until none is left; whether
-** this thread finished the last one. */
-static bool run_chunks(JitThreadPool *p, JitChunkFn body, void *context,
-                       int64_t n, int64_t chunks)
+/* Runs thread `self`'s own chunk of the current job, then any other
+** nobody has taken, until none is left; whether this thread finished the
+** last one. */
+static bool run_chunks(JitThreadPool *p, int64_t self, JitChunkFn body,
+                       void *context, int64_t n, int64_t chunks)
 {
   bool last = false;
-  for (;;) {
-    int64_t k = atomic_fetch_add(&p->next_chunk, 1);
-    if (k >= chunks)
-      return last;
+  for (int64_t i = 0; i < chunks; i++) {
+    int64_t k = (self + i) % chunks;
+    if (atomic_exchange(&p->taken[k], true))
+      continue;
     body(chunk_begin(n, chunks, k), chunk_begin(n, chunks, k + 1), context);
     last = atomic_fetch_add(&p->chunks_done, 1) + 1 == chunks;
   }
+  return last;
 }
 
 static void *worker_main(void *arg)
 {
-  JitThreadPool *p = arg;
+  Worker *self = arg;
+  JitThreadPool *p = self->pool;
   uint64_t seen = 0;
   for (;;) {
     for (int i = 0; i < SPIN_ROUNDS &&
@@ -120,7 +136,7 @@ static void *worker_main(void *arg)
     atomic_fetch_add(&p->active, 1);
     pthread_mutex_unlock(&p->mu);
 
-    bool last = run_chunks(p, body, context, n, chunks);
+    bool last = run_chunks(p, self->index, body, context, n, chunks);
 
     pthread_mutex_lock(&p->mu);
     if (atomic_fetch_sub(&p->active, 1) == 1 || last)
@@ -147,21 +163,22 @@ void jit_threadpool_run(JitThreadPool *p, int64_t n, JitChunkFn body,
   int64_t chunks = (int64_t)p->threads < n ? (int64_t)p->threads : n;
   pthread_mutex_lock(&p->mu);
   /* A worker that joined the previous run after its last chunk holds
-  ** that run's job until it finds no chunk left; resetting next_chunk
-  ** under it would hand it a chunk of this run. */
+  ** that run's job until it finds no chunk left; clearing `taken` under
+  ** it would hand it a chunk of this run. */
   while (atomic_load(&p->active) != 0)
     pthread_cond_wait(&p->done, &p->mu);
   p->body = body;
   p->context = context;
   p->n = n;
   p->chunks = chunks;
-  atomic_store(&p->next_chunk, 0);
+  for (int64_t k = 0; k < chunks; k++)
+    atomic_store(&p->taken[k], false);
   atomic_store(&p->chunks_done, 0);
   atomic_fetch_add_explicit(&p->generation, 1, memory_order_release);
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->mu);
 
-  run_chunks(p, body, context, n, chunks);
+  run_chunks(p, 0, body, context, n, chunks);
 
   for (int i = 0; i < SPIN_ROUNDS && !run_finished(p); i++)
     spin_pause();
@@ -181,7 +198,10 @@ JitThreadPool *jit_threadpool_create(size_t threads)
     return NULL;
   p->threads = threads;
   p->workers = calloc(threads, sizeof *p->workers);
-  if (!p->workers) {
+  p->taken = calloc(threads, sizeof *p->taken);
+  if (!p->workers || !p->taken) {
+    free(p->workers);
+    free(p->taken);
     free(p);
     return NULL;
   }
@@ -190,7 +210,10 @@ JitThreadPool *jit_threadpool_create(size_t threads)
   pthread_cond_init(&p->wake, NULL);
   pthread_cond_init(&p->done, NULL);
   for (size_t i = 0; i + 1 < threads; i++) {
-    if (pthread_create(&p->workers[i], NULL, worker_main, p) != 0) {
+    Worker *w = &p->workers[i];
+    w->pool = p;
+    w->index = (int64_t)i + 1;
+    if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
       jit_threadpool_destroy(p);
       return NULL;
     }
@@ -208,12 +231,13 @@ void jit_threadpool_destroy(JitThreadPool *p)
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->mu);
   for (size_t i = 0; i < p->num_workers; i++)
-    pthread_join(p->workers[i], NULL);
+    pthread_join(p->workers[i].thread, NULL);
   pthread_mutex_destroy(&p->mu);
   pthread_mutex_destroy(&p->run_mu);
   pthread_cond_destroy(&p->wake);
   pthread_cond_destroy(&p->done);
   free(p->workers);
+  free(p->taken);
   free(p);
 }
 
