@@ -51,22 +51,29 @@ static bool used_only_before(GiltBlock *block, GiltValue *v, GiltOp *copy)
   return true;
 }
 
+static bool used_between(GiltBlock *block, GiltValue *v, GiltOp *first,
+                         GiltOp *last);
+
+/* Whether the use u is held by a top-level op in (first, last), or makes
+** a view that such an op uses (making a view touches nothing). */
+static bool use_between(GiltBlock *block, GiltOperand *u, GiltOp *first,
+                        GiltOp *last)
+{
+  if (is_view(u))
+    return used_between(block, gilt_op_get_result(u->owner, 0), first, last);
+  GiltOp *at = gilt_block_find_ancestor_op(block, u->owner);
+  return at && gilt_op_is_before_in_block(first, at) &&
+         gilt_op_is_before_in_block(at, last);
+}
+
 /* Whether a top-level op in (first, last) reads or writes v, directly or
-** through a view (making a view touches nothing). */
+** through a view. */
 static bool used_between(GiltBlock *block, GiltValue *v, GiltOp *first,
                          GiltOp *last)
 {
-  for (GiltOperand *u = gilt_value_get_first_use(v); u; u = u->next_use) {
-    if (is_view(u)) {
-      if (used_between(block, gilt_op_get_result(u->owner, 0), first, last))
-        return true;
-      continue;
-    }
-    GiltOp *at = gilt_block_find_ancestor_op(block, u->owner);
-    if (at && gilt_op_is_before_in_block(first, at) &&
-        gilt_op_is_before_in_block(at, last))
+  for (GiltOperand *u = gilt_value_get_first_use(v); u; u = u->next_use)
+    if (use_between(block, u, first, last))
       return true;
-  }
   return false;
 }
 
@@ -95,17 +102,9 @@ static bool slab_used_between(GiltBlock *block, GiltValue *bytes, GiltOp *slab,
     return true;
   for (GiltOperand *u = gilt_value_get_first_use(bytes); u; u = u->next_use) {
     int64_t b, e;
-    if (loop_op_is(u->owner, LOOP_OP_VIEW) && view_range(u->owner, &b, &e) &&
-        (e <= begin || b >= end))
-      continue;
-    if (is_view(u)) {
-      if (used_between(block, gilt_op_get_result(u->owner, 0), first, last))
-        return true;
-      continue;
-    }
-    GiltOp *at = gilt_block_find_ancestor_op(block, u->owner);
-    if (at && gilt_op_is_before_in_block(first, at) &&
-        gilt_op_is_before_in_block(at, last))
+    bool disjoint = loop_op_is(u->owner, LOOP_OP_VIEW) &&
+                    view_range(u->owner, &b, &e) && (e <= begin || b >= end);
+    if (!disjoint && use_between(block, u, first, last))
       return true;
   }
   return false;
