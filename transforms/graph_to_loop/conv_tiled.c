@@ -98,34 +98,6 @@ static GiltValue *plane(Lower *l, const TiledConv *t, GiltValue *py,
 
 /* ---- the padded input, rows end to end ----------------------------------- */
 
-static void pad_body(Lower *l, GiltValue *const *ivs, void *user)
-{
-  const LowerPlanes *p = user;
-  GiltValue *py, *i, *px, *j;
-  split_by(l, p->strides[0], ix_add(l, ivs[2], p->begin[0]), &py, &i);
-  split_by(l, p->strides[1], ix_add(l, ivs[3], p->begin[1]), &px, &j);
-  GiltValue *at[4] = {
-      ivs[0], ix_add(l, ix_mul(l, py, lower_index(l, p->strides[1])), px),
-      ivs[1], ix_add(l, ix_mul(l, i, p->pitch), j)};
-  lower_store(l, lower_load(l, p->x, ivs), p->planes, at);
-}
-
-void lower_pad_planes(Lower *l, LowerPlanes *p, GiltValue *length)
-{
-  GiltValue *dims[4] = {lower_dim(l, p->x, 0),
-                        lower_index(l, p->strides[0] * p->strides[1]),
-                        lower_dim(l, p->x, 1), length};
-  int64_t shape[4] = {GILT_DYNAMIC, p->strides[0] * p->strides[1],
-                      GILT_DYNAMIC, GILT_DYNAMIC};
-  GiltType *elem = gilt_value_get_type(p->x)->shaped.elem;
-  p->planes = lower_alloc(
-      l, gilt_memref_type_get(l->ctx, 4, shape, elem, NULL, NULL), dims);
-  lower_fill(l, p->planes, lower_constant(l, elem, 0));
-  GiltValue *xdims[4];
-  lower_dims(l, p->x, xdims);
-  lower_parallel(l, 4, xdims, pad_body, p);
-}
-
 /* The product's result: wide rows of `wide_len` per channel, or,
 ** transposed, the channels of each output. */
 static void alloc_wide(Lower *l, TiledConv *t, GiltValue *wide_len)

@@ -91,7 +91,8 @@ typedef struct LowerPlanes {
   GiltValue *pitch;
 } LowerPlanes;
 
-/* Allocates p->planes, [N, sh * sw, C, length], and fills it. */
+/* Allocates p->planes, [N, sh * sw, C, length], and fills it, zeros
+** included (pad_planes.c). */
 GILT_INTERNAL void lower_pad_planes(Lower *l, LowerPlanes *p,
                                     GiltValue *length);
 
