@@ -88,7 +88,8 @@ typedef struct Winograd {
   GiltValue *planes, *pitch; /* the input's m x m phase planes */
   GiltValue *u, *vt, *m;     /* transformed weights, inputs, products */
   GiltValue *row_width;      /* a row of blocks in V and M: whole vectors */
-  GiltValue *group_rows;     /* block rows in a group */
+  GiltValue *groups;         /* groups of block rows */
+  bool narrow_tail;          /* some group's blocks end in half a tile */
   GiltValue *block_rows, *vectors, *c, *oc;
   /* The group being emitted: batch, group, first block row, block rows
   ** in it, blocks (columns of V and M) in it; the product's element. */
@@ -97,8 +98,9 @@ typedef struct Winograd {
 } Winograd;
 
 /* How a layer's blocks go in groups: rows of `row_width` blocks (a whole
-** number of vectors), `group_rows` of them a group, `groups` groups, each
-** `group_width` columns wide in V and M (whole tiles of 32). */
+** number of vectors), `groups` groups of near-equal numbers of them (group
+** g's first row is g * block_rows / groups, the most any group has
+** `group_rows`), each `group_width` columns wide in V and M. */
 typedef struct WinogradGroups {
   int64_t block_rows, row_width, group_rows, groups, group_width;
 } WinogradGroups;
@@ -289,6 +291,7 @@ static void product_body(Lower *l, GiltValue *const *ivs, void *user)
       .algorithm = t->f->algorithm,
       .m = t->oc,
       .n = t->blocks,
+      .narrow_tail = t->narrow_tail,
       .rows = 6,
       .vectors = 2,
       .num_reductions = 1,
@@ -401,8 +404,10 @@ static void group_body(Lower *l, GiltValue *const *ivs, void *user)
   Winograd *t = user;
   t->n = ivs[0];
   t->g = ivs[1];
-  t->first_row = ix_mul(l, ivs[1], t->group_rows);
-  t->rows = ix_min(l, t->group_rows, ix_sub(l, t->block_rows, t->first_row));
+  t->first_row = ix_div(l, ix_mul(l, ivs[1], t->block_rows), t->groups);
+  GiltValue *next = ix_add(l, ivs[1], lower_index(l, 1));
+  t->rows = ix_sub(l, ix_div(l, ix_mul(l, next, t->block_rows), t->groups),
+                   t->first_row);
   t->blocks = ix_mul(l, t->rows, t->row_width);
   GiltValue *in_dims[3] = {t->c, t->rows, t->vectors};
   lower_nest(l, 3, in_dims, input_body, t);
@@ -426,9 +431,10 @@ static void group_body(Lower *l, GiltValue *const *ivs, void *user)
 #define GROUP_BYTES (768 * 1024)
 
 /* The groups of F(m x m) at a layer of c channels in and oc out, output
-** oh x ow: as many block rows a group as fit GROUP_BYTES (an even number
-** where a row is one vector, so that the tiles' columns come whole),
-** then spread evenly over the groups that makes. */
+** oh x ow: as many block rows a group as fit GROUP_BYTES, and an even
+** number of groups where there are several, so that two threads, each
+** taking half of them, get the same number of rows (ResNet-18's 14 block
+** rows in 7 groups of 2 gave one thread 8 and the other 6). */
 static WinogradGroups winograd_groups(const WinogradTile *f, int64_t c,
                                       int64_t oc, int64_t oh, int64_t ow)
 {
@@ -440,18 +446,12 @@ static WinogradGroups winograd_groups(const WinogradTile *f, int64_t c,
   int64_t row_bytes =
       (c + oc) * f->alpha * f->alpha * g.row_width * (int64_t)sizeof(float);
   int64_t rows = GROUP_BYTES / row_bytes;
-  if (g.row_width % (2 * LOWER_F32_LANES))
-    rows = rows < 2 ? 2 : rows / 2 * 2;
   if (rows < 1)
     rows = 1;
-  if (rows > g.block_rows)
-    rows = g.block_rows;
   g.groups = (g.block_rows + rows - 1) / rows;
+  if (g.groups > 1 && g.groups % 2 && g.groups < g.block_rows)
+    g.groups++;
   g.group_rows = (g.block_rows + g.groups - 1) / g.groups;
-  if (g.row_width % (2 * LOWER_F32_LANES) && g.group_rows % 2 &&
-      g.group_rows < g.block_rows)
-    g.group_rows++;
-  g.groups = (g.block_rows + g.group_rows - 1) / g.group_rows;
   /* Whole tiles, and a line of slack: a channel's alpha^2 vectors lie a
   ** group's width apart, which at a multiple of 4 KB would put them all
   ** in one set of the L1 cache (12 ways for 36 vectors). */
@@ -461,15 +461,34 @@ static WinogradGroups winograd_groups(const WinogradTile *f, int64_t c,
   return g;
 }
 
-/* The vectors of blocks the products compute: each group's blocks
-** rounded to whole tiles of 32. */
+/* Whether some group's blocks end in half a tile: an odd number of rows
+** of one vector each. */
+static bool ends_in_half_tile(const WinogradGroups *g)
+{
+  for (int64_t i = 0; i < g->groups; i++) {
+    int64_t rows = (i + 1) * g->block_rows / g->groups -
+                   i * g->block_rows / g->groups;
+    if (rows * g->row_width % (2 * LOWER_F32_LANES))
+      return true;
+  }
+  return false;
+}
+
+/* The vectors of blocks the products compute, each group's rounded up
+** to whole tiles of 32: a narrow last tile of 16 does half the
+** multiply-adds, but loads as many broadcasts of U a step, which then
+** bound it (counted as half a tile, the model chose F(2x2) for
+** ResNet-18's 256x14x14 layers, which ran 1.55 times the direct tiles'
+** time). */
 static double block_vectors(const WinogradGroups *g)
 {
-  int64_t tile = 2 * LOWER_F32_LANES;
-  int64_t full = (g->group_rows * g->row_width + tile - 1) / tile * tile;
-  int64_t last_rows = g->block_rows - (g->groups - 1) * g->group_rows;
-  int64_t last = (last_rows * g->row_width + tile - 1) / tile * tile;
-  return (double)((g->groups - 1) * full + last) / LOWER_F32_LANES;
+  int64_t tile = 2 * LOWER_F32_LANES, vectors = 0;
+  for (int64_t i = 0; i < g->groups; i++) {
+    int64_t rows = (i + 1) * g->block_rows / g->groups -
+                   i * g->block_rows / g->groups;
+    vectors += (rows * g->row_width + tile - 1) / tile * 2;
+  }
+  return (double)vectors;
 }
 
 /* F(m x m)'s time at the layer as a share of the direct tiles': vector
@@ -578,7 +597,8 @@ GiltValue *lower_conv_winograd(Lower *l, LowerWindow *w, GiltValue *x,
   GiltValue *mi = lower_index(l, m);
   t.block_rows = lower_index(l, g.block_rows);
   t.row_width = lower_index(l, g.row_width);
-  t.group_rows = lower_index(l, g.group_rows);
+  t.groups = lower_index(l, g.groups);
+  t.narrow_tail = ends_in_half_tile(&g);
   t.vectors = lower_index(l, g.row_width / LOWER_F32_LANES);
   t.c = lower_index(l, c);
   t.oc = lower_index(l, oc);
@@ -595,7 +615,7 @@ GiltValue *lower_conv_winograd(Lower *l, LowerWindow *w, GiltValue *x,
   lower_pad_planes(l, &planes, ix_mul(l, plane_rows, t.pitch));
   t.planes = planes.planes;
 
-  GiltValue *batch = lower_dim(l, x, 0), *groups = lower_index(l, g.groups);
+  GiltValue *batch = lower_dim(l, x, 0);
   int64_t n = gilt_value_get_type(x)->shaped.shape[0];
   int64_t vshape[5] = {n, g.groups, c, elements, g.group_width};
   GiltValue *vdims[5] = {batch};
@@ -606,7 +626,7 @@ GiltValue *lower_conv_winograd(Lower *l, LowerWindow *w, GiltValue *x,
       l, gilt_memref_type_get(l->ctx, 5, mshape, t.v.elem, NULL, NULL), vdims);
   GiltValue *ydims[4] = {batch, t.oc, w->out[0], w->out[1]};
   t.y = lower_alloc_result(l, 0, ydims);
-  GiltValue *group_dims[2] = {batch, groups};
+  GiltValue *group_dims[2] = {batch, t.groups};
   lower_parallel(l, 2, group_dims, group_body, &t);
   return t.y;
 }

@@ -17,8 +17,9 @@
 /* Where the kernel is, for the callbacks: the tile's block indices and
 ** first row and column; each row of it (clamped to m - 1, so always one
 ** that exists) and each column of its vectors, with the vectors' masks
-** (NULL when every tile is full: n a static multiple of the tile's
-** width); and the reduction loops' induction variables. */
+** (NULL where the tile cannot pass n, as a static n shows); and the
+** reduction loops' induction variables. A narrow tile (tiles.c) has one
+** vector: the callbacks see v = 0 only. */
 typedef struct LowerTileAt {
   GiltValue *mb, *nb, *m0, *n0;
   GiltValue *rows[LOWER_TILE_MAX_ROWS];
@@ -33,6 +34,10 @@ typedef struct LowerTiles {
   const char *algorithm;
   GiltValue *m, *n;     /* C's rows and columns (index values) */
   size_t rows, vectors; /* a tile: rows x (vectors * 16) of C */
+  /* For an n known only at run time: whether the last tile of columns
+  ** may hold 16 or fewer, so that a tile one vector wide is worth
+  ** emitting for it (a static n decides that itself). */
+  bool narrow_tail;
   /* The reduction: loops over [0, reductions[d]), outermost first. */
   size_t num_reductions;
   GiltValue *reductions[LOWER_TILE_MAX_REDUCTIONS];
