@@ -6,8 +6,8 @@
 ** the input.
 **
 ** Every element of the planes is written once, by vectors, and no fill
-** goes before: one parallel loop over the plane rows of every channel
-** (on the CPU, the threads share the channels). A vector of 16 plane
+** goes before: one parallel loop over the plane rows of every channel. A vector
+*of 16 plane
 ** columns of phase px reads source columns c0 + k * sw + px (k < 16):
 ** the sw vectors of source pixels from c0 are loaded once, masked to
 ** the pixels that exist (those before the row, the padding, and those
@@ -119,13 +119,19 @@ static void vector_body(Lower *l, GiltValue *const *ivs, void *user)
   }
 }
 
+/* ivs are (n, one plane row of one channel): c, py and the row in
+** that order, flattened, so that the threads share the rows too (the
+** first layer of a CNN has 3 channels). */
 static void row_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   PadPlanes *pp = user;
+  GiltValue *sh = lower_index(l, pp->p->strides[0]);
+  GiltValue *channel_rows = ix_mul(l, sh, pp->rows);
   pp->n = ivs[0];
-  pp->c = ivs[1];
-  pp->py = ivs[2];
-  pp->plane_row = ivs[3];
+  pp->c = ix_div(l, ivs[1], channel_rows);
+  GiltValue *in_channel = ix_rem(l, ivs[1], channel_rows);
+  pp->py = ix_div(l, in_channel, pp->rows);
+  pp->plane_row = ix_rem(l, in_channel, pp->rows);
   GiltValue *vectors = lower_binary(l, LOOP_OP_CEILDIVSI, pp->p->pitch,
                                     lower_index(l, LOWER_F32_LANES));
   lower_nest(l, 1, &vectors, vector_body, pp);
@@ -147,7 +153,7 @@ void lower_pad_planes(Lower *l, LowerPlanes *p, GiltValue *length)
   pp.rows = lower_binary(l, LOOP_OP_CEILDIVSI, length, p->pitch);
   pp.height = lower_dim(l, p->x, 2);
   pp.width = lower_dim(l, p->x, 3);
-  GiltValue *rows[4] = {dims[0], dims[2], lower_index(l, p->strides[0]),
-                        pp.rows};
-  lower_parallel(l, 4, rows, row_body, &pp);
+  GiltValue *sh = lower_index(l, p->strides[0]);
+  GiltValue *rows[2] = {dims[0], ix_mul(l, ix_mul(l, dims[2], sh), pp.rows)};
+  lower_parallel(l, 2, rows, row_body, &pp);
 }
