@@ -525,17 +525,20 @@ static double winograd_cost(const WinogradTile *f, int64_t c, int64_t oc,
 }
 
 /* Whether the layer is one F(m x m, 3x3) computes: 3x3, stride and
-** dilation 1, one group, f32, static channels and constant weights. */
+** dilation 1, one group, f32, static channels and constant weights, each
+** stored (a splat, one value for all, is not transformed: the layer is
+** then reported as the direct tiles, which it goes through). */
 static bool winograd_shape(Lower *l, const LowerWindow *w, GiltType *xt,
                            GiltType *wt, GiltValue *weights, int64_t group)
 {
+  GiltAttr *value = lower_value_constant(l, weights);
   return w->n == 2 && group == 1 && w->strides[0] == 1 &&
          w->strides[1] == 1 && w->dilations[0] == 1 &&
          w->dilations[1] == 1 && wt->shaped.shape[2] == 3 &&
          wt->shaped.shape[3] == 3 && wt->shaped.shape[0] != GILT_DYNAMIC &&
          xt->shaped.shape[1] != GILT_DYNAMIC &&
          lower_result_elem(l, 0) == gilt_float_type_get(l->ctx, GILT_F32) &&
-         lower_value_constant(l, weights);
+         value && !gilt_dense_attr_is_splat(value);
 }
 
 int lower_conv_winograd_apply(Lower *l, const LowerWindow *w, GiltValue *x,
