@@ -6,16 +6,15 @@
 ** the input.
 **
 ** Every element of the planes is written once, by vectors, and no fill
-** goes before: one parallel loop over the plane rows of every channel. A vector
-*of 16 plane
-** columns of phase px reads source columns c0 + k * sw + px (k < 16):
-** the sw vectors of source pixels from c0 are loaded once, masked to
-** the pixels that exist (those before the row, the padding, and those
-** after it read as zero; a row of padding reads none), and each phase's
-** 16 lanes are picked out of them by a chain of sw - 1 shuffles (the
-** first takes the lanes that lie in vectors 0 and 1, each next one adds
-** those of the next vector). At stride 1 that is one masked load and one
-** store a vector.
+** goes before: one parallel loop over the plane rows of every channel.
+** A vector of 16 plane columns of phase px reads source columns
+** c0 + k * sw + px (k < 16): the sw vectors of source pixels from c0 are
+** loaded once, masked to the pixels that exist (those before the row,
+** the padding, and those after it read as zero; a row of padding reads
+** none), and each phase's 16 lanes are picked out of them by a chain of
+** sw - 1 shuffles (the first takes the lanes that lie in vectors 0 and
+** 1, each next one adds those of the next vector). At stride 1 that is
+** one masked load and one store a vector.
 **
 ** A fill of the planes followed by a scalar copy of each pixel (its
 ** indices split by division) took a third of the time of ResNet-18's

@@ -25,9 +25,8 @@
 ** (N static and a few tiles wide, or the caller says so), a tile that
 ** has no more than that left computes one vector of columns instead of
 ** NV: SqueezeNet's classifier, 169 columns, would else compute 192. The
-*reduction keeps its order per output element (the
-** caller's loops, outermost first), so results are the untiled kernel's
-** bit for bit.
+** reduction keeps its order per output element (the caller's loops,
+** outermost first), so results are the untiled kernel's bit for bit.
 */
 #include "transforms/graph_to_loop/tiles.h"
 
