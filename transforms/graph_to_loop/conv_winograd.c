@@ -461,16 +461,19 @@ static WinogradGroups winograd_groups(const WinogradTile *f, int64_t c,
   return g;
 }
 
+/* The block rows of group i (group_body computes the same in the IR). */
+static int64_t rows_of_group(const WinogradGroups *g, int64_t i)
+{
+  return (i + 1) * g->block_rows / g->groups - i * g->block_rows / g->groups;
+}
+
 /* Whether some group's blocks end in half a tile: an odd number of rows
 ** of one vector each. */
 static bool ends_in_half_tile(const WinogradGroups *g)
 {
-  for (int64_t i = 0; i < g->groups; i++) {
-    int64_t rows = (i + 1) * g->block_rows / g->groups -
-                   i * g->block_rows / g->groups;
-    if (rows * g->row_width % (2 * LOWER_F32_LANES))
+  for (int64_t i = 0; i < g->groups; i++)
+    if (rows_of_group(g, i) * g->row_width % (2 * LOWER_F32_LANES))
       return true;
-  }
   return false;
 }
 
@@ -483,11 +486,8 @@ static bool ends_in_half_tile(const WinogradGroups *g)
 static double block_vectors(const WinogradGroups *g)
 {
   int64_t tile = 2 * LOWER_F32_LANES, vectors = 0;
-  for (int64_t i = 0; i < g->groups; i++) {
-    int64_t rows = (i + 1) * g->block_rows / g->groups -
-                   i * g->block_rows / g->groups;
-    vectors += (rows * g->row_width + tile - 1) / tile * 2;
-  }
+  for (int64_t i = 0; i < g->groups; i++)
+    vectors += (rows_of_group(g, i) * g->row_width + tile - 1) / tile * 2;
   return (double)vectors;
 }
 
