@@ -28,6 +28,8 @@ typedef struct PadPlanes {
   const LowerPlanes *p;
   LowerLanes v;
   GiltValue *length, *rows, *height, *width;
+  GiltValue *channel_rows; /* sh * rows: one channel's plane rows */
+  GiltValue *vectors;      /* of 16 columns a plane row */
   GiltValue *n, *c, *py, *plane_row;
 } PadPlanes;
 
@@ -124,16 +126,12 @@ static void vector_body(Lower *l, GiltValue *const *ivs, void *user)
 static void row_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   PadPlanes *pp = user;
-  GiltValue *sh = lower_index(l, pp->p->strides[0]);
-  GiltValue *channel_rows = ix_mul(l, sh, pp->rows);
   pp->n = ivs[0];
-  pp->c = ix_div(l, ivs[1], channel_rows);
-  GiltValue *in_channel = ix_rem(l, ivs[1], channel_rows);
+  pp->c = ix_div(l, ivs[1], pp->channel_rows);
+  GiltValue *in_channel = ix_rem(l, ivs[1], pp->channel_rows);
   pp->py = ix_div(l, in_channel, pp->rows);
   pp->plane_row = ix_rem(l, in_channel, pp->rows);
-  GiltValue *vectors = lower_binary(l, LOOP_OP_CEILDIVSI, pp->p->pitch,
-                                    lower_index(l, LOWER_F32_LANES));
-  lower_nest(l, 1, &vectors, vector_body, pp);
+  lower_nest(l, 1, &pp->vectors, vector_body, pp);
 }
 
 void lower_pad_planes(Lower *l, LowerPlanes *p, GiltValue *length)
@@ -152,7 +150,9 @@ void lower_pad_planes(Lower *l, LowerPlanes *p, GiltValue *length)
   pp.rows = lower_binary(l, LOOP_OP_CEILDIVSI, length, p->pitch);
   pp.height = lower_dim(l, p->x, 2);
   pp.width = lower_dim(l, p->x, 3);
-  GiltValue *sh = lower_index(l, p->strides[0]);
-  GiltValue *rows[2] = {dims[0], ix_mul(l, ix_mul(l, dims[2], sh), pp.rows)};
+  pp.channel_rows = ix_mul(l, lower_index(l, p->strides[0]), pp.rows);
+  pp.vectors = lower_binary(l, LOOP_OP_CEILDIVSI, p->pitch,
+                            lower_index(l, LOWER_F32_LANES));
+  GiltValue *rows[2] = {dims[0], ix_mul(l, dims[2], pp.channel_rows)};
   lower_parallel(l, 2, rows, row_body, &pp);
 }
