@@ -27,10 +27,29 @@
 ** NV: SqueezeNet's classifier, 169 columns, would else compute 192. The
 ** reduction keeps its order per output element (the caller's loops,
 ** outermost first), so results are the untiled kernel's bit for bit.
+**
+** A panel of B too large for L2 (ResNet's 7x7 layers of 512 channels: a
+** panel of 32 channels is 4608 x 32 floats, 590 KB) is blocked along the
+** outermost reduction, as BLIS blocks K:
+**
+**   parallel nb:
+**     partial[nb] = 0
+**     for each block of the outermost reduction:
+**       for each tile of rows mb:
+**         acc = partial[nb, mb]; the block's multiply-adds; partial[nb, mb] = acc
+**     store(partial[nb, mb]) for each mb
+**
+** Each slice of the panel then comes from memory once and serves every
+** tile of rows while it is in L1, so that its stream from DRAM spreads
+** over all of the column's multiply-adds, where the tiles one after the
+** other read the whole panel from memory during the first and again from
+** L3 for each next one. The partial sums are f32 stored and reloaded in
+** the reduction's order: the results do not change.
 */
 #include "transforms/graph_to_loop/tiles.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 
 #include "gilt/remarks.h"
 
@@ -40,6 +59,16 @@
 ** (MobileNetV2's 28x28 layers, 784 columns, would save 2% of their
 ** products for a tenth more of the model's compile time). */
 #define NARROW_TAIL_MAX_TILES 10
+
+/* Panel blocking (above): for a panel of B larger than this, in bytes (a
+** quarter of a Zen core's L2: the panels of A and the partial sums
+** share it), and by slices of at most this many bytes (L1 holds one with
+** the tile's row of A). */
+#define BLOCKED_PANEL_MIN_BYTES (512 * 1024)
+#define PANEL_SLICE_MAX_BYTES (20 * 1024)
+/* Blocking gives up the parallel loop over tiles of rows: only columns
+** of at least this many tiles are shared among the threads well enough. */
+#define BLOCKED_MIN_COLUMN_TILES 4
 
 typedef struct Tile {
   const LowerTiles *t;
@@ -55,6 +84,11 @@ typedef struct Tile {
   ** vectors need masks. */
   bool wide_masks, narrow_masks;
   GiltValue *masks[LOWER_TILE_MAX_VECTORS]; /* when they do */
+  /* Panel blocking: the outermost reduction by blocks of `block` (0: not
+  ** blocked), the current block from `block_start`; the sums between
+  ** blocks in `partial`, [column tiles, row tiles * rows, vectors * 16]. */
+  int64_t block;
+  GiltValue *block_start, *partial, *row_tiles;
 } Tile;
 
 static void reduction_level(Lower *l, GiltValue *iv, GiltValue *const *acc,
@@ -67,8 +101,10 @@ static void reduce(Lower *l, Tile *tile, GiltValue *const *acc,
   const LowerTiles *t = tile->t;
   size_t nv = tile->vectors, n = t->rows * nv;
   if (tile->depth < t->num_reductions) {
-    lower_for_upto(l, t->reductions[tile->depth], n, acc, next, reduction_level,
-                   tile);
+    GiltValue *upper = tile->depth == 0 && tile->block
+                           ? lower_index(l, tile->block)
+                           : t->reductions[tile->depth];
+    lower_for_upto(l, upper, n, acc, next, reduction_level, tile);
     return;
   }
   GiltValue *b[LOWER_TILE_MAX_VECTORS];
@@ -86,6 +122,8 @@ static void reduction_level(Lower *l, GiltValue *iv, GiltValue *const *acc,
                             GiltValue **next, void *user)
 {
   Tile *tile = user;
+  if (tile->depth == 0 && tile->block)
+    iv = lower_plus(l, tile->block_start, iv);
   tile->at.red[tile->depth++] = iv;
   reduce(l, tile, acc, next);
   tile->depth--;
@@ -122,21 +160,11 @@ static int64_t constant_size(GiltValue *v)
   return value ? gilt_integer_attr_get_value(value) : -1;
 }
 
-/* The accumulators of a tile of tile->vectors vectors, through the
-** reduction, stored. */
-static void emit_tile(Lower *l, Tile *tile, bool masked)
+/* The sums of the tile's rows, acc, through the caller's store: the rows
+** that exist only. */
+static void store_rows(Lower *l, Tile *tile, GiltValue *const *acc)
 {
   const LowerTiles *t = tile->t;
-  LowerTileAt *at = &tile->at;
-  for (size_t v = 0; v < tile->vectors; v++)
-    at->masks[v] = masked ? tile->masks[v] : NULL;
-  size_t n = t->rows * tile->vectors;
-  GiltValue *init[LOWER_TILE_MAX_ROWS * LOWER_TILE_MAX_VECTORS];
-  GiltValue *acc[LOWER_TILE_MAX_ROWS * LOWER_TILE_MAX_VECTORS];
-  for (size_t i = 0; i < n; i++)
-    init[i] = lower_lanes_zero(&tile->v);
-  tile->depth = 0;
-  reduce(l, tile, init, acc);
   for (size_t i = 0; i < t->rows; i++) {
     StoreRow s = {tile, i, acc + i * tile->vectors};
     if (i == 0)
@@ -144,10 +172,27 @@ static void emit_tile(Lower *l, Tile *tile, bool masked)
     else
       lower_if(l,
                lower_cmp(l, "slt",
-                         lower_plus(l, at->m0, lower_index(l, (int64_t)i)),
+                         lower_plus(l, tile->at.m0, lower_index(l, (int64_t)i)),
                          t->m),
                store_row, NULL, &s);
   }
+}
+
+/* The accumulators of a tile of tile->vectors vectors, through the
+** reduction, stored. */
+static void emit_tile(Lower *l, Tile *tile, bool masked)
+{
+  const LowerTiles *t = tile->t;
+  for (size_t v = 0; v < tile->vectors; v++)
+    tile->at.masks[v] = masked ? tile->masks[v] : NULL;
+  size_t n = t->rows * tile->vectors;
+  GiltValue *init[LOWER_TILE_MAX_ROWS * LOWER_TILE_MAX_VECTORS];
+  GiltValue *acc[LOWER_TILE_MAX_ROWS * LOWER_TILE_MAX_VECTORS];
+  for (size_t i = 0; i < n; i++)
+    init[i] = lower_lanes_zero(&tile->v);
+  tile->depth = 0;
+  reduce(l, tile, init, acc);
+  store_rows(l, tile, acc);
 }
 
 static void narrow_tile(Lower *l, GiltValue *const *ivs, void *user)
@@ -166,16 +211,14 @@ static void wide_tile(Lower *l, GiltValue *const *ivs, void *user)
   emit_tile(l, tile, tile->wide_masks);
 }
 
-static void tile_body(Lower *l, GiltValue *const *ivs, void *user)
+/* The tile's rows from tile of rows mb: at->m0 and each row, clamped to
+** the last. */
+static void place_rows(Lower *l, Tile *tile, GiltValue *mb)
 {
-  Tile *tile = user;
   const LowerTiles *t = tile->t;
   LowerTileAt *at = &tile->at;
-  at->nb = ivs[tile->rows_outer];
-  at->mb = ivs[!tile->rows_outer];
-  at->m0 = lower_times(l, at->mb, lower_index(l, (int64_t)t->rows));
-  at->n0 = lower_times(l, at->nb,
-                       lower_index(l, (int64_t)(t->vectors * LOWER_F32_LANES)));
+  at->mb = mb;
+  at->m0 = lower_times(l, mb, lower_index(l, (int64_t)t->rows));
   GiltValue *last = lower_minus(l, t->m, lower_index(l, 1));
   for (size_t i = 0; i < t->rows; i++)
     at->rows[i] =
@@ -183,6 +226,17 @@ static void tile_body(Lower *l, GiltValue *const *ivs, void *user)
                : lower_binary(l, LOOP_OP_MINSI,
                               lower_plus(l, at->m0, lower_index(l, (int64_t)i)),
                               last);
+}
+
+/* The tile's columns from tile of columns nb: at->n0, each vector's first
+** column and, where a tile may pass N, its mask. */
+static void place_columns(Lower *l, Tile *tile, GiltValue *nb)
+{
+  const LowerTiles *t = tile->t;
+  LowerTileAt *at = &tile->at;
+  at->nb = nb;
+  at->n0 = lower_times(l, nb,
+                       lower_index(l, (int64_t)(t->vectors * LOWER_F32_LANES)));
   bool masks = tile->wide_masks || tile->narrow_masks;
   for (size_t v = 0; v < t->vectors; v++) {
     at->cols[v] =
@@ -191,29 +245,170 @@ static void tile_body(Lower *l, GiltValue *const *ivs, void *user)
         masks ? lower_lanes_mask(l, &tile->v, lower_minus(l, t->n, at->cols[v]))
               : NULL;
   }
+}
+
+static void tile_body(Lower *l, GiltValue *const *ivs, void *user)
+{
+  Tile *tile = user;
+  const LowerTiles *t = tile->t;
+  place_columns(l, tile, ivs[tile->rows_outer]);
+  place_rows(l, tile, ivs[!tile->rows_outer]);
   if (!tile->narrow_tail) {
     wide_tile(l, NULL, tile);
     return;
   }
-  GiltValue *left = lower_minus(l, t->n, at->n0);
+  GiltValue *left = lower_minus(l, t->n, tile->at.n0);
   lower_if(l, lower_cmp(l, "sle", left, lower_index(l, LOWER_F32_LANES)),
            narrow_tile, wide_tile, tile);
 }
 
-/* The remarks `--explain=tiling,vectorize` print at the op. */
-static void remark(Lower *l, const LowerTiles *t, bool narrow_tail)
+/* ---- panel blocking --------------------------------------------------------- */
+
+/* The index of vector v of row i of the current tile in tile->partial. */
+static void partial_index(Lower *l, Tile *tile, size_t i, size_t v,
+                          GiltValue **idx)
 {
+  const LowerTiles *t = tile->t;
+  idx[0] = tile->at.nb;
+  idx[1] = lower_plus(l, lower_times(l, tile->at.mb,
+                                     lower_index(l, (int64_t)t->rows)),
+                      lower_index(l, (int64_t)i));
+  idx[2] = lower_index(l, (int64_t)(v * LOWER_F32_LANES));
+}
+
+/* The current tile's partial sums into acc, or acc into them. */
+static void partial_sums(Lower *l, Tile *tile, GiltValue **acc, bool save)
+{
+  const LowerTiles *t = tile->t;
+  for (size_t i = 0; i < t->rows; i++)
+    for (size_t v = 0; v < t->vectors; v++) {
+      GiltValue *idx[3];
+      partial_index(l, tile, i, v, idx);
+      GiltValue **sum = &acc[i * t->vectors + v];
+      if (save)
+        lower_lanes_store(l, &tile->v, NULL, *sum, tile->partial, idx);
+      else
+        *sum = lower_lanes_load(l, &tile->v, NULL, tile->partial, idx);
+    }
+}
+
+static void zero_step(Lower *l, GiltValue *mb, GiltValue *const *iter,
+                      GiltValue **next, void *user)
+{
+  (void)iter, (void)next;
+  Tile *tile = user;
+  tile->at.mb = mb;
+  GiltValue *zero[LOWER_TILE_MAX_ROWS * LOWER_TILE_MAX_VECTORS];
+  for (size_t k = 0; k < tile->t->rows * tile->t->vectors; k++)
+    zero[k] = lower_lanes_zero(&tile->v);
+  partial_sums(l, tile, zero, true);
+}
+
+/* One block of the reduction on the tile of rows mb. */
+static void block_tile_step(Lower *l, GiltValue *mb, GiltValue *const *iter,
+                            GiltValue **next, void *user)
+{
+  (void)iter, (void)next;
+  Tile *tile = user;
+  place_rows(l, tile, mb);
+  GiltValue *acc[LOWER_TILE_MAX_ROWS * LOWER_TILE_MAX_VECTORS];
+  GiltValue *sums[LOWER_TILE_MAX_ROWS * LOWER_TILE_MAX_VECTORS];
+  partial_sums(l, tile, acc, false);
+  tile->depth = 0;
+  reduce(l, tile, acc, sums);
+  partial_sums(l, tile, sums, true);
+}
+
+static void block_step(Lower *l, GiltValue *kb, GiltValue *const *iter,
+                       GiltValue **next, void *user)
+{
+  (void)iter, (void)next;
+  Tile *tile = user;
+  tile->block_start = lower_times(l, kb, lower_index(l, tile->block));
+  lower_for_upto(l, tile->row_tiles, 0, NULL, NULL, block_tile_step, tile);
+}
+
+static void store_step(Lower *l, GiltValue *mb, GiltValue *const *iter,
+                       GiltValue **next, void *user)
+{
+  (void)iter, (void)next;
+  Tile *tile = user;
+  place_rows(l, tile, mb);
+  GiltValue *acc[LOWER_TILE_MAX_ROWS * LOWER_TILE_MAX_VECTORS];
+  partial_sums(l, tile, acc, false);
+  store_rows(l, tile, acc);
+}
+
+/* The column of tiles nb, its reduction by blocks. */
+static void blocked_body(Lower *l, GiltValue *const *ivs, void *user)
+{
+  Tile *tile = user;
+  const LowerTiles *t = tile->t;
+  place_columns(l, tile, ivs[0]);
+  tile->vectors = t->vectors;
+  for (size_t v = 0; v < t->vectors; v++)
+    tile->at.masks[v] = tile->masks[v];
+  lower_for_upto(l, tile->row_tiles, 0, NULL, NULL, zero_step, tile);
+  GiltValue *blocks = lower_binary(l, LOOP_OP_DIVSI, t->reductions[0],
+                                   lower_index(l, tile->block));
+  lower_for_upto(l, blocks, 0, NULL, NULL, block_step, tile);
+  lower_for_upto(l, tile->row_tiles, 0, NULL, NULL, store_step, tile);
+}
+
+/* The block of the outermost reduction for panel blocking: the largest
+** divisor of its length whose slice of the panel fits
+** PANEL_SLICE_MAX_BYTES, when the panel exceeds BLOCKED_PANEL_MIN_BYTES,
+** the tiles are columns outer, two or more tiles of rows share each
+** panel, and every size is static; else 0. */
+static int64_t panel_block(const Tile *tile, int64_t m, int64_t n)
+{
+  const LowerTiles *t = tile->t;
+  if (tile->rows_outer || tile->narrow_tail || m < 0 || n < 0 ||
+      t->num_reductions == 0 ||
+      (m + (int64_t)t->rows - 1) / (int64_t)t->rows < 2)
+    return 0;
+  int64_t width = (int64_t)(t->vectors * LOWER_F32_LANES);
+  if ((n + width - 1) / width < BLOCKED_MIN_COLUMN_TILES)
+    return 0;
+  int64_t outer = constant_size(t->reductions[0]), step_bytes = width * 4;
+  for (size_t d = 1; d < t->num_reductions; d++) {
+    int64_t r = constant_size(t->reductions[d]);
+    if (r <= 0)
+      return 0;
+    step_bytes *= r;
+  }
+  if (outer <= 1 || outer * step_bytes <= BLOCKED_PANEL_MIN_BYTES)
+    return 0;
+  for (int64_t b = PANEL_SLICE_MAX_BYTES / step_bytes; b >= 1; b--)
+    if (outer % b == 0)
+      return b;
+  return 0;
+}
+
+/* The remarks `--explain=tiling,vectorize` print at the op. */
+static void remark(Lower *l, const Tile *tile)
+{
+  const LowerTiles *t = tile->t;
   int64_t cols = (int64_t)(t->vectors * LOWER_F32_LANES);
-  GiltRemarkArg tile[3] = {{"algorithm", t->algorithm, 0},
+  GiltRemarkArg args[4] = {{"algorithm", t->algorithm, 0},
                            {"tile_rows", NULL, (int64_t)t->rows},
-                           {"tile_cols", NULL, cols}};
-  gilt_remark(l->op, "tiling", t->algorithm, 3, tile,
+                           {"tile_cols", NULL, cols},
+                           {"reduction_block", NULL, tile->block}};
+  char blocked[128] = "";
+  if (tile->block)
+    snprintf(blocked, sizeof blocked,
+             "; the panels of B by slices of %" PRId64 " of the outermost "
+             "reduction, each serving every tile of rows",
+             tile->block);
+  gilt_remark(l->op, "tiling", t->algorithm, 4, args,
               "%s: register tiles of %zu x %" PRId64 " (%zu vector "
-              "accumulators) over packed operands, parallel over tiles%s",
+              "accumulators) over packed operands, parallel over %s%s%s",
               t->algorithm, t->rows, cols, t->rows * t->vectors,
-              narrow_tail ? "; a last tile of 16 columns or fewer is one "
-                            "vector wide"
-                          : "");
+              tile->block ? "columns of tiles" : "tiles",
+              tile->narrow_tail ? "; a last tile of 16 columns or fewer is "
+                                  "one vector wide"
+                                : "",
+              blocked);
   GiltRemarkArg lanes[1] = {{"lanes", NULL, LOWER_F32_LANES}};
   gilt_remark(l->op, "vectorize", "vectorized", 1, lanes,
               "vectorized: %d f32 lanes, a broadcast of A times a vector of "
@@ -245,14 +440,28 @@ void lower_tiles(Lower *l, const LowerTiles *t)
               : t->narrow_tail);
   tile.wide_masks = n < 0 || (rem != 0 && !tile.narrow_tail);
   tile.narrow_masks = n < 0 || rem % LOWER_F32_LANES != 0;
-  remark(l, t, tile.narrow_tail);
+  tile.block = panel_block(&tile, m, n);
+  remark(l, &tile);
   lower_lanes_init(l, &tile.v, gilt_float_type_get(l->ctx, GILT_F32));
   GiltValue *col_tiles =
-      lower_binary(l, LOOP_OP_CEILDIVSI, t->n,
-                   lower_index(l, (int64_t)(t->vectors * LOWER_F32_LANES)));
-  GiltValue *row_tiles = lower_binary(l, LOOP_OP_CEILDIVSI, t->m,
-                                      lower_index(l, (int64_t)t->rows));
-  GiltValue *uppers[2] = {tile.rows_outer ? row_tiles : col_tiles,
-                          tile.rows_outer ? col_tiles : row_tiles};
+      lower_binary(l, LOOP_OP_CEILDIVSI, t->n, lower_index(l, width));
+  tile.row_tiles = lower_binary(l, LOOP_OP_CEILDIVSI, t->m,
+                                lower_index(l, (int64_t)t->rows));
+  if (tile.block) {
+    int64_t partial_shape[3] = {GILT_DYNAMIC, GILT_DYNAMIC, width};
+    GiltValue *partial_dims[3] = {
+        col_tiles, lower_times(l, tile.row_tiles,
+                               lower_index(l, (int64_t)t->rows)),
+        NULL};
+    tile.partial = lower_alloc(
+        l,
+        gilt_memref_type_get(l->ctx, 3, partial_shape, tile.v.elem, NULL,
+                             NULL),
+        partial_dims);
+    lower_parallel(l, 1, &col_tiles, blocked_body, &tile);
+    return;
+  }
+  GiltValue *uppers[2] = {tile.rows_outer ? tile.row_tiles : col_tiles,
+                          tile.rows_outer ? col_tiles : tile.row_tiles};
   lower_parallel(l, 2, uppers, tile_body, &tile);
 }
