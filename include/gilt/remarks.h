@@ -37,8 +37,10 @@ typedef struct GiltRemarkArg {
 /* The categories gilt's passes remark in, for tools to check a user's
 ** list against: "fusion" (graph-fuse-epilogues), "tiling" (how
 ** graph-to-loop computes a product: algorithm, register tile, packing),
-** "vectorize" (vector widths) and "memory" (loop-plan-memory's arena). */
-#define GILT_REMARK_CATEGORIES "fusion,tiling,vectorize,memory"
+** "vectorize" (vector widths), "layout" (the data layout each kernel
+** computes in, and the copies and packings that put its operands there)
+** and "memory" (loop-plan-memory's arena). */
+#define GILT_REMARK_CATEGORIES "fusion,tiling,vectorize,layout,memory"
 
 /* The first name of the comma-separated `list` that is neither one of
 ** GILT_REMARK_CATEGORIES nor "all" (its length in *len), or NULL. */

@@ -75,11 +75,11 @@ int main(void)
     fputs(json, stderr);
 
   size_t n;
-  CHECK(!gilt_remark_find_unknown_category("fusion,tiling,vectorize,memory",
-                                           &n));
+  CHECK(!gilt_remark_find_unknown_category(
+      "fusion,tiling,vectorize,layout,memory", &n));
   CHECK(!gilt_remark_find_unknown_category("all", &n));
-  const char *bad = gilt_remark_find_unknown_category("fusion,layout,x", &n);
-  CHECK(bad && n == 6 && !strncmp(bad, "layout", n));
+  const char *bad = gilt_remark_find_unknown_category("fusion,layuot,x", &n);
+  CHECK(bad && n == 6 && !strncmp(bad, "layuot", n));
   bad = gilt_remark_find_unknown_category("fusion,", &n);
   CHECK(bad && n == 0);
 

@@ -301,6 +301,9 @@ static void remark_depthwise(Lower *l)
               "channels");
   gilt_remark(l->op, "vectorize", "vectorized", 1, lanes,
               "vectorized: %d f32 lanes of output columns", LOWER_F32_LANES);
+  gilt_remark(l->op, "layout", "nchw-in-place", 0, NULL,
+              "computes NCHW in place: X read where it lies, Y written "
+              "directly, nothing copied");
 }
 
 /* Why a Conv takes the generic nest, for --explain=tiling,vectorize: the

@@ -234,6 +234,9 @@ static void remark(Lower *l)
   gilt_remark(l->op, "vectorize", "vectorized", 1, lanes,
               "vectorized: %d f32 lanes of output columns, a broadcast "
               "weight per fused multiply-add", LOWER_F32_LANES);
+  gilt_remark(l->op, "layout", "nchw-in-place", 0, NULL,
+              "computes NCHW: Y's rows written in place from the padded "
+              "input's phase planes; the weights read as they are");
 }
 
 bool lower_conv_first_apply(Lower *l, const LowerWindow *w,

@@ -54,6 +54,7 @@
 */
 #include "transforms/graph_to_loop/tiles.h"
 
+#include "gilt/remarks.h"
 #include "transforms/graph_to_loop/indexing.h"
 
 typedef struct TiledConv {
@@ -383,6 +384,31 @@ static void direct_operands(Lower *l, TiledConv *t, GiltValue *batch,
 
 /* ---- the convolution ------------------------------------------------------ */
 
+/* The layout the product computes in, for --explain=layout (the packing
+** and the padded planes remark for themselves). */
+static void remark_layout(Lower *l, const TiledConv *t)
+{
+  bool strided = t->w->strides[0] != 1 || t->w->strides[1] != 1;
+  if (t->swapped)
+    gilt_remark(l->op, "layout", "channels-last", 0, NULL,
+                "computes channels last: the product transposed, [N, OH * "
+                "OW, OC], 32 output channels a tile, where NCHW's rows of "
+                "outputs would leave more lanes idle; then copied into Y's "
+                "NCHW element by element");
+  else if (t->direct)
+    gilt_remark(l->op, "layout", "nchw-in-place", 0, NULL,
+                "computes NCHW in place: W [OC, C] times X as [C, %s, "
+                "stored into Y as [OC, OH * OW]",
+                strided ? "OH * OW] (the pixels the strides read, copied "
+                          "first)"
+                        : "H * W] where it lies");
+  else
+    gilt_remark(l->op, "layout", "nchw-wide-rows", 0, NULL,
+                "computes NCHW by wide rows: [N, OC, OH * pitch], each row "
+                "running on into the padding, then copied into Y without "
+                "its padding columns");
+}
+
 static void batch_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   TiledConv *t = user;
@@ -432,6 +458,7 @@ GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w, GiltValue *x,
              !w->same && !w->pads[0] && !w->pads[1] && !w->pads[2] &&
              !w->pads[3];
   t.swapped = choose_swapped(&t, wt);
+  remark_layout(l, &t);
   if (t.direct)
     direct_operands(l, &t, batch, oc);
   else

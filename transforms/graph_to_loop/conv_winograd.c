@@ -597,6 +597,14 @@ GiltValue *lower_conv_winograd(Lower *l, LowerWindow *w, GiltValue *x,
   WinogradGroups g = winograd_groups(t.f, c, oc, yt->shaped.shape[2],
                                      yt->shaped.shape[3]);
   int64_t elements = t.f->alpha * t.f->alpha;
+  GiltRemarkArg args[1] = {{"elements", NULL, elements}};
+  gilt_remark(l->op, "layout", "winograd-domain", 1, args,
+              "computes in Winograd's domain: U, the weights transformed at "
+              "compile time, packed as the tiles read A, [%" PRId64 " * ceil(OC / "
+              "6), C, 6]; per group of block rows, V, X's blocks "
+              "transformed, [C, %" PRId64 ", blocks], and the products M alike, "
+              "transformed back into Y's NCHW",
+              elements, elements);
   GiltValue *mi = lower_index(l, m);
   t.block_rows = lower_index(l, g.block_rows);
   t.row_width = lower_index(l, g.row_width);

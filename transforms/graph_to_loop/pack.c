@@ -19,6 +19,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gilt/remarks.h"
+
+/* What was packed and when, for --explain=layout. */
+static void remark_packed(Lower *l, size_t width, bool by_rows,
+                          bool at_compile_time)
+{
+  const char *when = at_compile_time ? "compile time" : "run time";
+  GiltRemarkArg args[3] = {{"operand", by_rows ? "A" : "B", 0},
+                           {"panel", NULL, (int64_t)width},
+                           {"packed_at", when, 0}};
+  gilt_remark(l->op, "layout", by_rows ? "packed-rows" : "packed-columns",
+              3, args,
+              "packed: %s by panels of %zu %s%s, [ceil(%s / %zu), K, %zu], "
+              "at %s",
+              by_rows ? "A" : "B", width, by_rows ? "row" : "column",
+              width == 1 ? "" : "s",
+              by_rows ? "M" : "N", width, width, when);
+}
+
 /* ---- at compile time ------------------------------------------------------ */
 
 /* The f32 data of m when it is a constant 2-D matrix of static sizes,
@@ -190,6 +209,7 @@ static GiltValue *pack_at_run_time(Lower *l, const LowerMatrix *m,
 GiltValue *lower_pack_rows(Lower *l, const LowerMatrix *a, size_t mr)
 {
   GiltValue *g = pack_constant(l, a, mr, true);
+  remark_packed(l, mr, true, g != NULL);
   return g ? g : pack_at_run_time(l, a, mr, true, pack_rows_body);
 }
 
@@ -197,5 +217,6 @@ GiltValue *lower_pack_cols(Lower *l, const LowerMatrix *b, size_t nr)
 {
   GILT_ASSERT(nr % LOWER_F32_LANES == 0);
   GiltValue *g = pack_constant(l, b, nr, false);
+  remark_packed(l, nr, false, g != NULL);
   return g ? g : pack_at_run_time(l, b, nr, false, pack_cols_body);
 }

@@ -22,6 +22,9 @@
 */
 #include "transforms/graph_to_loop/tiles.h"
 
+#include <inttypes.h>
+
+#include "gilt/remarks.h"
 #include "transforms/graph_to_loop/indexing.h"
 
 typedef struct PadPlanes {
@@ -136,6 +139,18 @@ static void row_body(Lower *l, GiltValue *const *ivs, void *user)
 
 void lower_pad_planes(Lower *l, LowerPlanes *p, GiltValue *length)
 {
+  int64_t planes = p->strides[0] * p->strides[1];
+  GiltRemarkArg args[1] = {{"planes", NULL, planes}};
+  if (planes == 1)
+    gilt_remark(l->op, "layout", "padded-rows", 1, args,
+                "copied: X zero-padded, [N, 1, C, rows * pitch], its rows "
+                "end to end");
+  else
+    gilt_remark(l->op, "layout", "phase-planes", 1, args,
+                "copied: X zero-padded and split by phases of (%" PRId64
+                ", %" PRId64 ") into %" PRId64 " planes, [N, %" PRId64
+                ", C, rows * pitch], each plane's rows end to end",
+                p->strides[0], p->strides[1], planes, planes);
   GiltValue *dims[4] = {lower_dim(l, p->x, 0),
                         lower_index(l, p->strides[0] * p->strides[1]),
                         lower_dim(l, p->x, 1), length};
