@@ -28,9 +28,9 @@
 ** reduction keeps its order per output element (the caller's loops,
 ** outermost first), so results are the untiled kernel's bit for bit.
 **
-** A panel of B too large for L2 (ResNet's 7x7 layers of 512 channels: a
-** panel of 32 channels is 4608 x 32 floats, 590 KB) is blocked along the
-** outermost reduction, as BLIS blocks K:
+** A panel of B of more than half of L2 (ResNet's 7x7 layers of 512
+** channels: a panel of 32 channels is 4608 x 32 floats, 590 KB) is
+** blocked along the outermost reduction, as BLIS blocks K:
 **
 **   parallel nb:
 **     partial[nb] = 0
@@ -60,10 +60,11 @@
 ** products for a tenth more of the model's compile time). */
 #define NARROW_TAIL_MAX_TILES 10
 
-/* Panel blocking (above): for a panel of B larger than this, in bytes (a
-** quarter of a Zen core's L2: the panels of A and the partial sums
-** share it), and by slices of at most this many bytes (L1 holds one with
-** the tile's row of A). */
+/* Panel blocking (above): for a panel of B larger than this, in bytes
+** (half of a Zen core's 1 MB L2, which the panels of A share; ResNet's
+** 295 KB panels at 256 channels measured no faster blocked), and by
+** slices of at most this many bytes (L1 holds one with the tile's rows
+** of A: 40 KB slices made those 256-channel layers slower). */
 #define BLOCKED_PANEL_MIN_BYTES (512 * 1024)
 #define PANEL_SLICE_MAX_BYTES (20 * 1024)
 /* Blocking gives up the parallel loop over tiles of rows: only columns
