@@ -395,13 +395,15 @@ static void remark_layout(Lower *l, const TiledConv *t)
                 "OW, OC], 32 output channels a tile, where NCHW's rows of "
                 "outputs would leave more lanes idle; then copied into Y's "
                 "NCHW element by element");
+  else if (t->direct && strided)
+    gilt_remark(l->op, "layout", "nchw-in-place", 0, NULL,
+                "computes NCHW in place: W [OC, C] times X as [C, OH * OW] "
+                "(the pixels the strides read, copied first), stored into "
+                "Y as [OC, OH * OW]");
   else if (t->direct)
     gilt_remark(l->op, "layout", "nchw-in-place", 0, NULL,
-                "computes NCHW in place: W [OC, C] times X as [C, %s, "
-                "stored into Y as [OC, OH * OW]",
-                strided ? "OH * OW] (the pixels the strides read, copied "
-                          "first)"
-                        : "H * W] where it lies");
+                "computes NCHW in place: W [OC, C] times X as [C, H * W] "
+                "where it lies, stored into Y as [OC, OH * OW]");
   else
     gilt_remark(l->op, "layout", "nchw-wide-rows", 0, NULL,
                 "computes NCHW by wide rows: [N, OC, OH * pitch], each row "
