@@ -39,17 +39,19 @@
 /* From a model on tensors to loops: shapes first, constant subgraphs
 ** folded (through the interpreter), layer normalizations and GELUs
 ** written out op by op made one op each, activations fused into the
-** products before them, then lowered (a Concat's operands made the
-** slabs of its result where they can be, f32 transcendental math
-** expanded into plain arithmetic, so that the interpreter and compiled
-** code agree) and cleaned up; buffers are freed after their last use last, once no pass
-** moves ops any more,
+** products before them, the convolutions that gain by it computed in
+** NCHW16c (and what follows them, converted back where it must be), then
+** lowered (a Concat's operands made the slabs of its result where they
+** can be, f32 transcendental math expanded into plain arithmetic, so
+** that the interpreter and compiled code agree) and cleaned up; buffers
+** are freed after their last use last, once no pass moves ops any more,
 ** and the globals no code reads any more (weights a lowering packed into
 ** new ones) dropped. Compiling goes on to the llvm dialect. */
 #define LOOP_PIPELINE                                                     \
   "canonicalize,graph-infer-shapes,graph-fold-constants,"                 \
   "graph-fuse-layer-norm,graph-fuse-gelu,canonicalize,cse,"               \
-  "graph-fuse-epilogues,graph-to-loop,loop-elide-copies,"                 \
+  "graph-fuse-epilogues,graph-layout-nchwc,canonicalize,graph-to-loop,"   \
+  "loop-elide-copies,"                                                    \
   "loop-expand-math,canonicalize,cse,loop-invariant-code-motion,"         \
   "loop-buffer-deallocation,symbol-dce"
 

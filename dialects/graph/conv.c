@@ -365,6 +365,103 @@ GiltStatus graph_infer_conv(const GraphOpView *v, GiltType **types)
   return GILT_SUCCESS;
 }
 
+/* The channel block of activation layout s: 1 for "NCHW", b for
+** "NCHW<b>c", 0 for anything else. */
+int64_t graph_channel_block(const char *s)
+{
+  GraphLayout l;
+  char why[96];
+  if (!graph_layout_parse(s, strlen(s), &l, why, sizeof why) ||
+      strncmp(l.dims, "NCHW", 4))
+    return 0;
+  if (l.rank == 4)
+    return 1;
+  return l.rank == 5 && l.dims[4] == 'c' ? l.factors[4] : 0;
+}
+
+/* One of conv_nchwc's layouts, its channel block into *block; `out`: the
+** result's, which must be blocked. */
+static GiltStatus read_channel_layout(const GraphOpView *v, const char *name,
+                                      bool out, int64_t *block)
+{
+  const char *s = graph_dict_string(v->attrs, name, NULL);
+  if (!s)
+    return graph_error(v, "requires attribute '%s'", name);
+  *block = graph_channel_block(s);
+  if (*block > 1 || (*block == 1 && !out))
+    return GILT_SUCCESS;
+  return graph_error(v, "attribute '%s' is \"%s\", expected %s", name, s,
+                     out ? "NCHW<b>c (such as \"NCHW16c\")"
+                         : "\"NCHW\" or NCHW<b>c (such as \"NCHW16c\")");
+}
+
+/* The NCHW shape of a tensor of channel block b (s itself for b = 1): C
+** the blocks times b; fails when s has not the layout's rank or its last
+** dimension is not b. */
+static GiltStatus unblocked(const GraphOpView *v, size_t i, int64_t b,
+                            const GraphShape *s, GraphShape *out)
+{
+  *out = *s;
+  if (!s->ranked || b == 1)
+    return GILT_SUCCESS;
+  if (s->rank != 5 || (!dyn(s->dims[4]) && s->dims[4] != b))
+    return graph_error(v, "operand '%s' must be [N, C/%lld, H, W, %lld] "
+                       "for its layout", graph_operand_name(v, i),
+                       (long long)b, (long long)b);
+  out->rank = 4;
+  if (!dyn(s->dims[1]) && gilt_mul_overflow(s->dims[1], b, &out->dims[1]))
+    return graph_error(v, "operand '%s' has too many channels",
+                       graph_operand_name(v, i));
+  return GILT_SUCCESS;
+}
+
+/* graph.conv_nchwc (graph-layout-nchwc's Conv): a 2-D Conv of one group
+** whose X is NCHW or NCHW<b>c (data_layout) and whose Y, and residual Z,
+** are NCHW<o>c (out_layout); W [M, C, KH, KW] and B [M] as Conv's. */
+GiltStatus graph_infer_conv_nchwc(const GraphOpView *v, GiltType **types)
+{
+  int64_t in_block, out_block, m;
+  if (graph_check_operands(v) ||
+      read_channel_layout(v, "data_layout", false, &in_block) ||
+      read_channel_layout(v, "out_layout", true, &out_block))
+    return GILT_FAILURE;
+  if (graph_dict_int(v->attrs, "group", 1) != 1)
+    return graph_error(v, "attribute 'group' must be 1");
+  GraphShape xb, x, wt;
+  graph_operand_shape(v, 0, &xb);
+  graph_operand_shape(v, 1, &wt);
+  if (!xb.ranked || !wt.ranked)
+    return graph_error(v, "operands 'X' and 'W' must be ranked");
+  if (unblocked(v, 0, in_block, &xb, &x))
+    return GILT_FAILURE;
+  if (x.rank != 4 || wt.rank != 4)
+    return graph_error(v, "operands 'X' and 'W' must be 2-D convolutions' "
+                       "(X in its layout, W [M, C, KH, KW])");
+  Window w;
+  if (conv_channels_window(v, &x, &wt, 2, 1, 2, &m, &w))
+    return GILT_FAILURE;
+  if (dyn(m) || m % out_block)
+    return graph_error(v, "operand 'W' must have a static multiple of %lld "
+                       "output channels for out_layout",
+                       (long long)out_block);
+  GraphShape out = x;
+  if (spatial_out(v, &w, &x, NULL, &out) || check_windows(v, &out, 2))
+    return GILT_FAILURE;
+  out.rank = 5;
+  out.dims[1] = m / out_block;
+  out.dims[4] = out_block;
+  if (graph_has_operand(v, 3)) {
+    GraphShape z;
+    graph_operand_shape(v, 3, &z);
+    for (size_t d = 0; z.ranked && d < 5; d++)
+      if (z.rank != 5 || (!dyn(z.dims[d]) && !dyn(out.dims[d]) &&
+                          z.dims[d] != out.dims[d]))
+        return graph_error(v, "operand 'Z' must have the result's shape");
+  }
+  types[0] = graph_tensor_type(v->ctx, &out, graph_operand_elem(v, 0));
+  return GILT_SUCCESS;
+}
+
 /* DeformConv-19: X (N x C x D...), W (M x C/group x k...), offset (N x
 ** offset_group * prod(k) * n x out...), B? (M), mask? (N x offset_group *
 ** prod(k) x out...); the output as Conv's without auto_pad. Types f16,

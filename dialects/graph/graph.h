@@ -257,6 +257,22 @@ typedef struct GraphLayout {
 GILT_INTERNAL bool graph_layout_parse(const char *s, size_t n,
                                       GraphLayout *out, char *why,
                                       size_t why_len);
+/* The channel block of an activation layout: 1 for "NCHW", b for
+** "NCHW<b>c", 0 for any other (conv.c; graph.conv_nchwc's layouts). */
+GILT_INTERNAL int64_t graph_channel_block(const char *s);
+/* The position of dimension letter d in layout l, or -1. */
+GILT_INTERNAL int graph_layout_find(const GraphLayout *l, char d);
+/* The block factor layout l gives the logical dimension of upper-case
+** letter d (that of its lower-case letter), 0 when l does not block it. */
+GILT_INTERNAL int64_t graph_layout_block(const GraphLayout *l, char d);
+/* Whether a and b are the same layout. */
+GILT_INTERNAL bool graph_layout_equal(const GraphLayout *a,
+                                      const GraphLayout *b);
+/* The layout in string attribute `name` of op (graph.layout_transform's
+** src_layout or dst_layout, which the verifier has checked); false when
+** it is absent or not a layout. */
+GILT_INTERNAL bool graph_attr_layout(GiltOp *op, const char *name,
+                                     GraphLayout *out);
 /* The dialect's attributes: `#graph.layout<"NCHW16c">`. */
 #define GRAPH_NUM_ATTRS 1
 GILT_INTERNAL extern const GiltAttrDef graph_attr_defs[GRAPH_NUM_ATTRS];
@@ -381,6 +397,8 @@ GILT_INTERNAL GiltStatus graph_infer_gemm(const GraphOpView *v,
 /* conv.c */
 GILT_INTERNAL GiltStatus graph_infer_conv(const GraphOpView *v,
                                           GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_conv_nchwc(const GraphOpView *v,
+                                                GiltType **types);
 GILT_INTERNAL GiltStatus graph_infer_conv_transpose(const GraphOpView *v,
                                                     GiltType **types);
 GILT_INTERNAL GiltStatus graph_infer_pool(const GraphOpView *v,
@@ -394,6 +412,8 @@ GILT_INTERNAL GiltStatus graph_infer_reshape(const GraphOpView *v,
                                              GiltType **types);
 GILT_INTERNAL GiltStatus graph_infer_transpose(const GraphOpView *v,
                                                GiltType **types);
+GILT_INTERNAL GiltStatus graph_infer_layout_transform(const GraphOpView *v,
+                                                      GiltType **types);
 GILT_INTERNAL GiltStatus graph_infer_squeeze(const GraphOpView *v,
                                              GiltType **types);
 GILT_INTERNAL GiltStatus graph_infer_unsqueeze(const GraphOpView *v,

@@ -12,8 +12,10 @@
 ** tensor dimension and a blocked dimension's static size is its factor:
 ** `tensor<1x4x8x8x16xf32, #graph.layout<"NCHW16c">>`.
 **
-** Not here: choosing layouts and converting between them (the graph-level
-** layout pass, pack/unpack ops); this file only says what a layout is.
+** Not here: choosing layouts (the graph-level layout pass) and converting
+** between them (graph.layout_transform: its inference in shape.c, its
+** lowering in transforms/graph_to_loop/layout_transform.c); this file
+** only says what a layout is.
 */
 #include "dialects/graph/graph.h"
 
@@ -103,6 +105,35 @@ bool graph_layout_parse(const char *s, size_t n, GraphLayout *out, char *why,
     }
   }
   return true;
+}
+
+int graph_layout_find(const GraphLayout *l, char d)
+{
+  const char *p = memchr(l->dims, d, l->rank);
+  return p ? (int)(p - l->dims) : -1;
+}
+
+int64_t graph_layout_block(const GraphLayout *l, char d)
+{
+  int i = graph_layout_find(l, (char)(d - 'A' + 'a'));
+  return i < 0 ? 0 : l->factors[i];
+}
+
+bool graph_layout_equal(const GraphLayout *a, const GraphLayout *b)
+{
+  return a->rank == b->rank && !memcmp(a->dims, b->dims, a->rank) &&
+         !memcmp(a->factors, b->factors, a->rank * sizeof *a->factors);
+}
+
+bool graph_attr_layout(GiltOp *op, const char *name, GraphLayout *out)
+{
+  GiltAttr *a = gilt_dictionary_attr_lookup(op->attrs, name);
+  if (!a || a->kind != GILT_ATTR_STRING)
+    return false;
+  size_t n;
+  const char *s = gilt_string_attr_get_value(a, &n);
+  char why[96];
+  return graph_layout_parse(s, n, out, why, sizeof why);
 }
 
 /* ---- the attribute's hooks ------------------------------------------------ */

@@ -5,6 +5,8 @@
 **
 **   reshape(reshape(x, a), b)        -> reshape(x, b)   (b has no 0 entry)
 **   transpose(transpose(x, p), q)    -> transpose(x, p . q), or x
+**   layout_transform(layout_transform(x, A -> B), B -> A) -> x
+**   layout_transform(x, A -> A)      -> x
 **   unsqueeze(squeeze(x, a), a)      -> x
 **   squeeze(unsqueeze(x, a), a)      -> x
 **   cast(x) to x's own type          -> x   (Cast and CastLike)
@@ -137,6 +139,37 @@ static GiltStatus merge_transposes(const GiltPattern *pat, GiltOp *op,
   return GILT_SUCCESS;
 }
 
+/* The two layouts of a graph.layout_transform. */
+static bool layouts(GiltOp *op, GraphLayout *src, GraphLayout *dst)
+{
+  return graph_attr_layout(op, "src_layout", src) &&
+         graph_attr_layout(op, "dst_layout", dst);
+}
+
+static GiltStatus drop_same_layout(const GiltPattern *pat, GiltOp *op,
+                                   GiltRewriter *rw)
+{
+  (void)pat;
+  GraphLayout src, dst;
+  if (!layouts(op, &src, &dst) || !graph_layout_equal(&src, &dst))
+    return GILT_FAILURE;
+  return replace_by(rw, op, op->operands[0].value);
+}
+
+/* A -> B then B -> A: each layout compared whole, since one tensor type
+** fits two layouts (NCHW and NCWH of a square image). */
+static GiltStatus cancel_layout_transforms(const GiltPattern *pat,
+                                           GiltOp *op, GiltRewriter *rw)
+{
+  (void)pat;
+  GiltOp *inner = operand_op(op, 0, GRAPH_OP_LAYOUT_TRANSFORM);
+  GraphLayout a, b, c, d;
+  if (!inner || !layouts(inner, &a, &b) || !layouts(op, &c, &d) ||
+      !graph_layout_equal(&b, &c) || !graph_layout_equal(&a, &d))
+    return GILT_FAILURE;
+  return replace_by(rw, op, inner->operands[0].value);
+}
+
 /* Sorted normalized axes of a Squeeze/Unsqueeze against rank r. */
 static bool axes(GiltOp *op, size_t r, int64_t *out, size_t *n)
 {
@@ -213,6 +246,10 @@ void graph_movement_patterns(GiltPatternSet *set)
       {"graph-reshape-reshape", "graph.reshape", 1, merge_reshapes, NULL},
       {"graph-transpose-transpose", "graph.transpose", 1, merge_transposes,
        NULL},
+      {"graph-layout-transform-same", "graph.layout_transform", 1,
+       drop_same_layout, NULL},
+      {"graph-layout-transform-inverse", "graph.layout_transform", 1,
+       cancel_layout_transforms, NULL},
       {"graph-unsqueeze-squeeze", "graph.unsqueeze", 1, cancel_squeezes, NULL},
       {"graph-squeeze-unsqueeze", "graph.squeeze", 1, cancel_squeezes, NULL},
       {"graph-cast-same-type", "graph.cast", 1, drop_cast, NULL},

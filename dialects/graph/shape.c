@@ -1,8 +1,9 @@
 /*
 ** shape.c - type inference of the graph ops that rearrange a tensor
 ** without computing: Reshape, Transpose, Squeeze, Unsqueeze, Expand,
-** Tile, DepthToSpace, SpaceToDepth, and the shape queries Shape, Size,
-** ConstantOfShape and Range.
+** Tile, DepthToSpace, SpaceToDepth, gilt's LayoutTransform (TVM's: one
+** tensor from one layout.c layout into another), and the shape queries
+** Shape, Size, ConstantOfShape and Range.
 **
 ** Where ONNX passes the new shape as a tensor operand, the result is exact
 ** when a graph.constant defines it, and otherwise has the rank the
@@ -140,6 +141,95 @@ GiltStatus graph_infer_transpose(const GraphOpView *v, GiltType **types)
     out.dims[i] = in.dims[perm[i]];
   }
   types[0] = graph_tensor_type(v->ctx, &out, elem);
+  return GILT_SUCCESS;
+}
+
+/* String attribute `name` as a layout into *out, its text into *text. */
+static GiltStatus read_layout(const GraphOpView *v, const char *name,
+                              GraphLayout *out, const char **text)
+{
+  GiltAttr *a = gilt_dictionary_attr_lookup(v->attrs, name);
+  if (!a || a->kind != GILT_ATTR_STRING)
+    return graph_error(v, "attribute '%s' must be a layout string such as "
+                       "\"NCHW16c\"", name);
+  size_t n;
+  *text = gilt_string_attr_get_value(a, &n);
+  char why[96];
+  if (!graph_layout_parse(*text, n, out, why, sizeof why))
+    return graph_error(v, "attribute '%s' is not a layout: it %s", name, why);
+  return GILT_SUCCESS;
+}
+
+/* The first logical dimension (upper-case letter) of a that b lacks, or
+** 0 when there is none. */
+static char missing_dim(const GraphLayout *a, const GraphLayout *b)
+{
+  for (size_t i = 0; i < a->rank; i++)
+    if (!a->factors[i] && graph_layout_find(b, a->dims[i]) < 0)
+      return a->dims[i];
+  return 0;
+}
+
+/* The size of logical dimension d (upper case) of `in` laid out by src:
+** the outer size times the block where src blocks d, GILT_DYNAMIC when
+** unknown. */
+static GiltStatus logical_size(const GraphOpView *v, const GraphShape *in,
+                               const GraphLayout *src, char d, int64_t *size)
+{
+  *size = in->ranked ? in->dims[graph_layout_find(src, d)] : GILT_DYNAMIC;
+  int64_t f = graph_layout_block(src, d);
+  if (*size != GILT_DYNAMIC && f && gilt_mul_overflow(*size, f, size))
+    return graph_error(v, "dimension '%c' of operand 'data' overflows int64",
+                       d);
+  return GILT_SUCCESS;
+}
+
+/* LayoutTransform: the same logical dimensions (upper-case letters) in
+** both layouts; one of size S is S / g and an inner g where dst_layout
+** blocks it by g, S otherwise. Only static sizes are checked: a dynamic
+** one is the lowering's to check at run time. */
+GiltStatus graph_infer_layout_transform(const GraphOpView *v, GiltType **types)
+{
+  if (graph_check_operands(v))
+    return GILT_FAILURE;
+  GraphLayout src, dst;
+  const char *s, *d;
+  if (read_layout(v, "src_layout", &src, &s) ||
+      read_layout(v, "dst_layout", &dst, &d))
+    return GILT_FAILURE;
+  char only_src = missing_dim(&src, &dst), only_dst = missing_dim(&dst, &src);
+  if (only_src || only_dst)
+    return graph_error(v, "src_layout \"%s\" and dst_layout \"%s\" have "
+                       "different dimensions: '%c' is only in %s", s, d,
+                       only_src ? only_src : only_dst,
+                       only_src ? "src_layout" : "dst_layout");
+  GraphShape in, out = {.ranked = true, .rank = dst.rank};
+  graph_operand_shape(v, 0, &in);
+  if (in.ranked && in.rank != src.rank)
+    return graph_error(v, "operand 'data' has rank %zu, but src_layout "
+                       "\"%s\" has %zu dimensions", in.rank, s, src.rank);
+  for (size_t i = 0; in.ranked && i < in.rank; i++)
+    if (src.factors[i] && in.dims[i] != GILT_DYNAMIC &&
+        in.dims[i] != src.factors[i])
+      return graph_error(v, "dimension %zu of operand 'data' is %lld, but "
+                         "src_layout \"%s\" blocks '%c' by %lld", i,
+                         (long long)in.dims[i], s, src.dims[i],
+                         (long long)src.factors[i]);
+  for (size_t i = 0; i < dst.rank; i++) {
+    out.dims[i] = dst.factors[i];
+    if (dst.factors[i])
+      continue;
+    int64_t size, g = graph_layout_block(&dst, dst.dims[i]);
+    if (logical_size(v, &in, &src, dst.dims[i], &size))
+      return GILT_FAILURE;
+    if (size != GILT_DYNAMIC && g && size % g)
+      return graph_error(v, "dimension '%c' of operand 'data' has size "
+                         "%lld, not a multiple of %lld, the block of "
+                         "dst_layout \"%s\"", dst.dims[i], (long long)size,
+                         (long long)g, d);
+    out.dims[i] = size == GILT_DYNAMIC || !g ? size : size / g;
+  }
+  types[0] = graph_tensor_type(v->ctx, &out, graph_operand_elem(v, 0));
   return GILT_SUCCESS;
 }
 

@@ -271,7 +271,7 @@ static GiltStatus read_window(Lower *l, GiltValue *x, GiltValue *wt,
       return lower_error(l, "the kernel's spatial sizes must be static");
   if (rank_of(x) < 3)
     return lower_error(l, "the input needs a spatial dimension");
-  lower_window_read(l, x, t->shaped.shape + 2, w);
+  lower_window_read(l, x, rank_of(x) - 2, t->shaped.shape + 2, w);
   return GILT_SUCCESS;
 }
 

@@ -141,11 +141,7 @@ static void pad_input(Lower *l, TiledConv *t)
   alloc_wide(l, t, wide_len);
 }
 
-/* A tile's rows for a product of m rows (GILT_DYNAMIC: unknown): of 6,
-** 7 and 8 (with 2 vectors, 12 to 16 accumulators), the one that computes
-** the fewest rows past m, the larger on a tie. 6 rows waste 5 of 54 on
-** ResNet's 7x7 outputs (49 = 7 x 7) and 4 of 516 on 512 channels. */
-static size_t tile_rows(int64_t m)
+size_t lower_tile_rows(int64_t m)
 {
   if (m == GILT_DYNAMIC || m <= 0)
     return 6;
@@ -165,18 +161,21 @@ static int64_t static_outputs(const TiledConv *t)
   return oh == GILT_DYNAMIC || ow == GILT_DYNAMIC ? GILT_DYNAMIC : oh * ow;
 }
 
-/* The transposed product's tile rows: a divisor of OW when one of 8, 7,
-** 6 is (*aligned: a tile's outputs then lie in one output row), else
-** tile_rows. */
-static size_t swapped_rows(const TiledConv *t, bool *aligned)
+size_t lower_output_rows(int64_t ow, int64_t outputs, bool *aligned)
 {
-  int64_t ow = gilt_value_get_type(t->y)->shaped.shape[3];
   *aligned = true;
   for (size_t r = 8; r >= 6; r--)
     if (ow != GILT_DYNAMIC && ow % (int64_t)r == 0)
       return r;
   *aligned = false;
-  return tile_rows(static_outputs(t));
+  return lower_tile_rows(outputs);
+}
+
+/* The transposed product's tile rows (lower_output_rows). */
+static size_t swapped_rows(const TiledConv *t, bool *aligned)
+{
+  return lower_output_rows(gilt_value_get_type(t->y)->shaped.shape[3],
+                           static_outputs(t), aligned);
 }
 
 /* Whether the transposed product wastes fewer lanes: rows of outputs
@@ -466,7 +465,7 @@ GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w, GiltValue *x,
   else
     pad_input(l, &t);
   t.rows = t.swapped ? swapped_rows(&t, &t.row_aligned)
-                      : tile_rows(wt->shaped.shape[0]);
+                      : lower_tile_rows(wt->shaped.shape[0]);
   GiltValue *c = lower_dim(l, weights, 1);
   GiltValue *k =
       ix_mul(l, c, lower_index(l, wt->shaped.shape[2] * wt->shaped.shape[3]));

@@ -177,7 +177,7 @@ static GiltStatus read_window(Lower *l, Deform *d)
                        t->shaped.shape[3] != GILT_DYNAMIC;
   if (!static_kernel && !gilt_op_get_attr(l->op, "kernel_shape"))
     return lower_error(l, "the kernel's spatial sizes must be static");
-  lower_window_read(l, d->x, static_kernel ? t->shaped.shape + 2 : NULL,
+  lower_window_read(l, d->x, 2, static_kernel ? t->shaped.shape + 2 : NULL,
                     &d->w);
   return GILT_SUCCESS;
 }

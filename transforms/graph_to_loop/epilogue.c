@@ -43,7 +43,8 @@ GiltStatus lower_epilogue_check(Lower *l)
 void lower_epilogue_read(Lower *l, LowerEpilogue *e)
 {
   *e = (LowerEpilogue){graph_epilogue_of(l->op), 0, 0, NULL};
-  if (graph_op_is(l->op, GRAPH_OP_CONV))
+  if (graph_op_is(l->op, GRAPH_OP_CONV) ||
+      graph_op_is(l->op, GRAPH_OP_CONV_NCHWC))
     e->residual = lower_operand(l, 3);
   if (e->kind == GRAPH_EPILOGUE_CLIP) {
     GiltAttr *bounds = clip_bounds(l->op);

@@ -57,11 +57,13 @@ typedef struct GraphLoweringRow {
   X(graph_lower_misc)                                                        \
   X(graph_lower_matmul)                                                      \
   X(graph_lower_conv)                                                        \
+  X(graph_lower_conv_nchwc)                                                  \
   X(graph_lower_conv_transpose)                                              \
   X(graph_lower_pool)                                                        \
   X(graph_lower_quant)                                                       \
   X(graph_lower_reshape)                                                     \
   X(graph_lower_transpose)                                                   \
+  X(graph_lower_layout_transform)                                            \
   X(graph_lower_concat_split)                                                \
   X(graph_lower_slice)                                                       \
   X(graph_lower_gather)                                                      \
@@ -318,10 +320,12 @@ typedef struct LowerWindow {
   GiltValue *extent[GRAPH_MAX_RANK];
 } LowerWindow;
 
-/* Reads the window of the op for input x; kernel gives the kernel's
-** static sizes (Conv: W's), NULL to read kernel_shape. Output sizes come
-** from result 0's type where static. */
-GILT_INTERNAL void lower_window_read(Lower *l, GiltValue *x,
+/* Reads the window of the op for input x of n spatial axes, x's and the
+** result's dimensions 2 to n + 1 (a layout that blocks channels,
+** [N, C/b, H, W, b], has one more); kernel gives the kernel's static sizes
+** (Conv: W's), NULL to read kernel_shape. Output sizes come from result
+** 0's type where static. */
+GILT_INTERNAL void lower_window_read(Lower *l, GiltValue *x, size_t n,
                                      const int64_t *kernel, LowerWindow *w);
 /* The ints attribute `name` of the op into out[0..n), every entry def
 ** when it is absent or not n long (a window attribute's default). */
@@ -351,6 +355,8 @@ typedef struct LowerLanes {
   GiltValue *zero; /* 0 in every lane, built where the lanes were */
 } LowerLanes;
 
+/* The width lower_lanes_init chooses for elem. */
+GILT_INTERNAL int64_t lower_lanes_width(GiltType *elem);
 /* Chooses the width for elem and builds the zero at the insertion point,
 ** which must dominate every use of the lanes. */
 GILT_INTERNAL void lower_lanes_init(Lower *l, LowerLanes *v, GiltType *elem);

@@ -190,7 +190,8 @@ static GiltStatus lower_pool(Lower *l, PoolKind kind)
   p.include_pad = graph_attr_int(l->op, "count_include_pad", 0) != 0;
   p.col_major = graph_attr_int(l->op, "storage_order", 0) != 0;
   p.p = graph_attr_int(l->op, "p", 2);
-  lower_window_read(l, p.x, NULL, &p.w);
+  lower_window_read(l, p.x, gilt_value_get_type(p.x)->shaped.rank - 2, NULL,
+                    &p.w);
   if (kind == POOL_MAX && lower_max_pool_vector_apply(l, &p.w, p.x)) {
     gilt_remark(l->op, "vectorize", "vectorized", 0, NULL,
                 "vectorized: %d f32 lanes of output columns by the depthwise "

@@ -101,6 +101,19 @@ typedef struct LowerPlanes {
 GILT_INTERNAL void lower_pad_planes(Lower *l, LowerPlanes *p,
                                     GiltValue *length);
 
+/* A tile's rows for a product of m rows (GILT_DYNAMIC: unknown): of 6,
+** 7 and 8 (with 2 vectors, 12 to 16 accumulators), the one that computes
+** the fewest rows past m, the larger on a tie. 6 rows waste 5 of 54 on
+** ResNet's 7x7 outputs (49 = 7 x 7) and 4 of 516 on 512 channels. */
+GILT_INTERNAL size_t lower_tile_rows(int64_t m);
+/* The tile rows of a product whose rows are a convolution's outputs, OW
+** a row (GILT_DYNAMIC: unknown) and `outputs` in all: a divisor of OW
+** when one of 8, 7, 6 is (*aligned: a tile's outputs then lie in one
+** output row, and its reads of the input one address apart by constant
+** offsets), else lower_tile_rows. */
+GILT_INTERNAL size_t lower_output_rows(int64_t ow, int64_t outputs,
+                                       bool *aligned);
+
 /* Whether the Conv being lowered, of window w, goes through the tiles:
 ** f32, 2-D, stride 1, one group. */
 GILT_INTERNAL bool lower_conv_tiles_apply(Lower *l, const LowerWindow *w,

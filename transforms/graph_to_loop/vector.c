@@ -11,12 +11,17 @@
 */
 #include "transforms/graph_to_loop/lowering.h"
 
+int64_t lower_lanes_width(GiltType *elem)
+{
+  return lower_is_float(elem) && gilt_float_type_get_kind(elem) == GILT_F32
+             ? LOWER_F32_LANES
+             : 1;
+}
+
 void lower_lanes_init(Lower *l, LowerLanes *v, GiltType *elem)
 {
   v->elem = elem;
-  v->width = lower_is_float(elem) && gilt_float_type_get_kind(elem) == GILT_F32
-                 ? LOWER_F32_LANES
-                 : 1;
+  v->width = lower_lanes_width(elem);
   v->type = elem;
   v->mask_type = NULL;
   if (v->width > 1) {

@@ -86,13 +86,12 @@ static GiltValue *pad_end(Lower *l, LowerWindow *w, size_t i)
   return ix_sub(l, same_total(l, w, i), w->begin[i]);
 }
 
-void lower_window_read(Lower *l, GiltValue *x, const int64_t *kernel,
-                       LowerWindow *w)
+void lower_window_read(Lower *l, GiltValue *x, size_t n,
+                       const int64_t *kernel, LowerWindow *w)
 {
-  GiltType *xt = gilt_value_get_type(x);
   GiltType *yt = lower_result_type(l, 0);
   memset(w, 0, sizeof *w);
-  w->n = xt->shaped.rank - 2;
+  w->n = n;
   const char *pad = graph_attr_string(l->op, "auto_pad", "NOTSET");
   w->same = !strncmp(pad, "SAME_", 5);
   w->same_lower = !strcmp(pad, "SAME_LOWER");

@@ -1,0 +1,422 @@
+/*
+** layout_nchwc.c - `graph-layout-nchwc`: the convolutions that compute
+** better with channels blocked by 16 become graph.conv_nchwc, their
+** results NCHW16c ([N, C/16, H, W, 16]: one AVX-512 vector of f32 holds
+** the 16 channels of a pixel), and the layout is carried through what
+** follows them, as TVM's AlterOpLayout and oneDNN's blocked formats do:
+**
+** - a Conv chosen by the cost model below reads its input blocked when
+**   the input was computed blocked, and as NCHW where it lies when not
+**   (no conversion on the way in; conv_nchwc reads either); a residual
+**   Z is taken blocked, converted when it is not;
+** - an elementwise op (Relu, Add of equal shapes, ...) whose tensor
+**   operands all were computed blocked computes blocked, and so does a
+**   Concat of them along the channels whose operands' channels are
+**   multiples of 16;
+** - every blocked result that an op outside these still reads is turned
+**   back into NCHW by a graph.layout_transform just after it, which is
+**   all that is left of the layout at its boundaries (canonicalize and
+**   dce drop the conversions no op reads any more).
+**
+** The cost model, per Conv (f32, 2-D, one group, static shapes, constant
+** weights, output channels a multiple of 16, and input channels a
+** multiple of 16 unless the input stays NCHW): not a 3x3 layer of stride
+** 1 on more than 14x14 outputs, which Winograd computes with a quarter
+** to a half of the multiply-adds in NCHW (conv_winograd.c); and not a
+** layer of at most 4 input channels, which conv_first.c computes at
+** near peak in NCHW. A remark of category "layout" at each Conv says
+** which it chose and why.
+**
+** Not yet: pooling in NCHW16c (MaxPool after ResNet's first layer and
+** the global pools end blocks), and depthwise convolutions.
+*/
+#include "dialects/graph/graph.h"
+
+#include <string.h>
+
+#include "dialects/graph/transforms/passes.h"
+#include "gilt/remarks.h"
+#include "ir/core.h"
+
+#define BLOCK 16
+#define BLOCKED "NCHW16c"
+
+typedef GILT_VEC(GiltOp *) OpList;
+
+typedef struct Rewriter {
+  GiltContext *ctx;
+  GiltBuilder *b;
+  int64_t convs, ops;
+} Rewriter;
+
+/* The NCHW16c value that v is the NCHW form of, or NULL. */
+static GiltValue *blocked_source(GiltValue *v)
+{
+  GiltOp *d = gilt_value_get_defining_op(v);
+  if (!d || !graph_op_is(d, GRAPH_OP_LAYOUT_TRANSFORM) ||
+      strcmp(graph_attr_string(d, "src_layout", ""), BLOCKED) ||
+      strcmp(graph_attr_string(d, "dst_layout", ""), "NCHW"))
+    return NULL;
+  return gilt_op_get_operand(d, 0);
+}
+
+/* A new op of one result, before `before`, its result type inferred. */
+static GiltValue *create(Rewriter *r, GiltOp *before, const char *name,
+                         size_t n, GiltValue *const *operands, size_t num_attrs,
+                         const GiltNamedAttr *attrs)
+{
+  GiltOpState st = gilt_op_state_get(name, gilt_op_get_location(before));
+  st.num_operands = n;
+  st.operands = operands;
+  st.num_results = 1;
+  st.num_attrs = num_attrs;
+  st.attrs = attrs;
+  st.infer_result_types = true;
+  gilt_builder_set_insertion_point_before(r->b, before);
+  GiltOp *op = gilt_builder_create_op(r->b, &st);
+  return op ? gilt_op_get_result(op, 0) : NULL;
+}
+
+static GiltAttr *string_attr(Rewriter *r, const char *s)
+{
+  return gilt_string_attr_get(r->ctx, s, strlen(s));
+}
+
+/* v from layout `from` into `to`, before `before`. */
+static GiltValue *transform(Rewriter *r, GiltOp *before, GiltValue *v,
+                            const char *from, const char *to)
+{
+  GiltNamedAttr attrs[2] = {{"dst_layout", string_attr(r, to)},
+                            {"src_layout", string_attr(r, from)}};
+  return create(r, before, "graph.layout_transform", 1, &v, 2, attrs);
+}
+
+/* Op's result replaced by `blocked` turned back into NCHW, and op gone. */
+static void replace(Rewriter *r, GiltOp *op, GiltValue *blocked)
+{
+  GiltValue *nchw = transform(r, op, blocked, BLOCKED, "NCHW");
+  gilt_value_replace_all_uses_with(gilt_op_get_result(op, 0), nchw);
+  gilt_op_destroy(op);
+}
+
+/* ---- convolutions ---------------------------------------------------------------- */
+
+static const int64_t *static_shape(GiltValue *v, size_t rank)
+{
+  GiltType *t = gilt_value_get_type(v);
+  if (!gilt_type_is_shaped(t) || !t->shaped.ranked || t->shaped.rank != rank)
+    return NULL;
+  for (size_t i = 0; i < rank; i++)
+    if (t->shaped.shape[i] == GILT_DYNAMIC)
+      return NULL;
+  return t->shaped.shape;
+}
+
+/* A 2-D window attribute with ONNX's default: strides and dilations 1,
+** pads 0 (four entries). */
+static void read_window_attr(GiltOp *op, const char *name, int64_t *out)
+{
+  bool pads = !strcmp(name, "pads");
+  size_t n;
+  for (size_t i = 0; i < (pads ? 4u : 2u); i++)
+    out[i] = pads ? 0 : 1;
+  graph_dict_ints(gilt_op_get_attr_dictionary(op), name, out, pads ? 4 : 2,
+                  &n);
+}
+
+/* Whether conv is 1x1 of stride 1 without padding: the product of W and
+** X as they lie, which NCHW computes in place (conv_tiled.c). */
+static bool plain_1x1(GiltOp *conv, const int64_t *ws)
+{
+  int64_t strides[2], pads[4];
+  read_window_attr(conv, "strides", strides);
+  read_window_attr(conv, "pads", pads);
+  return ws[2] == 1 && ws[3] == 1 && strides[0] == 1 && strides[1] == 1 &&
+         !pads[0] && !pads[1] && !pads[2] && !pads[3] &&
+         !strncmp(graph_attr_string(conv, "auto_pad", "NOTSET"), "NOTSET", 6);
+}
+
+/* Why conv cannot or should not compute in NCHW16c whatever its
+** neighbours do, or NULL. */
+static const char *why_nchw(GiltOp *conv)
+{
+  GiltValue *x = gilt_op_get_operand(conv, 0);
+  GiltValue *w = gilt_op_get_operand(conv, 1);
+  const int64_t *xs = static_shape(x, 4), *ws = static_shape(w, 4);
+  const int64_t *ys = static_shape(gilt_op_get_result(conv, 0), 4);
+  if (!xs || !ws || !ys)
+    return "not a 2-D convolution of static shapes";
+  if (gilt_value_get_type(x)->shaped.elem !=
+      gilt_float_type_get(gilt_op_get_context(conv), GILT_F32))
+    return "not f32";
+  if (graph_attr_int(conv, "group", 1) != 1)
+    return "grouped";
+  if (!graph_value_constant(w))
+    return "its weights are not constants";
+  if (ws[0] % BLOCK)
+    return "its output channels are not a multiple of 16";
+  if (xs[1] <= 4)
+    return "few input channels: conv_first computes it near peak in NCHW";
+  int64_t strides[2], dilations[2];
+  read_window_attr(conv, "strides", strides);
+  read_window_attr(conv, "dilations", dilations);
+  if (ws[2] == 3 && ws[3] == 3 && strides[0] == 1 && strides[1] == 1 &&
+      dilations[0] == 1 && dilations[1] == 1 && ys[2] * ys[3] > 14 * 14)
+    return "a 3x3 layer of stride 1 on more than 14x14 outputs: Winograd "
+           "computes it with fewer multiply-adds in NCHW";
+  return NULL;
+}
+
+/* ---- which ops compute blocked -------------------------------------------------- */
+
+/* Whether the op may compute blocked from its operands: one result, and
+** elementwise (or a broadcast kind, whose operands must then turn out of
+** one type), or a Concat along the channels. */
+static bool carries_kind(GiltOp *op)
+{
+  GiltFusionKind kind = gilt_op_get_fusion_kind(op);
+  if (gilt_op_get_num_results(op) != 1)
+    return false;
+  if (graph_op_is(op, GRAPH_OP_CONCAT))
+    return graph_attr_int(op, "axis", 0) == 1;
+  return kind == GILT_FUSION_ELEMENTWISE || kind == GILT_FUSION_BROADCAST;
+}
+
+/* Whether operand v of an op that computes blocked may stay as it is: a
+** scalar (a Clip's bound) or an absent operand. */
+static bool layout_free(GiltValue *v)
+{
+  GiltType *t = gilt_value_get_type(v);
+  return gilt_type_get_kind(t) == GILT_TYPE_NONE ||
+         (gilt_type_is_shaped(t) && t->shaped.ranked && t->shaped.rank == 0);
+}
+
+/* Tells whether value v is (or, when planning, will be) blocked. */
+typedef bool (*IsBlockedFn)(GiltValue *v, void *user, int depth);
+
+/* Whether op (carries_kind) computes blocked when is_blocked says which
+** operands are: every tensor operand blocked, of one type that is the
+** result's too (no broadcast, no change of element type) unless a
+** Concat's, and at least one. */
+static bool carries(GiltOp *op, IsBlockedFn is_blocked, void *user, int depth)
+{
+  if (!carries_kind(op))
+    return false;
+  bool concat = graph_op_is(op, GRAPH_OP_CONCAT);
+  GiltType *type = NULL;
+  size_t blocked = 0;
+  for (size_t i = 0; i < gilt_op_get_num_operands(op); i++) {
+    GiltValue *v = gilt_op_get_operand(op, i);
+    if (!concat && layout_free(v))
+      continue;
+    if (!is_blocked(v, user, depth) ||
+        (!concat && type && gilt_value_get_type(v) != type))
+      return false;
+    type = gilt_value_get_type(v);
+    blocked++;
+  }
+  return blocked &&
+         (concat || gilt_value_get_type(gilt_op_get_result(op, 0)) == type);
+}
+
+/* ---- the plan -------------------------------------------------------------------- */
+
+static bool in_list(const OpList *l, GiltOp *op)
+{
+  for (size_t i = 0; i < l->len; i++)
+    if (l->data[i] == op)
+      return true;
+  return false;
+}
+
+/* How deep the planner follows chains of elementwise ops back to a Conv. */
+#define MAX_CHAIN 16
+
+/* IsBlockedFn for planning: v will be the result of a chosen Conv or of
+** an op that carries the layout. */
+static bool will_be_blocked(GiltValue *v, void *user, int depth)
+{
+  const OpList *chosen = user;
+  GiltOp *d = gilt_value_get_defining_op(v);
+  if (!d || depth > MAX_CHAIN)
+    return false;
+  if (graph_op_is(d, GRAPH_OP_CONV))
+    return in_list(chosen, d);
+  return carries(d, will_be_blocked, user, depth + 1);
+}
+
+/* Whether some op will read v blocked: a chosen Conv as its input X or
+** residual Z, or an op that carries the layout. */
+static bool read_blocked(const OpList *chosen, GiltValue *v)
+{
+  for (GiltOperand *u = gilt_value_get_first_use(v); u;
+       u = gilt_operand_get_next_use(u)) {
+    GiltOp *user = gilt_operand_get_owner(u);
+    size_t i = gilt_operand_get_index(u);
+    if (graph_op_is(user, GRAPH_OP_CONV) ? in_list(chosen, user) &&
+                                               (i == 0 || i == 3)
+                                         : carries(user, will_be_blocked,
+                                                   (void *)chosen, 0))
+      return true;
+  }
+  return false;
+}
+
+/* The Convs to compute blocked: those why_nchw allows, less each 1x1
+** layer that NCHW computes in place whose result no op would read
+** blocked (converting it back would cost a pass over it, more than the
+** layout saves), until no more drop out. */
+static void plan(GiltContext *ctx, const OpList *convs, OpList *chosen)
+{
+  for (size_t i = 0; i < convs->len; i++)
+    if (!why_nchw(convs->data[i]))
+      gilt_vec_push(ctx, chosen, convs->data[i]);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < chosen->len; i++) {
+      GiltOp *conv = chosen->data[i];
+      if (!plain_1x1(conv, static_shape(gilt_op_get_operand(conv, 1), 4)) ||
+          read_blocked(chosen, gilt_op_get_result(conv, 0)))
+        continue;
+      chosen->data[i--] = chosen->data[--chosen->len];
+      changed = true;
+    }
+  }
+}
+
+/* The remark at a Conv that stays NCHW: why. */
+static void remark_nchw(GiltOp *conv)
+{
+  const char *why = why_nchw(conv);
+  gilt_remark(conv, "layout", "stays-nchw", 0, NULL, "stays NCHW: %s",
+              why ? why
+                  : "a 1x1 layer that NCHW computes in place, and no op "
+                    "would read its result blocked");
+}
+
+/* ---- the rewrite ---------------------------------------------------------------- */
+
+/* Op as the same op on `operands`, its result type inferred, and `extra`
+** attributes besides its own; op's result turned back into NCHW. */
+static bool rebuild(Rewriter *r, GiltOp *op, const char *name,
+                    GiltValue *const *operands, size_t num_extra,
+                    const GiltNamedAttr *extra)
+{
+  GiltAttr *dict = gilt_op_get_attr_dictionary(op);
+  size_t na = dict ? gilt_dictionary_attr_get_size(dict) : 0;
+  GiltNamedAttr *attrs = gilt_calloc(r->ctx, na + num_extra + 1, sizeof *attrs);
+  for (size_t i = 0; i < na; i++)
+    attrs[i] = gilt_dictionary_attr_get_entry(dict, i);
+  for (size_t i = 0; i < num_extra; i++)
+    attrs[na + i] = extra[i];
+  GiltValue *y = create(r, op, name, gilt_op_get_num_operands(op), operands,
+                        na + num_extra, attrs);
+  gilt_free(r->ctx, attrs);
+  if (y)
+    replace(r, op, y);
+  return y != NULL;
+}
+
+static bool convert_conv(Rewriter *r, GiltOp *conv)
+{
+  size_t n = gilt_op_get_num_operands(conv);
+  GiltValue *ops[4];
+  for (size_t i = 0; i < n; i++)
+    ops[i] = gilt_op_get_operand(conv, i);
+  GiltValue *xb = blocked_source(ops[0]);
+  const char *data_layout = xb ? BLOCKED : "NCHW";
+  if (xb)
+    ops[0] = xb;
+  if (n > 3) {
+    GiltValue *zb = blocked_source(ops[3]);
+    ops[3] = zb ? zb : transform(r, conv, ops[3], "NCHW", BLOCKED);
+  }
+  gilt_remark(conv, "layout", "nchwc", 0, NULL,
+              "computes NCHW16c (graph.conv_nchwc), its input read as %s",
+              data_layout);
+  GiltNamedAttr layouts[2] = {{"data_layout", string_attr(r, data_layout)},
+                              {"out_layout", string_attr(r, BLOCKED)}};
+  return rebuild(r, conv, "graph.conv_nchwc", ops, 2, layouts);
+}
+
+static bool is_blocked_now(GiltValue *v, void *user, int depth)
+{
+  (void)user, (void)depth;
+  return blocked_source(v) != NULL;
+}
+
+/* An op that carries the layout, on the blocked values. */
+static bool carry(Rewriter *r, GiltOp *op)
+{
+  if (!carries(op, is_blocked_now, NULL, 0))
+    return false;
+  size_t n = gilt_op_get_num_operands(op);
+  GiltValue **ops = gilt_calloc(r->ctx, n + 1, sizeof *ops);
+  for (size_t i = 0; i < n; i++) {
+    GiltValue *v = gilt_op_get_operand(op, i);
+    GiltValue *b = blocked_source(v);
+    ops[i] = b ? b : v;
+  }
+  bool done = rebuild(r, op, gilt_op_get_name(op), ops, 0, NULL);
+  gilt_free(r->ctx, ops);
+  return done;
+}
+
+/* ---- the pass -------------------------------------------------------------------- */
+
+typedef struct Collected {
+  OpList all, convs;
+} Collected;
+
+static GiltWalkResult collect(GiltOp *op, void *user)
+{
+  Collected *c = user;
+  GiltContext *ctx = gilt_op_get_context(op);
+  gilt_vec_push(ctx, &c->all, op);
+  if (graph_op_is(op, GRAPH_OP_CONV))
+    gilt_vec_push(ctx, &c->convs, op);
+  return GILT_WALK_ADVANCE;
+}
+
+static GiltStatus run(GiltPass *pass, GiltOp *root)
+{
+  GiltContext *ctx = gilt_pass_get_context(pass);
+  Rewriter r = {ctx, gilt_builder_create(ctx), 0, 0};
+  Collected c = {{0}, {0}};
+  OpList chosen = {0};
+  gilt_op_walk(root, GILT_WALK_PRE_ORDER, collect, &c);
+  plan(ctx, &c.convs, &chosen);
+  /* In program order, so that an op sees its operands' layouts decided.
+  ** A rewrite destroys only the op visited. */
+  for (size_t i = 0; i < c.all.len; i++) {
+    GiltOp *op = c.all.data[i];
+    if (graph_op_is(op, GRAPH_OP_CONV) && !in_list(&chosen, op))
+      remark_nchw(op);
+    else if (graph_op_is(op, GRAPH_OP_CONV))
+      r.convs += convert_conv(&r, op);
+    else
+      r.ops += carry(&r, op);
+  }
+  gilt_vec_free(ctx, &c.all);
+  gilt_vec_free(ctx, &c.convs);
+  gilt_vec_free(ctx, &chosen);
+  gilt_builder_destroy(r.b);
+  gilt_pass_add_statistic(pass, "num-convs",
+                          "Number of convolutions computed in NCHW16c",
+                          r.convs);
+  gilt_pass_add_statistic(pass, "num-carried",
+                          "Number of other ops computed in NCHW16c", r.ops);
+  if (!r.convs && !r.ops)
+    gilt_pass_mark_unchanged(pass);
+  return GILT_SUCCESS;
+}
+
+const GiltPassDef gilt_graph_layout_nchwc_pass = {
+    .name = "graph-layout-nchwc",
+    .description = "Compute the convolutions that the cost model chooses in "
+                   "NCHW16c (graph.conv_nchwc), and the elementwise ops and "
+                   "channel Concats after them, converting back to NCHW "
+                   "only where an op reads the layout as NCHW",
+    .anchor = NULL,
+    .run = run,
+};
