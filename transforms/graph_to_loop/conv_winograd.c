@@ -311,16 +311,12 @@ static void product_body(Lower *l, GiltValue *const *ivs, void *user)
 static void zip(Lower *l, const Winograd *t, GiltValue *a, GiltValue *b,
                 GiltValue **lo, GiltValue **hi)
 {
-  GiltType *i32 = gilt_integer_type_get(l->ctx, 32, GILT_SIGNLESS);
-  GiltValue *ops[2] = {a, b};
   GiltValue **out[2] = {lo, hi};
   for (int half = 0; half < 2; half++) {
     int32_t mask[LOWER_F32_LANES];
     for (int i = 0; i < LOWER_F32_LANES; i++)
       mask[i] = (i % 2) * LOWER_F32_LANES + half * LOWER_F32_LANES / 2 + i / 2;
-    *out[half] = lower_emit_attr(
-        l, LOOP_OP_SHUFFLE, t->v.type, 2, ops, "mask",
-        gilt_dense_array_attr_get(i32, LOWER_F32_LANES, mask));
+    *out[half] = lower_lanes_shuffle(l, &t->v, a, b, mask);
   }
 }
 

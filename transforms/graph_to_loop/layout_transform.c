@@ -13,11 +13,14 @@
 ** Where both layouts end in the same dimension, blocked alike (NCHW16c ->
 ** NHWC16c, NCHW -> NCHW4h), a row of the result is a row of the source,
 ** and f32 rows move 16 lanes at a time (vector.c), a partial last chunk
-** under a mask. Otherwise (NCHW <-> NCHW16c) one side of the copy strides
-** in any order, and the nest is of scalars in the result's order, its
-** stores consecutive: on 1x64x56x56 f32, about four times a Relu's time.
-** Not here: transposing 16 x 16 tiles in registers (loop.shuffle), which
-** would vectorize those too.
+** under a mask. Between NCHW and NCHW16c in f32 (the boundaries of
+** graph-layout-nchwc), a tile of 16 channels by 16 columns of a row is 16
+** vector loads, a transpose in registers (4 rounds of 16 shuffles, each
+** swapping the off-diagonal blocks of 8, 4, 2 and 1 lanes) and 16 vector
+** stores; the scalar nest had taken four times a Relu's time on
+** 1x64x56x56. Otherwise one side of the copy strides in any order, and
+** the nest is of scalars in the result's order, its stores consecutive,
+** which LLVM vectorizes where it finds that worthwhile.
 **
 ** The run checks what inference could not on dynamic sizes: that an inner
 ** dimension of the source is its block, and that a logical dimension the
@@ -26,6 +29,7 @@
 #include "transforms/graph_to_loop/indexing.h"
 
 #include <stdio.h>
+#include <string.h>
 
 typedef struct LayoutTransform {
   GraphLayout src, dst;
@@ -34,6 +38,7 @@ typedef struct LayoutTransform {
   LowerLanes v;
   GiltValue *row; /* the rows' length */
   bool masked;    /* a row may end in a partial chunk */
+  bool to_blocked; /* NCHW into NCHW16c, by tiles (tile_body) */
 } LayoutTransform;
 
 static char upper(char d) { return d >= 'a' ? (char)(d - 'a' + 'A') : d; }
@@ -104,6 +109,95 @@ static void transform_body(Lower *l, GiltValue *const *ivs, void *user)
   lower_lanes_store(l, &t->v, mask, x, t->out, at);
 }
 
+/* ---- NCHW <-> NCHW16c by tiles ------------------------------------------------ */
+
+/* Whether the pair is NCHW and NCHW<lanes>c, either way. */
+static bool nchw_blocked_pair(const GraphLayout *a, const GraphLayout *b,
+                              int64_t lanes)
+{
+  return a->rank == 4 && !memcmp(a->dims, "NCHW", 4) && b->rank == 5 &&
+         !memcmp(b->dims, "NCHWc", 5) && b->factors[4] == lanes;
+}
+
+/* Rows r[0..16) transposed in place: r[i] lane j becomes r[j] lane i.
+** Each round swaps the off-diagonal b x b blocks of every 2b x 2b block
+** on the diagonal, for b = 8, 4, 2, 1. */
+static void transpose_tile(Lower *l, const LowerLanes *v, GiltValue **r)
+{
+  int64_t n = v->width;
+  for (int64_t b = n / 2; b >= 1; b /= 2)
+    for (int64_t i = 0; i < n; i++) {
+      if (i / b % 2)
+        continue;
+      int32_t upper[LOWER_F32_LANES], lower[LOWER_F32_LANES];
+      for (int64_t j = 0; j < n; j++) {
+        bool left = j / b % 2 == 0;
+        upper[j] = (int32_t)(left ? j : n + j - b);
+        lower[j] = (int32_t)(left ? j + b : n + j);
+      }
+      GiltValue *top = lower_lanes_shuffle(l, v, r[i], r[i + b], upper);
+      r[i + b] = lower_lanes_shuffle(l, v, r[i], r[i + b], lower);
+      r[i] = top;
+    }
+}
+
+/* One tile, ivs (n, channel block, row, column block): the 16 columns
+** of the tile's 16 channels as they lie in NCHW, a vector each, or its
+** 16 pixels' channels as they lie in NCHW16c, a vector each. The
+** columns past the row's end are masked in NCHW; in NCHW16c their
+** pixels are the row's last, read again and never stored. */
+static void tile_body(Lower *l, GiltValue *const *ivs, void *user)
+{
+  LayoutTransform *t = user;
+  int64_t n = t->v.width;
+  GiltValue *nchw = t->to_blocked ? t->in : t->out;
+  GiltValue *blocked = t->to_blocked ? t->out : t->in;
+  GiltValue *width = lower_dim(l, nchw, 3);
+  GiltValue *w0 = ix_mul(l, ivs[3], lower_index(l, n));
+  GiltValue *left = ix_sub(l, width, w0);
+  GiltValue *row_mask = lower_lanes_mask(l, &t->v, left);
+  GiltValue *r[LOWER_F32_LANES], *pixel_mask[LOWER_F32_LANES];
+  GiltValue *plain[LOWER_F32_LANES][4], *block[LOWER_F32_LANES][5];
+  GiltValue *last = ix_sub(l, width, lower_index(l, 1));
+  for (int64_t k = 0; k < n; k++) {
+    GiltValue *c = ix_add(l, ix_mul(l, ivs[1], lower_index(l, n)),
+                          lower_index(l, k));
+    GiltValue *w = ix_add(l, w0, lower_index(l, k));
+    GiltValue *p[4] = {ivs[0], c, ivs[2], w0};
+    GiltValue *q[5] = {ivs[0], ivs[1], ivs[2], ix_min(l, w, last),
+                       lower_index(l, 0)};
+    memcpy(plain[k], p, sizeof p);
+    memcpy(block[k], q, sizeof q);
+    /* All 16 lanes of pixel k, or none past the row's end. */
+    GiltValue *in_row = ix_one_if(l, lower_cmp(l, "slt", w, width));
+    pixel_mask[k] =
+        lower_lanes_mask(l, &t->v, ix_mul(l, in_row, lower_index(l, n)));
+  }
+  for (int64_t k = 0; k < n; k++)
+    r[k] = t->to_blocked
+               ? lower_lanes_load(l, &t->v, row_mask, nchw, plain[k])
+               : lower_lanes_load(l, &t->v, NULL, blocked, block[k]);
+  transpose_tile(l, &t->v, r);
+  for (int64_t k = 0; k < n; k++) {
+    if (t->to_blocked)
+      lower_lanes_store(l, &t->v, pixel_mask[k], r[k], blocked, block[k]);
+    else
+      lower_lanes_store(l, &t->v, row_mask, r[k], nchw, plain[k]);
+  }
+}
+
+/* The tiles' nest: N, C / 16, H, and the columns by 16. */
+static void lower_tiles_nest(Lower *l, LayoutTransform *t)
+{
+  GiltValue *nchw = t->to_blocked ? t->in : t->out;
+  GiltValue *blocked = t->to_blocked ? t->out : t->in;
+  GiltValue *uppers[4] = {
+      lower_dim(l, nchw, 0), lower_dim(l, blocked, 1), lower_dim(l, nchw, 2),
+      lower_binary(l, LOOP_OP_CEILDIVSI, lower_dim(l, nchw, 3),
+                   lower_index(l, t->v.width))};
+  lower_parallel(l, 4, uppers, tile_body, t);
+}
+
 /* The run-time checks of the sizes inference saw as dynamic. A logical
 ** dimension the source blocks by a multiple of the result's block
 ** divides by it whatever its size. */
@@ -170,6 +264,14 @@ static GiltStatus lower_layout_transform(Lower *l)
                graph_layout_block(&t.dst, upper(last)) &&
            lower_lanes_width(rt->shaped.elem) > 1 &&
            loop_memref_is_contiguous(in);
+  if (lower_lanes_width(rt->shaped.elem) == LOWER_F32_LANES &&
+      (nchw_blocked_pair(&t.src, &t.dst, LOWER_F32_LANES) ||
+       nchw_blocked_pair(&t.dst, &t.src, LOWER_F32_LANES))) {
+    t.to_blocked = t.src.rank == 4;
+    lower_lanes_init(l, &t.v, rt->shaped.elem);
+    lower_tiles_nest(l, &t);
+    return lower_replace(l, &t.out);
+  }
   GiltValue *uppers[GRAPH_MAX_RANK];
   for (size_t i = 0; i < r; i++)
     uppers[i] = sizes[i];

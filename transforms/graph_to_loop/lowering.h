@@ -382,6 +382,11 @@ GILT_INTERNAL void lower_lanes_store(Lower *l, const LowerLanes *v,
 GILT_INTERNAL GiltValue *lower_lanes_fma(Lower *l, GiltValue *a, GiltValue *b,
                                          GiltValue *c);
 GILT_INTERNAL GiltValue *lower_lanes_add(Lower *l, GiltValue *a, GiltValue *b);
+/* Lanes picked from a and b (v->width > 1): lane i of the result is lane
+** mask[i] of a's lanes followed by b's. */
+GILT_INTERNAL GiltValue *lower_lanes_shuffle(Lower *l, const LowerLanes *v,
+                                             GiltValue *a, GiltValue *b,
+                                             const int32_t *mask);
 
 /* ---- epilogues (epilogue.c) ------------------------------------------------ */
 

@@ -58,7 +58,6 @@ static GiltValue *pick_phase(Lower *l, const PadPlanes *pp,
   int64_t sw = pp->p->strides[1];
   if (sw == 1)
     return pixels[0];
-  GiltType *i32 = gilt_integer_type_get(l->ctx, 32, GILT_SIGNLESS);
   GiltValue *acc = pixels[0];
   for (int64_t q = 1; q < sw; q++) {
     int32_t mask[LOWER_F32_LANES];
@@ -72,10 +71,7 @@ static GiltValue *pick_phase(Lower *l, const PadPlanes *pp,
                 : from < q ? keep
                            : 0;
     }
-    GiltValue *ops[2] = {acc, pixels[q]};
-    acc =
-        lower_emit_attr(l, LOOP_OP_SHUFFLE, pp->v.type, 2, ops, "mask",
-                        gilt_dense_array_attr_get(i32, LOWER_F32_LANES, mask));
+    acc = lower_lanes_shuffle(l, &pp->v, acc, pixels[q], mask);
   }
   return acc;
 }

@@ -106,3 +106,13 @@ GiltValue *lower_lanes_add(Lower *l, GiltValue *a, GiltValue *b)
   bool f = loop_is_float_like(gilt_value_get_type(a));
   return lower_binary(l, f ? LOOP_OP_ADDF : LOOP_OP_ADDI, a, b);
 }
+
+GiltValue *lower_lanes_shuffle(Lower *l, const LowerLanes *v, GiltValue *a,
+                               GiltValue *b, const int32_t *mask)
+{
+  GiltType *i32 = gilt_integer_type_get(l->ctx, 32, GILT_SIGNLESS);
+  GiltValue *ops[2] = {a, b};
+  return lower_emit_attr(l, LOOP_OP_SHUFFLE, v->type, 2, ops, "mask",
+                         gilt_dense_array_attr_get(i32, (size_t)v->width,
+                                                   mask));
+}
