@@ -36,7 +36,9 @@ typedef struct BlockedConv {
   int64_t in_block;
   GiltValue *panels, *y, *bias, *oc;
   GiltValue *n; /* the batch index of the nest */
-  GiltValue *kernel_h, *kernel_w;
+  /* The reduction: W's input channels (a constant where static, which
+  ** lets the tiles block a large panel of B) and taps. */
+  GiltValue *channels, *kernel_h, *kernel_w;
   size_t rows;
   bool row_aligned; /* a tile's rows lie in one output row */
 } BlockedConv;
@@ -164,9 +166,7 @@ static void batch_body(Lower *l, GiltValue *const *ivs, void *user)
       .rows = t->rows,
       .vectors = 2,
       .num_reductions = 3,
-      .reductions = {ix_mul(l, lower_dim(l, t->x, 1),
-                            lower_index(l, t->in_block)),
-                     t->kernel_h, t->kernel_w},
+      .reductions = {t->channels, t->kernel_h, t->kernel_w},
       .load_a = tile_load_a,
       .load_b = tile_load_b,
       .store = tile_store,
@@ -209,6 +209,7 @@ static GiltStatus lower_conv_nchwc(Lower *l)
                    .bias = lower_operand(l, 2)};
   lower_epilogue_read(l, &t.epilogue);
   lower_lanes_init(l, &t.v, gilt_float_type_get(l->ctx, GILT_F32));
+  t.channels = lower_dim(l, weights, 1);
   t.kernel_h = lower_index(l, wt->shaped.shape[2]);
   t.kernel_w = lower_index(l, wt->shaped.shape[3]);
   GiltValue *oc = t.oc = lower_dim(l, weights, 0);
@@ -224,8 +225,7 @@ static GiltStatus lower_conv_nchwc(Lower *l)
       ow, oh == GILT_DYNAMIC || ow == GILT_DYNAMIC ? GILT_DYNAMIC : oh * ow,
       &t.row_aligned);
   GiltValue *k = ix_mul(
-      l, lower_dim(l, weights, 1),
-      lower_index(l, wt->shaped.shape[2] * wt->shaped.shape[3]));
+      l, t.channels, lower_index(l, wt->shaped.shape[2] * wt->shaped.shape[3]));
   int64_t flat_static[2] = {wt->shaped.shape[0],
                             wt->shaped.shape[1] == GILT_DYNAMIC
                                 ? GILT_DYNAMIC
