@@ -415,9 +415,10 @@ static GiltStatus unblocked(const GraphOpView *v, size_t i, int64_t b,
   return GILT_SUCCESS;
 }
 
-/* graph.conv_nchwc (graph-layout-nchwc's Conv): a 2-D Conv of one group
-** whose X is NCHW or NCHW<b>c (data_layout) and whose Y, and residual Z,
-** are NCHW<o>c (out_layout); W [M, C, KH, KW] and B [M] as Conv's. */
+/* graph.conv_nchwc (graph-layout-nchwc's Conv): a 2-D Conv of one group,
+** or depthwise, whose X is NCHW or NCHW<b>c (data_layout) and whose Y,
+** and residual Z, are NCHW<o>c (out_layout); W [M, C / group, KH, KW]
+** and B [M] as Conv's. */
 GiltStatus graph_infer_conv_nchwc(const GraphOpView *v, GiltType **types)
 {
   int64_t in_block, out_block, m;
@@ -425,8 +426,7 @@ GiltStatus graph_infer_conv_nchwc(const GraphOpView *v, GiltType **types)
       read_channel_layout(v, "data_layout", false, &in_block) ||
       read_channel_layout(v, "out_layout", true, &out_block))
     return GILT_FAILURE;
-  if (graph_dict_int(v->attrs, "group", 1) != 1)
-    return graph_error(v, "attribute 'group' must be 1");
+  int64_t group = graph_dict_int(v->attrs, "group", 1);
   GraphShape xb, x, wt;
   graph_operand_shape(v, 0, &xb);
   graph_operand_shape(v, 1, &wt);
@@ -438,7 +438,13 @@ GiltStatus graph_infer_conv_nchwc(const GraphOpView *v, GiltType **types)
     return graph_error(v, "operands 'X' and 'W' must be 2-D convolutions' "
                        "(X in its layout, W [M, C, KH, KW])");
   Window w;
-  if (conv_channels_window(v, &x, &wt, 2, 1, 2, &m, &w))
+  /* One group, or depthwise: one channel a group, in one layout. */
+  if (group != 1 && (in_block != out_block || x.dims[1] != group ||
+                     wt.dims[0] != group || wt.dims[1] != 1))
+    return graph_error(v, "attribute 'group' must be 1, or the channels "
+                       "of X and of W [C, 1, KH, KW] (depthwise) with "
+                       "data_layout the same as out_layout");
+  if (conv_channels_window(v, &x, &wt, 2, group, 2, &m, &w))
     return GILT_FAILURE;
   if (dyn(m) || m % out_block)
     return graph_error(v, "operand 'W' must have a static multiple of %lld "

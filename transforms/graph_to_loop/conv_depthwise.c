@@ -46,8 +46,8 @@
 
 #include <math.h>
 
-/* Taps unrolled at most (7x7); their splats live in registers. */
-#define MAX_TAPS 49
+/* Taps unrolled at most: their splats live in registers. */
+#define MAX_TAPS LOWER_DEPTHWISE_MAX_TAPS
 /* Column strides whose lanes are gathered from that many loads. */
 #define MAX_STRIDE 4
 /* Interior rows computed together. */

@@ -1,6 +1,7 @@
 /*
-** conv_nchwc.c - graph.conv_nchwc, the Conv of graph-layout-nchwc, through
-** the tiles (tiles.c): Y in NCHW16c, X in NCHW<b>c or NCHW.
+** conv_nchwc.c - graph.conv_nchwc, the Conv of graph-layout-nchwc: Y in
+** NCHW16c, X in NCHW16c or NCHW; one group through the tiles (tiles.c),
+** depthwise by a kernel of its own.
 **
 **   C[p, oc] = sum over (c, kh, kw) of X(c, pixel p under tap (kh, kw)) * W[oc, c, kh, kw]
 **
@@ -19,7 +20,16 @@
 ** The weights are B = W^T [C * KH * KW, OC], packed by 32 columns at
 ** compile time (pack.c), as conv_tiled.c's transposed product packs
 ** them. A padded window reads a zero-padded copy of X in X's layout,
-** O(input) against the product's O(OC * C * KH * KW * OH * OW).
+** O(input) against the product's O(OC * C * KH * KW * OH * OW), written
+** a pixel's 16 channels at a time in NCHW16c.
+**
+** Depthwise (X in NCHW16c), each output pixel is one vector of its 16
+** channels: per tap, a vector of the padded input times the tap's vector
+** of weights (packed at compile time as [C/16, taps, 16], loaded once a
+** row of outputs), parallel over the rows of each block of channels. No
+** lane idles whatever the image's width, where the NCHW kernel
+** (conv_depthwise.c), vectorized along a row, leaves half of them idle
+** on 7-wide images.
 */
 #include "transforms/graph_to_loop/tiles.h"
 
@@ -41,28 +51,45 @@ typedef struct BlockedConv {
   GiltValue *channels, *kernel_h, *kernel_w;
   size_t rows;
   bool row_aligned; /* a tile's rows lie in one output row */
+  /* Depthwise: the row of outputs being emitted, its channel block, and
+  ** the block's weights, one vector a tap, loaded once for the row. */
+  GiltValue *cb, *oh;
+  GiltValue *taps[LOWER_DEPTHWISE_MAX_TAPS];
 } BlockedConv;
 
 /* ---- the padded input ------------------------------------------------------ */
 
-/* One element of the padded copy: X's at the clamped position, zero
-** outside X (the clamp keeps the load in bounds for both). */
+/* One pixel of the padded copy, ivs (n, channel block or channel, row,
+** column): X's at the clamped position, zero outside X (the clamp keeps
+** the load in bounds for both). In NCHW16c the pixel's 16 channels are
+** one vector, loaded under a mask of all lanes or none; in NCHW it is one
+** float. */
 static void pad_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   BlockedConv *t = user;
-  GiltValue *from[5] = {ivs[0], ivs[1], NULL, NULL,
-                        t->in_block > 1 ? ivs[4] : NULL};
+  bool blocked = t->in_block == LOWER_F32_LANES;
+  GiltValue *zero = lower_index(l, 0);
+  GiltValue *from[5] = {ivs[0], ivs[1], NULL, NULL, zero};
+  GiltValue *to[5] = {ivs[0], ivs[1], ivs[2], ivs[3], zero};
   GiltValue *inside = NULL;
   for (size_t d = 0; d < 2; d++) {
     GiltValue *at = ix_sub(l, ivs[2 + d], t->w->begin[d]);
-    GiltValue *in = ix_in_range(l, at, lower_index(l, 0), t->w->in[d]);
+    GiltValue *in = ix_in_range(l, at, zero, t->w->in[d]);
     inside = inside ? lower_binary(l, LOOP_OP_ANDI, inside, in) : in;
     GiltValue *last = ix_sub(l, t->w->in[d], lower_index(l, 1));
-    from[2 + d] = ix_max(l, lower_index(l, 0), ix_min(l, at, last));
+    from[2 + d] = ix_max(l, zero, ix_min(l, at, last));
+  }
+  if (blocked) {
+    GiltValue *lanes = ix_mul(l, ix_one_if(l, inside),
+                              lower_index(l, t->v.width));
+    GiltValue *mask = lower_lanes_mask(l, &t->v, lanes);
+    GiltValue *xv = lower_lanes_load(l, &t->v, mask, t->given, from);
+    lower_lanes_store(l, &t->v, NULL, xv, t->x, to);
+    return;
   }
   GiltValue *xv = lower_load(l, t->given, from);
-  GiltValue *zero = lower_constant_like(l, xv, 0);
-  lower_store(l, lower_select(l, inside, xv, zero), t->x, ivs);
+  GiltValue *fill = lower_constant_like(l, xv, 0);
+  lower_store(l, lower_select(l, inside, xv, fill), t->x, to);
 }
 
 /* t->x: X with the padding as zeros, [N, C/b, E0, E1, b] (E the extents
@@ -85,7 +112,7 @@ static void pad_input(Lower *l, BlockedConv *t)
   t->x = lower_alloc(
       l, gilt_memref_type_get(l->ctx, rank, dyn, t->v.elem, NULL, NULL),
       dims);
-  lower_parallel(l, rank, dims, pad_body, t);
+  lower_parallel(l, 4, dims, pad_body, t);
 }
 
 /* ---- the tiles' callbacks ---------------------------------------------------- */
@@ -153,6 +180,49 @@ static void tile_store(Lower *l, const LowerTileAt *at, size_t i, size_t v,
   lower_lanes_store(l, &t->v, at->masks[v], sums, t->y, idx);
 }
 
+/* ---- depthwise ------------------------------------------------------------------ */
+
+/* Output pixel (oh, ow) of the row's 16 channels: a vector of the padded
+** input per tap times the tap's vector of weights, the 16 lanes 16
+** channels, so that no lane idles whatever the image's width. */
+static void depthwise_pixel(Lower *l, GiltValue *ow, GiltValue *const *iter,
+                            GiltValue **next, void *user)
+{
+  (void)iter, (void)next;
+  BlockedConv *t = user;
+  LowerWindow *w = t->w;
+  GiltValue *zero = lower_index(l, 0);
+  GiltValue *c0 = ix_mul(l, t->cb, lower_index(l, LOWER_F32_LANES));
+  GiltValue *acc = t->bias ? lower_lanes_load(l, &t->v, NULL, t->bias, &c0)
+                           : lower_lanes_zero(&t->v);
+  GiltValue *row = ix_mul(l, t->oh, lower_index(l, w->strides[0]));
+  GiltValue *col = ix_mul(l, ow, lower_index(l, w->strides[1]));
+  for (int64_t kh = 0; kh < w->kernel[0]; kh++)
+    for (int64_t kw = 0; kw < w->kernel[1]; kw++) {
+      GiltValue *idx[5] = {
+          t->n, t->cb, ix_add(l, row, lower_index(l, kh * w->dilations[0])),
+          ix_add(l, col, lower_index(l, kw * w->dilations[1])), zero};
+      GiltValue *xv = lower_lanes_load(l, &t->v, NULL, t->x, idx);
+      acc = lower_lanes_fma(l, t->taps[kh * w->kernel[1] + kw], xv, acc);
+    }
+  GiltValue *at[5] = {t->n, t->cb, t->oh, ow, zero};
+  acc = lower_epilogue_apply_at(l, &t->epilogue, &t->v, NULL, acc, at);
+  lower_lanes_store(l, &t->v, NULL, acc, t->y, at);
+}
+
+/* One row of outputs of one channel block, ivs (n, cb, oh). */
+static void depthwise_row(Lower *l, GiltValue *const *ivs, void *user)
+{
+  BlockedConv *t = user;
+  t->n = ivs[0], t->cb = ivs[1], t->oh = ivs[2];
+  int64_t taps = t->w->kernel[0] * t->w->kernel[1];
+  for (int64_t k = 0; k < taps; k++) {
+    GiltValue *idx[3] = {t->cb, lower_index(l, k), lower_index(l, 0)};
+    t->taps[k] = lower_lanes_load(l, &t->v, NULL, t->panels, idx);
+  }
+  lower_for_upto(l, t->w->out[1], 0, NULL, NULL, depthwise_pixel, t);
+}
+
 /* ---- the convolution ----------------------------------------------------------- */
 
 static void batch_body(Lower *l, GiltValue *const *ivs, void *user)
@@ -175,10 +245,21 @@ static void batch_body(Lower *l, GiltValue *const *ivs, void *user)
   lower_tiles(l, &tiles);
 }
 
-static void remark_layout(Lower *l, const BlockedConv *t)
+static void remark_layout(Lower *l, const BlockedConv *t, bool depthwise)
 {
   GiltRemarkArg args[2] = {{"in_block", NULL, t->in_block},
                            {"out_block", NULL, LOWER_F32_LANES}};
+  if (depthwise) {
+    gilt_remark(l->op, "layout", "nchwc", 2, args,
+                "computes NCHW16c depthwise: each output pixel one vector "
+                "of its 16 channels, a vector of the input and of the "
+                "weights a tap");
+    gilt_remark(l->op, "tiling", "depthwise-nchwc", 0, NULL,
+                "depthwise-nchwc: parallel over rows of outputs of each "
+                "block of 16 channels, the block's weights loaded once a "
+                "row");
+    return;
+  }
   gilt_remark(l->op, "layout", "nchwc", 2, args,
               "computes NCHW16c: rows the OH * OW outputs, columns 32 "
               "output channels (two blocks of 16, each one vector of Y), "
@@ -197,12 +278,22 @@ static GiltStatus lower_conv_nchwc(Lower *l)
   if (lower_epilogue_check(l))
     return GILT_FAILURE;
   if (lower_result_elem(l, 0) != gilt_float_type_get(l->ctx, GILT_F32) ||
-      out_block != LOWER_F32_LANES || in_block < 1)
-    return lower_error(l, "only f32, with out_layout NCHW%dc, is supported",
-                       LOWER_F32_LANES);
+      out_block != LOWER_F32_LANES ||
+      (in_block != 1 && in_block != LOWER_F32_LANES))
+    return lower_error(l, "only f32, with data_layout NCHW or NCHW%dc and "
+                          "out_layout NCHW%dc, is supported",
+                       LOWER_F32_LANES, LOWER_F32_LANES);
   if (wt->shaped.shape[2] == GILT_DYNAMIC ||
       wt->shaped.shape[3] == GILT_DYNAMIC)
     return lower_error(l, "the kernel's spatial sizes must be static");
+  bool depthwise = graph_attr_int(l->op, "group", 1) != 1;
+  if (depthwise &&
+      (in_block != LOWER_F32_LANES ||
+       !lower_taps_fit(wt->shaped.shape[2], wt->shaped.shape[3],
+                       LOWER_DEPTHWISE_MAX_TAPS)))
+    return lower_error(l, "a depthwise graph.conv_nchwc needs X in "
+                          "NCHW%dc and at most %d taps",
+                       LOWER_F32_LANES, LOWER_DEPTHWISE_MAX_TAPS);
   LowerWindow w;
   lower_window_read(l, x, 2, wt->shaped.shape + 2, &w);
   BlockedConv t = {.w = &w, .in_block = in_block, .given = x,
@@ -217,7 +308,7 @@ static GiltStatus lower_conv_nchwc(Lower *l)
                          ix_div(l, oc, lower_index(l, LOWER_F32_LANES)),
                          w.out[0], w.out[1], lower_index(l, LOWER_F32_LANES)};
   t.y = lower_alloc_result(l, 0, ydims);
-  remark_layout(l, &t);
+  remark_layout(l, &t, depthwise);
   pad_input(l, &t);
   GiltType *yt = lower_result_type(l, 0);
   int64_t ow = yt->shaped.shape[3], oh = yt->shaped.shape[2];
@@ -234,6 +325,12 @@ static GiltStatus lower_conv_nchwc(Lower *l)
   GiltValue *flat_shape[2] = {oc, k};
   GiltValue *flat = lower_reshaped(l, weights, 2, flat_static, flat_shape);
   LowerMatrix b = {flat, NULL, true, k, oc};
+  if (depthwise) { /* the taps of each block of 16 channels: [C/16, K, 16] */
+    t.panels = lower_pack_cols(l, &b, LOWER_F32_LANES);
+    GiltValue *rows[3] = {ydims[0], ydims[1], w.out[0]};
+    lower_parallel(l, 3, rows, depthwise_row, &t);
+    return lower_replace(l, &t.y);
+  }
   t.panels = lower_pack_cols(l, &b, 2 * LOWER_F32_LANES);
   GiltValue *batch = ydims[0];
   lower_nest(l, 1, &batch, batch_body, &t);

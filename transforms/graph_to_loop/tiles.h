@@ -168,6 +168,10 @@ GILT_INTERNAL bool lower_max_pool_vector_apply(Lower *l, const LowerWindow *w,
 GILT_INTERNAL GiltValue *lower_max_pool_vector(Lower *l, LowerWindow *w,
                                                GiltValue *x);
 
+/* The most taps a depthwise kernel unrolls (7x7): conv_depthwise.c's
+** splats or conv_nchwc.c's vectors of weights, held through a row. */
+#define LOWER_DEPTHWISE_MAX_TAPS 49
+
 /* Whether a kh x kw window (sizes from the weights' type or the op's
 ** attributes: dynamic, or absurd in a malformed model) has at most `max`
 ** taps, without overflowing. */

@@ -136,6 +136,16 @@ static bool plain_1x1(GiltOp *conv, const int64_t *ws)
          !strncmp(graph_attr_string(conv, "auto_pad", "NOTSET"), "NOTSET", 6);
 }
 
+/* Whether conv is depthwise: one input and one output channel a group. */
+static bool depthwise(GiltOp *conv)
+{
+  const int64_t *xs = static_shape(gilt_op_get_operand(conv, 0), 4);
+  const int64_t *ws = static_shape(gilt_op_get_operand(conv, 1), 4);
+  int64_t group = graph_attr_int(conv, "group", 1);
+  return xs && ws && group != 1 && group == xs[1] && group == ws[0] &&
+         ws[1] == 1;
+}
+
 /* Why conv cannot or should not compute in NCHW16c whatever its
 ** neighbours do, or NULL. */
 static const char *why_nchw(GiltOp *conv)
@@ -149,12 +159,15 @@ static const char *why_nchw(GiltOp *conv)
   if (gilt_value_get_type(x)->shaped.elem !=
       gilt_float_type_get(gilt_op_get_context(conv), GILT_F32))
     return "not f32";
-  if (graph_attr_int(conv, "group", 1) != 1)
-    return "grouped";
+  if (graph_attr_int(conv, "group", 1) != 1 && !depthwise(conv))
+    return "grouped, and not depthwise";
   if (!graph_value_constant(w))
     return "its weights are not constants";
   if (ws[0] % BLOCK)
     return "its output channels are not a multiple of 16";
+  if (depthwise(conv))
+    return ws[2] * ws[3] > 49 ? "a depthwise filter of more than 7x7 taps"
+                              : NULL;
   if (xs[1] <= 4)
     return "few input channels: conv_first computes it near peak in NCHW";
   int64_t strides[2], dilations[2];
@@ -262,36 +275,80 @@ static bool read_blocked(const OpList *chosen, GiltValue *v)
   return false;
 }
 
-/* The Convs to compute blocked: those why_nchw allows, less each 1x1
-** layer that NCHW computes in place whose result no op would read
-** blocked (converting it back would cost a pass over it, more than the
-** layout saves), until no more drop out. */
-static void plan(GiltContext *ctx, const OpList *convs, OpList *chosen)
+/* Why a Conv that why_nchw allows still stays NCHW beside the chosen
+** ones, or NULL. A 1x1 layer that NCHW computes in place, whose result
+** no op would read blocked, stays NCHW when its input is NCHW too (the
+** layout would only add a conversion of its result) or when it has more
+** output channels than input ones (converting its input back is the
+** smaller pass). A depthwise layer, which computes blocked only from a
+** blocked input, stays NCHW when its input or its result would not be
+** blocked. */
+static const char *why_not_chosen(const OpList *chosen, GiltOp *conv)
 {
-  for (size_t i = 0; i < convs->len; i++)
-    if (!why_nchw(convs->data[i]))
-      gilt_vec_push(ctx, chosen, convs->data[i]);
+  bool read = read_blocked(chosen, gilt_op_get_result(conv, 0));
+  bool from_blocked =
+      will_be_blocked(gilt_op_get_operand(conv, 0), (void *)chosen, 0);
+  const int64_t *ws = static_shape(gilt_op_get_operand(conv, 1), 4);
+  if (depthwise(conv))
+    return !from_blocked ? "a depthwise layer whose input is not computed "
+                           "blocked"
+           : !read ? "a depthwise layer whose result no op would read "
+                     "blocked"
+                   : NULL;
+  if (!plain_1x1(conv, ws) || read)
+    return NULL;
+  if (!from_blocked)
+    return "a 1x1 layer that NCHW computes in place, its input NCHW, and "
+           "no op would read its result blocked";
+  return ws[0] > ws[1] ? "a 1x1 layer that NCHW computes in place, of more "
+                         "outputs than inputs, and no op would read its "
+                         "result blocked"
+                       : NULL;
+}
+
+/* A Conv that stays NCHW, and why. */
+typedef struct Unchosen {
+  GiltOp *conv;
+  const char *why;
+} Unchosen;
+
+typedef struct Plan {
+  OpList chosen;
+  GILT_VEC(Unchosen) unchosen;
+} Plan;
+
+/* The Convs to compute blocked: those why_nchw allows, less those
+** why_not_chosen drops, until no more drop out. */
+static void plan(GiltContext *ctx, const OpList *convs, Plan *p)
+{
+  for (size_t i = 0; i < convs->len; i++) {
+    const char *why = why_nchw(convs->data[i]);
+    if (why)
+      gilt_vec_push(ctx, &p->unchosen, ((Unchosen){convs->data[i], why}));
+    else
+      gilt_vec_push(ctx, &p->chosen, convs->data[i]);
+  }
   for (bool changed = true; changed;) {
     changed = false;
-    for (size_t i = 0; i < chosen->len; i++) {
-      GiltOp *conv = chosen->data[i];
-      if (!plain_1x1(conv, static_shape(gilt_op_get_operand(conv, 1), 4)) ||
-          read_blocked(chosen, gilt_op_get_result(conv, 0)))
+    for (size_t i = 0; i < p->chosen.len; i++) {
+      GiltOp *conv = p->chosen.data[i];
+      const char *why = why_not_chosen(&p->chosen, conv);
+      if (!why)
         continue;
-      chosen->data[i--] = chosen->data[--chosen->len];
+      gilt_vec_push(ctx, &p->unchosen, ((Unchosen){conv, why}));
+      p->chosen.data[i--] = p->chosen.data[--p->chosen.len];
       changed = true;
     }
   }
 }
 
 /* The remark at a Conv that stays NCHW: why. */
-static void remark_nchw(GiltOp *conv)
+static void remark_nchw(const Plan *p, GiltOp *conv)
 {
-  const char *why = why_nchw(conv);
-  gilt_remark(conv, "layout", "stays-nchw", 0, NULL, "stays NCHW: %s",
-              why ? why
-                  : "a 1x1 layer that NCHW computes in place, and no op "
-                    "would read its result blocked");
+  for (size_t i = 0; i < p->unchosen.len; i++)
+    if (p->unchosen.data[i].conv == conv)
+      gilt_remark(conv, "layout", "stays-nchw", 0, NULL, "stays NCHW: %s",
+                  p->unchosen.data[i].why);
 }
 
 /* ---- the rewrite ---------------------------------------------------------------- */
@@ -323,7 +380,11 @@ static bool convert_conv(Rewriter *r, GiltOp *conv)
   GiltValue *ops[4];
   for (size_t i = 0; i < n; i++)
     ops[i] = gilt_op_get_operand(conv, i);
+  /* A depthwise layer reads its input blocked only: the plan makes it
+  ** so, but a conversion keeps the IR right whatever the plan missed. */
   GiltValue *xb = blocked_source(ops[0]);
+  if (!xb && depthwise(conv))
+    xb = transform(r, conv, ops[0], "NCHW", BLOCKED);
   const char *data_layout = xb ? BLOCKED : "NCHW";
   if (xb)
     ops[0] = xb;
@@ -383,15 +444,15 @@ static GiltStatus run(GiltPass *pass, GiltOp *root)
   GiltContext *ctx = gilt_pass_get_context(pass);
   Rewriter r = {ctx, gilt_builder_create(ctx), 0, 0};
   Collected c = {{0}, {0}};
-  OpList chosen = {0};
+  Plan p = {{0}, {0}};
   gilt_op_walk(root, GILT_WALK_PRE_ORDER, collect, &c);
-  plan(ctx, &c.convs, &chosen);
+  plan(ctx, &c.convs, &p);
   /* In program order, so that an op sees its operands' layouts decided.
   ** A rewrite destroys only the op visited. */
   for (size_t i = 0; i < c.all.len; i++) {
     GiltOp *op = c.all.data[i];
-    if (graph_op_is(op, GRAPH_OP_CONV) && !in_list(&chosen, op))
-      remark_nchw(op);
+    if (graph_op_is(op, GRAPH_OP_CONV) && !in_list(&p.chosen, op))
+      remark_nchw(&p, op);
     else if (graph_op_is(op, GRAPH_OP_CONV))
       r.convs += convert_conv(&r, op);
     else
@@ -399,7 +460,8 @@ static GiltStatus run(GiltPass *pass, GiltOp *root)
   }
   gilt_vec_free(ctx, &c.all);
   gilt_vec_free(ctx, &c.convs);
-  gilt_vec_free(ctx, &chosen);
+  gilt_vec_free(ctx, &p.chosen);
+  gilt_vec_free(ctx, &p.unchosen);
   gilt_builder_destroy(r.b);
   gilt_pass_add_statistic(pass, "num-convs",
                           "Number of convolutions computed in NCHW16c",
