@@ -397,14 +397,14 @@ static GiltStatus read_channel_layout(const GraphOpView *v, const char *name,
 
 /* The NCHW shape of a tensor of channel block b (s itself for b = 1): C
 ** the blocks times b; fails when s has not the layout's rank or its last
-** dimension is not b. */
+** dimension is not b (static: the kernels read whole blocks). */
 static GiltStatus unblocked(const GraphOpView *v, size_t i, int64_t b,
                             const GraphShape *s, GraphShape *out)
 {
   *out = *s;
   if (!s->ranked || b == 1)
     return GILT_SUCCESS;
-  if (s->rank != 5 || (!dyn(s->dims[4]) && s->dims[4] != b))
+  if (s->rank != 5 || s->dims[4] != b)
     return graph_error(v, "operand '%s' must be [N, C/%lld, H, W, %lld] "
                        "for its layout", graph_operand_name(v, i),
                        (long long)b, (long long)b);
@@ -437,6 +437,11 @@ GiltStatus graph_infer_conv_nchwc(const GraphOpView *v, GiltType **types)
   if (x.rank != 4 || wt.rank != 4)
     return graph_error(v, "operands 'X' and 'W' must be 2-D convolutions' "
                        "(X in its layout, W [M, C, KH, KW])");
+  /* The kernels take the reduction's length from W: X's must be known to
+  ** match it. */
+  if (dyn(x.dims[1]))
+    return graph_error(v, "operand 'X' must have a static number of "
+                       "channels");
   Window w;
   /* One group, or depthwise: one channel a group, in one layout. */
   if (group != 1 && (in_block != out_block || x.dims[1] != group ||
@@ -460,8 +465,7 @@ GiltStatus graph_infer_conv_nchwc(const GraphOpView *v, GiltType **types)
     GraphShape z;
     graph_operand_shape(v, 3, &z);
     for (size_t d = 0; z.ranked && d < 5; d++)
-      if (z.rank != 5 || (!dyn(z.dims[d]) && !dyn(out.dims[d]) &&
-                          z.dims[d] != out.dims[d]))
+      if (z.rank != 5 || (!dyn(out.dims[d]) && z.dims[d] != out.dims[d]))
         return graph_error(v, "operand 'Z' must have the result's shape");
   }
   types[0] = graph_tensor_type(v->ctx, &out, graph_operand_elem(v, 0));

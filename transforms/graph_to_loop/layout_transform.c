@@ -11,7 +11,7 @@
 ** split into (X / f, X % f): a division only where the source is blocked.
 **
 ** Where both layouts end in the same dimension, blocked alike (NCHW16c ->
-** NHWC16c, NCHW -> NCHW4h), a row of the result is a row of the source,
+** NHWC16c, NCHW -> CNHW), a row of the result is a row of the source,
 ** and f32 rows move 16 lanes at a time (vector.c), a partial last chunk
 ** under a mask. Between NCHW and NCHW16c in f32 (the boundaries of
 ** graph-layout-nchwc), a tile of 16 channels by 16 columns of a row is 16

@@ -18,17 +18,18 @@
 **   all that is left of the layout at its boundaries (canonicalize and
 **   dce drop the conversions no op reads any more).
 **
-** The cost model, per Conv (f32, 2-D, one group, static shapes, constant
-** weights, output channels a multiple of 16, and input channels a
-** multiple of 16 unless the input stays NCHW): not a 3x3 layer of stride
-** 1 on more than 14x14 outputs, which Winograd computes with a quarter
-** to a half of the multiply-adds in NCHW (conv_winograd.c); and not a
-** layer of at most 4 input channels, which conv_first.c computes at
-** near peak in NCHW. A remark of category "layout" at each Conv says
-** which it chose and why.
+** The cost model, per Conv (f32, 2-D, static shapes, constant weights,
+** output channels a multiple of 16, one group or depthwise): not a 3x3
+** layer of stride 1 on more than 14x14 outputs, which Winograd computes
+** with a quarter to a half of the multiply-adds in NCHW
+** (conv_winograd.c); not a layer of at most 4 input channels, which
+** conv_first.c computes at near peak in NCHW; then, to a fixed point, not
+** a layer whose neighbours make the layout cost more than it saves
+** (why_not_chosen). A remark of category "layout" at each Conv says which
+** it chose and why.
 **
-** Not yet: pooling in NCHW16c (MaxPool after ResNet's first layer and
-** the global pools end blocks), and depthwise convolutions.
+** Not yet: pooling in NCHW16c (MaxPool after ResNet's first layer, the
+** global pools that end networks and squeeze-and-excitation gates).
 */
 #include "dialects/graph/graph.h"
 
@@ -47,6 +48,7 @@ typedef struct Rewriter {
   GiltContext *ctx;
   GiltBuilder *b;
   int64_t convs, ops;
+  bool failed; /* an op could not be created; its diagnostic is out */
 } Rewriter;
 
 /* The NCHW16c value that v is the NCHW form of, or NULL. */
@@ -74,6 +76,7 @@ static GiltValue *create(Rewriter *r, GiltOp *before, const char *name,
   st.infer_result_types = true;
   gilt_builder_set_insertion_point_before(r->b, before);
   GiltOp *op = gilt_builder_create_op(r->b, &st);
+  r->failed = r->failed || !op;
   return op ? gilt_op_get_result(op, 0) : NULL;
 }
 
@@ -133,7 +136,7 @@ static bool plain_1x1(GiltOp *conv, const int64_t *ws)
   read_window_attr(conv, "pads", pads);
   return ws[2] == 1 && ws[3] == 1 && strides[0] == 1 && strides[1] == 1 &&
          !pads[0] && !pads[1] && !pads[2] && !pads[3] &&
-         !strncmp(graph_attr_string(conv, "auto_pad", "NOTSET"), "NOTSET", 6);
+         !strcmp(graph_attr_string(conv, "auto_pad", "NOTSET"), "NOTSET");
 }
 
 /* Whether conv is depthwise: one input and one output channel a group. */
@@ -242,8 +245,9 @@ static bool in_list(const OpList *l, GiltOp *op)
   return false;
 }
 
-/* How deep the planner follows chains of elementwise ops back to a Conv. */
-#define MAX_CHAIN 16
+/* How deep the planner follows chains of elementwise ops back to a Conv
+** (each level may follow every operand: a bound on the work too). */
+#define MAX_CHAIN 8
 
 /* IsBlockedFn for planning: v will be the result of a chosen Conv or of
 ** an op that carries the layout. */
@@ -330,13 +334,15 @@ static void plan(GiltContext *ctx, const OpList *convs, Plan *p)
   }
   for (bool changed = true; changed;) {
     changed = false;
-    for (size_t i = 0; i < p->chosen.len; i++) {
+    for (size_t i = 0; i < p->chosen.len;) {
       GiltOp *conv = p->chosen.data[i];
       const char *why = why_not_chosen(&p->chosen, conv);
-      if (!why)
+      if (!why) {
+        i++;
         continue;
+      }
       gilt_vec_push(ctx, &p->unchosen, ((Unchosen){conv, why}));
-      p->chosen.data[i--] = p->chosen.data[--p->chosen.len];
+      p->chosen.data[i] = p->chosen.data[--p->chosen.len];
       changed = true;
     }
   }
@@ -388,10 +394,12 @@ static bool convert_conv(Rewriter *r, GiltOp *conv)
   const char *data_layout = xb ? BLOCKED : "NCHW";
   if (xb)
     ops[0] = xb;
-  if (n > 3) {
+  if (n > 3 && !layout_free(ops[3])) {
     GiltValue *zb = blocked_source(ops[3]);
     ops[3] = zb ? zb : transform(r, conv, ops[3], "NCHW", BLOCKED);
   }
+  if (r->failed)
+    return false;
   gilt_remark(conv, "layout", "nchwc", 0, NULL,
               "computes NCHW16c (graph.conv_nchwc), its input read as %s",
               data_layout);
@@ -442,14 +450,14 @@ static GiltWalkResult collect(GiltOp *op, void *user)
 static GiltStatus run(GiltPass *pass, GiltOp *root)
 {
   GiltContext *ctx = gilt_pass_get_context(pass);
-  Rewriter r = {ctx, gilt_builder_create(ctx), 0, 0};
+  Rewriter r = {ctx, gilt_builder_create(ctx), 0, 0, false};
   Collected c = {{0}, {0}};
   Plan p = {{0}, {0}};
   gilt_op_walk(root, GILT_WALK_PRE_ORDER, collect, &c);
   plan(ctx, &c.convs, &p);
   /* In program order, so that an op sees its operands' layouts decided.
   ** A rewrite destroys only the op visited. */
-  for (size_t i = 0; i < c.all.len; i++) {
+  for (size_t i = 0; i < c.all.len && !r.failed; i++) {
     GiltOp *op = c.all.data[i];
     if (graph_op_is(op, GRAPH_OP_CONV) && !in_list(&p.chosen, op))
       remark_nchw(&p, op);
@@ -468,9 +476,9 @@ static GiltStatus run(GiltPass *pass, GiltOp *root)
                           r.convs);
   gilt_pass_add_statistic(pass, "num-carried",
                           "Number of other ops computed in NCHW16c", r.ops);
-  if (!r.convs && !r.ops)
+  if (!r.convs && !r.ops && !r.failed)
     gilt_pass_mark_unchanged(pass);
-  return GILT_SUCCESS;
+  return r.failed ? GILT_FAILURE : GILT_SUCCESS;
 }
 
 const GiltPassDef gilt_graph_layout_nchwc_pass = {
