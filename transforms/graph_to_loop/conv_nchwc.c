@@ -52,8 +52,9 @@ typedef struct BlockedConv {
   size_t rows;
   bool row_aligned; /* a tile's rows lie in one output row */
   /* Depthwise: the row of outputs being emitted, its channel block, and
-  ** the block's weights, one vector a tap, loaded once for the row. */
-  GiltValue *cb, *oh;
+  ** the block's bias (or zeros) and weights, one vector a tap, loaded once
+  ** for the row. */
+  GiltValue *cb, *oh, *row_bias;
   GiltValue *taps[LOWER_DEPTHWISE_MAX_TAPS];
 } BlockedConv;
 
@@ -80,9 +81,7 @@ static void pad_body(Lower *l, GiltValue *const *ivs, void *user)
     from[2 + d] = ix_max(l, zero, ix_min(l, at, last));
   }
   if (blocked) {
-    GiltValue *lanes = ix_mul(l, ix_one_if(l, inside),
-                              lower_index(l, t->v.width));
-    GiltValue *mask = lower_lanes_mask(l, &t->v, lanes);
+    GiltValue *mask = lower_lanes_mask_all(l, &t->v, inside);
     GiltValue *xv = lower_lanes_load(l, &t->v, mask, t->given, from);
     lower_lanes_store(l, &t->v, NULL, xv, t->x, to);
     return;
@@ -192,9 +191,7 @@ static void depthwise_pixel(Lower *l, GiltValue *ow, GiltValue *const *iter,
   BlockedConv *t = user;
   LowerWindow *w = t->w;
   GiltValue *zero = lower_index(l, 0);
-  GiltValue *c0 = ix_mul(l, t->cb, lower_index(l, LOWER_F32_LANES));
-  GiltValue *acc = t->bias ? lower_lanes_load(l, &t->v, NULL, t->bias, &c0)
-                           : lower_lanes_zero(&t->v);
+  GiltValue *acc = t->row_bias;
   GiltValue *row = ix_mul(l, t->oh, lower_index(l, w->strides[0]));
   GiltValue *col = ix_mul(l, ow, lower_index(l, w->strides[1]));
   for (int64_t kh = 0; kh < w->kernel[0]; kh++)
@@ -215,6 +212,9 @@ static void depthwise_row(Lower *l, GiltValue *const *ivs, void *user)
 {
   BlockedConv *t = user;
   t->n = ivs[0], t->cb = ivs[1], t->oh = ivs[2];
+  GiltValue *c0 = ix_mul(l, t->cb, lower_index(l, LOWER_F32_LANES));
+  t->row_bias = t->bias ? lower_lanes_load(l, &t->v, NULL, t->bias, &c0)
+                        : lower_lanes_zero(&t->v);
   int64_t taps = t->w->kernel[0] * t->w->kernel[1];
   for (int64_t k = 0; k < taps; k++) {
     GiltValue *idx[3] = {t->cb, lower_index(l, k), lower_index(l, 0)};

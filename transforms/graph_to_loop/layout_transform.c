@@ -156,22 +156,24 @@ static void tile_body(Lower *l, GiltValue *const *ivs, void *user)
   GiltValue *w0 = ix_mul(l, ivs[3], lower_index(l, n));
   GiltValue *left = ix_sub(l, width, w0);
   GiltValue *row_mask = lower_lanes_mask(l, &t->v, left);
+  GiltValue *last = ix_sub(l, width, lower_index(l, 1));
+  /* Row k of NCHW (channel k of the tile) and pixel k of NCHW16c (clamped
+  ** into the row; the whole pixel is masked off past its end). */
   GiltValue *r[LOWER_F32_LANES], *pixel_mask[LOWER_F32_LANES];
   GiltValue *plain[LOWER_F32_LANES][4], *block[LOWER_F32_LANES][5];
-  GiltValue *last = ix_sub(l, width, lower_index(l, 1));
   for (int64_t k = 0; k < n; k++) {
-    GiltValue *c = ix_add(l, ix_mul(l, ivs[1], lower_index(l, n)),
-                          lower_index(l, k));
     GiltValue *w = ix_add(l, w0, lower_index(l, k));
-    GiltValue *p[4] = {ivs[0], c, ivs[2], w0};
-    GiltValue *q[5] = {ivs[0], ivs[1], ivs[2], ix_min(l, w, last),
-                       lower_index(l, 0)};
-    memcpy(plain[k], p, sizeof p);
-    memcpy(block[k], q, sizeof q);
-    /* All 16 lanes of pixel k, or none past the row's end. */
-    GiltValue *in_row = ix_one_if(l, lower_cmp(l, "slt", w, width));
-    pixel_mask[k] =
-        lower_lanes_mask(l, &t->v, ix_mul(l, in_row, lower_index(l, n)));
+    plain[k][0] = block[k][0] = ivs[0];
+    plain[k][1] = ix_add(l, ix_mul(l, ivs[1], lower_index(l, n)),
+                         lower_index(l, k));
+    plain[k][2] = block[k][2] = ivs[2];
+    plain[k][3] = w0;
+    block[k][1] = ivs[1];
+    block[k][3] = ix_min(l, w, last);
+    block[k][4] = lower_index(l, 0);
+    if (t->to_blocked)
+      pixel_mask[k] =
+          lower_lanes_mask_all(l, &t->v, lower_cmp(l, "slt", w, width));
   }
   for (int64_t k = 0; k < n; k++)
     r[k] = t->to_blocked

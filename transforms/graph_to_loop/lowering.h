@@ -367,6 +367,10 @@ GILT_INTERNAL GiltValue *lower_lanes_zero(const LowerLanes *v);
 /* The mask of the first min(left, width) lanes; NULL for width 1. */
 GILT_INTERNAL GiltValue *lower_lanes_mask(Lower *l, const LowerLanes *v,
                                           GiltValue *left);
+/* Every lane where the i1 cond holds, none where it does not: a whole
+** vector read or written or skipped. */
+GILT_INTERNAL GiltValue *lower_lanes_mask_all(Lower *l, const LowerLanes *v,
+                                              GiltValue *cond);
 /* Consecutive elements along the last dimension from `indices`, the lanes
 ** outside the mask untouched (read as zero); a NULL mask reads (and
 ** lower_lanes_store writes) every lane. */

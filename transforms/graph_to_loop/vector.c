@@ -11,6 +11,8 @@
 */
 #include "transforms/graph_to_loop/lowering.h"
 
+#include "transforms/graph_to_loop/indexing.h"
+
 int64_t lower_lanes_width(GiltType *elem)
 {
   return lower_is_float(elem) && gilt_float_type_get_kind(elem) == GILT_F32
@@ -50,6 +52,13 @@ GiltValue *lower_lanes_mask(Lower *l, const LowerLanes *v, GiltValue *left)
   if (v->width == 1)
     return NULL;
   return lower_emit(l, LOOP_OP_CREATE_MASK, v->mask_type, 1, &left);
+}
+
+GiltValue *lower_lanes_mask_all(Lower *l, const LowerLanes *v,
+                               GiltValue *cond)
+{
+  return lower_lanes_mask(
+      l, v, ix_mul(l, ix_one_if(l, cond), lower_index(l, v->width)));
 }
 
 GiltValue *lower_lanes_load(Lower *l, const LowerLanes *v, GiltValue *mask,

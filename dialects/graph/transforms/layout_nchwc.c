@@ -104,15 +104,13 @@ static void replace(Rewriter *r, GiltOp *op, GiltValue *blocked)
 
 /* ---- convolutions ---------------------------------------------------------------- */
 
+/* v's shape when it is static and of that rank, else NULL. */
 static const int64_t *static_shape(GiltValue *v, size_t rank)
 {
   GiltType *t = gilt_value_get_type(v);
-  if (!gilt_type_is_shaped(t) || !t->shaped.ranked || t->shaped.rank != rank)
-    return NULL;
-  for (size_t i = 0; i < rank; i++)
-    if (t->shaped.shape[i] == GILT_DYNAMIC)
-      return NULL;
-  return t->shaped.shape;
+  return gilt_shaped_type_has_static_shape(t) && t->shaped.rank == rank
+             ? t->shaped.shape
+             : NULL;
 }
 
 /* A 2-D window attribute with ONNX's default: strides and dilations 1,
