@@ -226,6 +226,8 @@ GiltOp *gpu_launch_func_get_kernel(GiltOp *launch)
 static GiltStatus check_kernel_args(GiltOp *op, GiltOp *kernel)
 {
   GiltType *ft = gilt_function_like_get_type(kernel);
+  if (!ft) /* the kernel's own verifier reports its malformed type */
+    return gilt_op_emit_error(op, "the kernel has no valid function type");
   size_t n = gilt_op_get_num_operands(op) - 6;
   if (n != ft->func.num_inputs)
     return gilt_op_emit_error(op, "passes %zu arguments to a kernel that "
@@ -336,12 +338,11 @@ GiltStatus gpu_verify_device_global(GiltOp *op)
   GiltType *t = result_type(op, 0);
   if (expect_space(op, "the result", t, GPU_SPACE_GLOBAL))
     return GILT_FAILURE;
-  GiltOp *global = gilt_symbol_lookup_nearest(op, gilt_op_get_attr(op, "name"));
-  if (!loop_op_is(global, LOOP_OP_GLOBAL))
-    return gilt_op_emit_error(op, "'%s' is not a loop.global",
-                              gilt_symbol_ref_attr_get_root(
-                                  gilt_op_get_attr(op, "name")));
-  GiltType *gt = gilt_type_attr_get_value(gilt_op_get_attr(global, "type"));
+  GiltAttr *name = gilt_op_get_attr(op, "name");
+  GiltType *gt = loop_global_type(gilt_symbol_lookup_nearest(op, name));
+  if (!gt)
+    return gilt_op_emit_error(op, "'%s' is not a valid loop.global",
+                              gilt_symbol_ref_attr_get_root(name));
   if (gpu_memref_in_space(gilt_op_get_context(op), gt, GPU_SPACE_GLOBAL) != t)
     return gilt_op_emit_error(op, "result must be the global's type in "
                                   "memory space 1");

@@ -528,18 +528,28 @@ GiltStatus loop_verify_global(GiltOp *op)
   return GILT_SUCCESS;
 }
 
+GiltType *loop_global_type(GiltOp *global)
+{
+  if (!global || !loop_op_is(global, LOOP_OP_GLOBAL))
+    return NULL;
+  GiltAttr *type = gilt_op_get_attr(global, "type");
+  if (!type || gilt_attr_get_kind(type) != GILT_ATTR_TYPE)
+    return NULL;
+  GiltType *t = gilt_type_attr_get_value(type);
+  return t->kind == GILT_TYPE_MEMREF ? t : NULL;
+}
+
 GiltStatus loop_verify_get_global(GiltOp *op)
 {
   GiltOp *module = op;
   while (gilt_op_get_parent_op(module))
     module = gilt_op_get_parent_op(module);
   GiltAttr *name = gilt_op_get_attr(op, "name");
-  GiltOp *global =
-      gilt_symbol_table_lookup(module, gilt_symbol_ref_attr_get_root(name));
-  if (!global || !loop_op_is(global, LOOP_OP_GLOBAL))
-    return gilt_op_emit_error(op, "'%s' is not a loop.global",
+  GiltType *t = loop_global_type(
+      gilt_symbol_table_lookup(module, gilt_symbol_ref_attr_get_root(name)));
+  if (!t)
+    return gilt_op_emit_error(op, "'%s' is not a valid loop.global",
                               gilt_symbol_ref_attr_get_root(name));
-  GiltType *t = gilt_type_attr_get_value(gilt_op_get_attr(global, "type"));
   if (t != result_type(op, 0))
     return gilt_op_emit_error(op, "result must be the global's type");
   return GILT_SUCCESS;

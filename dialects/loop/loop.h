@@ -154,6 +154,13 @@ GILT_INTERNAL bool loop_op_is_view(GiltOp *op);
 ** dimension, a power-of-two `alignment`. gpu.alloc checks the same. */
 GILT_INTERNAL GiltStatus loop_verify_alloc(GiltOp *op);
 
+/* The buffer type of the loop.global `global`, or NULL when it is no
+** loop.global or its `type` is not a memref type. The verifiers of the ops
+** that name a global (loop.get_global, gpu.device_global) read it
+** through this: the global may not have been verified yet, or may have
+** failed, and its own verifier reports why. */
+GILT_INTERNAL GiltType *loop_global_type(GiltOp *global);
+
 /* ---- running a function (signature.c) --------------------------------------- */
 
 /* Whether inputs[0..num_inputs) fit the arguments of a function of type
