@@ -258,14 +258,10 @@ GiltStatus llvm_verify_pointer_operand(GiltOp *op)
 
 GiltStatus llvm_verify_global(GiltOp *op)
 {
-  GiltType *t = gilt_type_attr_get_value(gilt_op_get_attr(op, "type"));
   GiltAttr *value = gilt_op_get_attr(op, "value");
-  if (!value)
-    return GILT_SUCCESS;
-  if (value->kind != GILT_ATTR_DENSE_ELEMENTS &&
+  if (value && value->kind != GILT_ATTR_DENSE_ELEMENTS &&
       value->kind != GILT_ATTR_DENSE_RESOURCE)
     return gilt_op_emit_error(op, "'value' must be dense elements");
-  (void)t;
   return GILT_SUCCESS;
 }
 
