@@ -571,13 +571,36 @@ GiltStatus graph_infer_conv_transpose(const GraphOpView *v, GiltType **types)
   return GILT_SUCCESS;
 }
 
-/* MaxPool (Y, Indices?), AveragePool, LpPool. */
+GiltStatus graph_pool_layout(const GraphOpView *v, GraphShape *x,
+                             int64_t *block)
+{
+  const char *s = graph_dict_string(v->attrs, "layout", "NCHW");
+  *block = graph_channel_block(s);
+  if (*block == 1)
+    return GILT_SUCCESS;
+  if (*block == 0)
+    return graph_error(v, "attribute 'layout' is \"%s\", expected \"NCHW\" "
+                       "or NCHW<b>c (such as \"NCHW16c\")", s);
+  if (v->num_results > 1)
+    return graph_error(v, "the Indices result needs layout NCHW");
+  if (!x->ranked || x->rank != 5 || x->dims[4] != *block)
+    return graph_error(v, "operand 'X' must be [N, C/%lld, H, W, %lld] for "
+                       "its layout", (long long)*block, (long long)*block);
+  x->rank = 4;
+  return GILT_SUCCESS;
+}
+
+/* MaxPool (Y, Indices?), AveragePool, LpPool; MaxPool and AveragePool
+** in a `layout` that blocks channels too, the window over H and W. */
 GiltStatus graph_infer_pool(const GraphOpView *v, GiltType **types)
 {
   if (graph_check_operands(v))
     return GILT_FAILURE;
   GraphShape x;
+  int64_t block;
   graph_operand_shape(v, 0, &x);
+  if (graph_pool_layout(v, &x, &block))
+    return GILT_FAILURE;
   GiltType *elem = graph_operand_elem(v, 0);
   GraphShape out = x;
   if (x.ranked) {
@@ -587,6 +610,8 @@ GiltStatus graph_infer_pool(const GraphOpView *v, GiltType **types)
         spatial_out(v, &w, &x, NULL, &out) || check_windows(v, &out, n))
       return GILT_FAILURE;
   }
+  if (block > 1)
+    out.dims[out.rank++] = block;
   types[0] = graph_tensor_type(v->ctx, &out, elem);
   if (v->num_results > 1)
     types[1] = graph_tensor_type(

@@ -107,18 +107,25 @@ GiltStatus graph_infer_arg_reduce(const GraphOpView *v, GiltType **types)
   return reduce_axes(v, &axis, 1, "attribute 'axis'", keepdims, types);
 }
 
-/* GlobalAveragePool, GlobalMaxPool, GlobalLpPool: N x C x 1 x ... x 1. */
+/* GlobalAveragePool, GlobalMaxPool, GlobalLpPool: N x C x 1 x ... x 1;
+** GlobalAveragePool in a `layout` that blocks channels too:
+** [N, C/b, 1, 1, b]. */
 GiltStatus graph_infer_global_pool(const GraphOpView *v, GiltType **types)
 {
   if (graph_check_operands(v))
     return GILT_FAILURE;
   GraphShape s;
+  int64_t block;
   graph_operand_shape(v, 0, &s);
+  if (graph_pool_layout(v, &s, &block))
+    return GILT_FAILURE;
   if (s.ranked && s.rank < 2)
     return graph_error(v, "operand 'X' must have rank >= 2 (N x C x ...), "
                        "got rank %zu", s.rank);
   for (size_t d = 2; d < s.rank; d++)
     s.dims[d] = 1;
+  if (block > 1)
+    s.dims[s.rank++] = block;
   types[0] = graph_tensor_type(v->ctx, &s, graph_operand_elem(v, 0));
   return GILT_SUCCESS;
 }

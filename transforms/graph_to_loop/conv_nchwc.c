@@ -30,11 +30,21 @@
 ** lane idles whatever the image's width, where the NCHW kernel
 ** (conv_depthwise.c), vectorized along a row, leaves half of them idle
 ** on 7-wide images.
+**
+** A 2-D MaxPool or AveragePool in NCHW16c (graph-layout-nchwc gives them
+** `layout`) has the depthwise layer's windows without its weights, so it
+** goes through the same nest: the taps' maximum (x > acc, so that a NaN
+** is never taken, as in pool.c's nest; the padding reads -inf), or
+** their sum divided by the count of taps inside the input (or inside its
+** padding, count_include_pad), which each output row and column give as
+** a product.
 */
 #include "transforms/graph_to_loop/tiles.h"
 
 #include "gilt/remarks.h"
 #include "transforms/graph_to_loop/indexing.h"
+
+#include <math.h>
 
 typedef struct BlockedConv {
   LowerWindow *w;
@@ -56,6 +66,11 @@ typedef struct BlockedConv {
   ** for the row. */
   GiltValue *cb, *oh, *row_bias;
   GiltValue *taps[LOWER_DEPTHWISE_MAX_TAPS];
+  /* A pool: what its windows compute; the padding's value (-inf for the
+  ** maximum, else NULL: zeros); an average's taps counted in the row. */
+  LowerBlockedPool pool;
+  GiltValue *fill;
+  GiltValue *row_count;
 } BlockedConv;
 
 /* ---- the padded input ------------------------------------------------------ */
@@ -83,6 +98,8 @@ static void pad_body(Lower *l, GiltValue *const *ivs, void *user)
   if (blocked) {
     GiltValue *mask = lower_lanes_mask_all(l, &t->v, inside);
     GiltValue *xv = lower_lanes_load(l, &t->v, mask, t->given, from);
+    if (t->fill) /* masked lanes read 0 */
+      xv = lower_select(l, mask, xv, lower_lanes_splat(l, &t->v, t->fill));
     lower_lanes_store(l, &t->v, NULL, xv, t->x, to);
     return;
   }
@@ -91,13 +108,15 @@ static void pad_body(Lower *l, GiltValue *const *ivs, void *user)
   lower_store(l, lower_select(l, inside, xv, fill), t->x, to);
 }
 
-/* t->x: X with the padding as zeros, [N, C/b, E0, E1, b] (E the extents
-** that hold every window), when the window pads; X itself when not. */
+/* t->x: X with the padding as zeros (or t->fill), [N, C/b, E0, E1, b] (E
+** the extents that hold every window), when the window pads; X itself
+** when not. */
 static void pad_input(Lower *l, BlockedConv *t)
 {
   GiltValue *x = t->given;
   LowerWindow *w = t->w;
-  bool pads = w->same;
+  /* ceil_mode (a pool's) may have the last window overhang the input. */
+  bool pads = w->same || w->ceil_mode;
   for (size_t i = 0; i < 4; i++)
     pads = pads || w->pads[i];
   t->x = x;
@@ -181,9 +200,49 @@ static void tile_store(Lower *l, const LowerTileAt *at, size_t i, size_t v,
 
 /* ---- depthwise ------------------------------------------------------------------ */
 
+/* How many taps of output o's window along axis i an average counts:
+** those inside the input, or inside its padding with count_include_pad
+** (never those of ceil_mode's overhang past it). */
+static GiltValue *taps_counted(Lower *l, const BlockedConv *t, size_t i,
+                               GiltValue *o)
+{
+  const LowerWindow *w = t->w;
+  bool include_pad = t->pool == LOWER_BLOCKED_AVERAGE_WITH_PAD;
+  GiltValue *zero = lower_index(l, 0), *one = lower_index(l, 1);
+  GiltValue *lo = include_pad ? ix_sub(l, zero, w->begin[i]) : zero;
+  GiltValue *hi = include_pad ? ix_add(l, w->in[i], w->end[i]) : w->in[i];
+  GiltValue *start =
+      ix_sub(l, ix_mul(l, o, lower_index(l, w->strides[i])), w->begin[i]);
+  GiltValue *count = zero;
+  for (int64_t k = 0; k < w->kernel[i]; k++) {
+    GiltValue *at = ix_add(l, start, lower_index(l, k * w->dilations[i]));
+    count = ix_add(l, count,
+                   lower_select(l, ix_in_range(l, at, lo, hi), one, zero));
+  }
+  return count;
+}
+
+/* acc with tap k's input x: multiplied by the tap's weights and added,
+** the larger of the two, or added. */
+static GiltValue *combine(Lower *l, const BlockedConv *t, int64_t k,
+                          GiltValue *x, GiltValue *acc)
+{
+  switch (t->pool) {
+  case LOWER_BLOCKED_CONV:
+    return lower_lanes_fma(l, t->taps[k], x, acc);
+  case LOWER_BLOCKED_MAX:
+    return lower_select(l, lower_cmp(l, "ogt", x, acc), x, acc);
+  case LOWER_BLOCKED_AVERAGE:
+  case LOWER_BLOCKED_AVERAGE_WITH_PAD:
+    break;
+  }
+  return lower_lanes_add(l, acc, x);
+}
+
 /* Output pixel (oh, ow) of the row's 16 channels: a vector of the padded
-** input per tap times the tap's vector of weights, the 16 lanes 16
-** channels, so that no lane idles whatever the image's width. */
+** input per tap times the tap's vector of weights (or their maximum, or
+** mean), the 16 lanes 16 channels, so that no lane idles whatever the
+** image's width. */
 static void depthwise_pixel(Lower *l, GiltValue *ow, GiltValue *const *iter,
                             GiltValue **next, void *user)
 {
@@ -200,8 +259,14 @@ static void depthwise_pixel(Lower *l, GiltValue *ow, GiltValue *const *iter,
           t->n, t->cb, ix_add(l, row, lower_index(l, kh * w->dilations[0])),
           ix_add(l, col, lower_index(l, kw * w->dilations[1])), zero};
       GiltValue *xv = lower_lanes_load(l, &t->v, NULL, t->x, idx);
-      acc = lower_lanes_fma(l, t->taps[kh * w->kernel[1] + kw], xv, acc);
+      acc = combine(l, t, kh * w->kernel[1] + kw, xv, acc);
     }
+  if (t->row_count) { /* divided, as pool.c's nest does: the same bits */
+    GiltValue *count = ix_mul(l, t->row_count, taps_counted(l, t, 1, ow));
+    acc = lower_binary(
+        l, LOOP_OP_DIVF, acc,
+        lower_lanes_splat(l, &t->v, lower_index_to(l, count, t->v.elem)));
+  }
   GiltValue *at[5] = {t->n, t->cb, t->oh, ow, zero};
   acc = lower_epilogue_apply_at(l, &t->epilogue, &t->v, NULL, acc, at);
   lower_lanes_store(l, &t->v, NULL, acc, t->y, at);
@@ -212,6 +277,14 @@ static void depthwise_row(Lower *l, GiltValue *const *ivs, void *user)
 {
   BlockedConv *t = user;
   t->n = ivs[0], t->cb = ivs[1], t->oh = ivs[2];
+  if (t->pool != LOWER_BLOCKED_CONV) {
+    t->row_bias = t->fill ? lower_lanes_splat(l, &t->v, t->fill)
+                          : lower_lanes_zero(&t->v);
+    if (t->pool != LOWER_BLOCKED_MAX)
+      t->row_count = taps_counted(l, t, 0, t->oh);
+    lower_for_upto(l, t->w->out[1], 0, NULL, NULL, depthwise_pixel, t);
+    return;
+  }
   GiltValue *c0 = ix_mul(l, t->cb, lower_index(l, LOWER_F32_LANES));
   t->row_bias = t->bias ? lower_lanes_load(l, &t->v, NULL, t->bias, &c0)
                         : lower_lanes_zero(&t->v);
@@ -221,6 +294,16 @@ static void depthwise_row(Lower *l, GiltValue *const *ivs, void *user)
     t->taps[k] = lower_lanes_load(l, &t->v, NULL, t->panels, idx);
   }
   lower_for_upto(l, t->w->out[1], 0, NULL, NULL, depthwise_pixel, t);
+}
+
+/* Y [N, C/16, OH, OW, 16] (t->y) of t's windows, parallel over the rows
+** of each block of channels. */
+static GiltValue *blocked_windows(Lower *l, BlockedConv *t,
+                                  GiltValue *const *ydims)
+{
+  GiltValue *rows[3] = {ydims[0], ydims[1], t->w->out[0]};
+  lower_parallel(l, 3, rows, depthwise_row, t);
+  return t->y;
 }
 
 /* ---- the convolution ----------------------------------------------------------- */
@@ -327,14 +410,39 @@ static GiltStatus lower_conv_nchwc(Lower *l)
   LowerMatrix b = {flat, NULL, true, k, oc};
   if (depthwise) { /* the taps of each block of 16 channels: [C/16, K, 16] */
     t.panels = lower_pack_cols(l, &b, LOWER_F32_LANES);
-    GiltValue *rows[3] = {ydims[0], ydims[1], w.out[0]};
-    lower_parallel(l, 3, rows, depthwise_row, &t);
-    return lower_replace(l, &t.y);
+    GiltValue *y = blocked_windows(l, &t, ydims);
+    return lower_replace(l, &y);
   }
   t.panels = lower_pack_cols(l, &b, 2 * LOWER_F32_LANES);
   GiltValue *batch = ydims[0];
   lower_nest(l, 1, &batch, batch_body, &t);
   return lower_replace(l, &t.y);
+}
+
+/* ---- pooling ------------------------------------------------------------------- */
+
+bool lower_pool_nchwc_apply(Lower *l, const LowerWindow *w, GiltValue *x)
+{
+  GiltType *t = gilt_value_get_type(x);
+  return w->n == 2 && t->shaped.rank == 5 &&
+         t->shaped.shape[4] == LOWER_F32_LANES &&
+         t->shaped.elem == gilt_float_type_get(l->ctx, GILT_F32) &&
+         lower_taps_fit(w->kernel[0], w->kernel[1], LOWER_DEPTHWISE_MAX_TAPS);
+}
+
+GiltValue *lower_pool_nchwc(Lower *l, LowerWindow *w, GiltValue *x,
+                            LowerBlockedPool pool)
+{
+  BlockedConv t = {.w = w, .in_block = LOWER_F32_LANES, .given = x,
+                   .pool = pool};
+  lower_lanes_init(l, &t.v, gilt_float_type_get(l->ctx, GILT_F32));
+  if (pool == LOWER_BLOCKED_MAX)
+    t.fill = lower_constant(l, t.v.elem, -INFINITY);
+  GiltValue *ydims[5] = {lower_dim(l, x, 0), lower_dim(l, x, 1), w->out[0],
+                         w->out[1], lower_index(l, LOWER_F32_LANES)};
+  t.y = lower_alloc_result(l, 0, ydims);
+  pad_input(l, &t);
+  return blocked_windows(l, &t, ydims);
 }
 
 const GraphLoweringRow graph_lower_conv_nchwc[] = {

@@ -16,12 +16,18 @@
 ** (reductions), and the 2-D f32 MaxPool without Indices, which goes
 ** through the vectorized nest of depthwise convolutions
 ** (conv_depthwise.c): the same windows, borders and strides.
+**
+** MaxPool and AveragePool in a layout that blocks channels (`layout`
+** "NCHW16c" from graph-layout-nchwc: X [N, C/16, H, W, 16]) go through
+** conv_nchwc.c's blocked nest in f32, and through this one otherwise,
+** the block's dimension one more parallel loop.
 */
 #include "gilt/remarks.h"
 #include "transforms/graph_to_loop/indexing.h"
 #include "transforms/graph_to_loop/tiles.h"
 
 #include <math.h>
+#include <string.h>
 
 typedef enum PoolKind { POOL_MAX, POOL_AVERAGE, POOL_LP } PoolKind;
 
@@ -30,6 +36,7 @@ typedef struct Pool {
   LowerWindow w;
   GiltValue *x, *y, *indices;  /* indices: MaxPool's second result */
   bool include_pad, col_major;
+  bool blocked;                /* X [N, C/b, H, W, b] */
   int64_t p;                   /* LpPool's exponent */
   size_t depth;
   GiltValue *base[GRAPH_MAX_RANK];  /* o_i * s_i - begin_i */
@@ -151,6 +158,8 @@ static void pool_body(Lower *l, GiltValue *const *ivs, void *user)
   size_t n = p->w.n;
   GiltType *elem = gilt_value_get_type(p->y)->shaped.elem;
   p->xi[0] = ivs[0], p->xi[1] = ivs[1];
+  if (p->blocked) /* the channel in its block */
+    p->xi[2 + n] = ivs[2 + n];
   for (size_t i = 0; i < n; i++)
     p->base[i] =
         ix_sub(l, ix_mul(l, ivs[2 + i], lower_index(l, p->w.strides[i])),
@@ -183,6 +192,12 @@ static GiltStatus lower_pool(Lower *l, PoolKind kind)
 {
   Pool p = {.kind = kind, .x = lower_operand(l, 0)};
   size_t rank = gilt_value_get_type(p.x)->shaped.rank;
+  /* NCHW<b>c: the window runs over H and W, not the block. */
+  bool blocked = p.blocked =
+      strcmp(graph_attr_string(l->op, "layout", "NCHW"), "NCHW") != 0;
+  if (blocked && (kind == POOL_LP || rank != 5))
+    return lower_error(l, "a layout that blocks channels is supported for "
+                          "2-D MaxPool and AveragePool only");
   if (rank < 3)
     return lower_error(l, "the input needs a spatial dimension");
   if (kind != POOL_MAX && !lower_is_float(lower_result_elem(l, 0)))
@@ -190,9 +205,21 @@ static GiltStatus lower_pool(Lower *l, PoolKind kind)
   p.include_pad = graph_attr_int(l->op, "count_include_pad", 0) != 0;
   p.col_major = graph_attr_int(l->op, "storage_order", 0) != 0;
   p.p = graph_attr_int(l->op, "p", 2);
-  lower_window_read(l, p.x, gilt_value_get_type(p.x)->shaped.rank - 2, NULL,
-                    &p.w);
-  if (kind == POOL_MAX && lower_max_pool_vector_apply(l, &p.w, p.x)) {
+  lower_window_read(l, p.x, rank - 2 - blocked, NULL, &p.w);
+  if (blocked && lower_pool_nchwc_apply(l, &p.w, p.x)) {
+    gilt_remark(l->op, "vectorize", "vectorized", 0, NULL,
+                "vectorized: the %d channels of a block in f32 lanes by the "
+                "blocked depthwise kernel's nest (conv_nchwc.c)",
+                LOWER_F32_LANES);
+    GiltValue *y = lower_pool_nchwc(
+        l, &p.w, p.x,
+        kind == POOL_MAX  ? LOWER_BLOCKED_MAX
+        : p.include_pad ? LOWER_BLOCKED_AVERAGE_WITH_PAD
+                        : LOWER_BLOCKED_AVERAGE);
+    return lower_replace(l, &y);
+  }
+  if (!blocked && kind == POOL_MAX &&
+      lower_max_pool_vector_apply(l, &p.w, p.x)) {
     gilt_remark(l->op, "vectorize", "vectorized", 0, NULL,
                 "vectorized: %d f32 lanes of output columns by the depthwise "
                 "kernel's nest (conv_depthwise.c), parallel over channels",
@@ -204,6 +231,8 @@ static GiltStatus lower_pool(Lower *l, PoolKind kind)
   dims[0] = lower_dim(l, p.x, 0), dims[1] = lower_dim(l, p.x, 1);
   for (size_t i = 0; i < p.w.n; i++)
     dims[2 + i] = p.w.out[i];
+  if (blocked)
+    dims[4] = lower_dim(l, p.x, 4);
   p.y = lower_alloc_result(l, 0, dims);
   GiltValue *results[2] = {p.y, NULL};
   if (gilt_op_get_num_results(l->op) > 1)

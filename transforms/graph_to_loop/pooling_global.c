@@ -12,8 +12,14 @@
 ** (n, c). The scalar nest carries a float accumulator that LLVM does not
 ** vectorize. The order of the additions differs from the nest's; the
 ** maximum propagates NaN as the nest does.
+**
+** In a layout that blocks channels (`layout` "NCHW16c", from
+** graph-layout-nchwc) the reduction leaves the block's last dimension
+** alone: [N, C/16, H, W, 16] to [N, C/16, 1, 1, 16].
 */
 #include "transforms/graph_to_loop/lowering.h"
+
+#include <string.h>
 
 /* ---- by rows ---------------------------------------------------------------- */
 
@@ -85,8 +91,10 @@ static GiltStatus lower_global_pool(Lower *l, LowerReduceKind kind, double p)
   size_t rank = gilt_value_get_type(in)->shaped.rank;
   if (rank < 2)
     return lower_error(l, "operand 'X' must have rank >= 2 (N x C x ...)");
+  /* NCHW<b>c ([N, C/b, H, W, b]): the block's dimension is not reduced. */
+  bool blocked = strcmp(graph_attr_string(l->op, "layout", "NCHW"), "NCHW");
   bool reduced[GRAPH_MAX_RANK] = {0};
-  for (size_t d = 2; d < rank; d++)
+  for (size_t d = 2; d < rank - blocked; d++)
     reduced[d] = true;
   GiltValue *dims[GRAPH_MAX_RANK];
   lower_reduced_dims(l, in, reduced, true, dims);

@@ -168,6 +168,23 @@ GILT_INTERNAL bool lower_max_pool_vector_apply(Lower *l, const LowerWindow *w,
 GILT_INTERNAL GiltValue *lower_max_pool_vector(Lower *l, LowerWindow *w,
                                                GiltValue *x);
 
+/* What the windows of conv_nchwc.c's blocked depthwise nest compute: a
+** depthwise convolution, or a 2-D pool in NCHW16c, the taps' maximum or
+** mean (counting the taps in the padding, or not). */
+typedef enum LowerBlockedPool {
+  LOWER_BLOCKED_CONV,
+  LOWER_BLOCKED_MAX,
+  LOWER_BLOCKED_AVERAGE,
+  LOWER_BLOCKED_AVERAGE_WITH_PAD,
+} LowerBlockedPool;
+/* Whether the MaxPool or AveragePool being lowered, of window w, goes
+** through that nest: f32, 2-D, x [N, C/16, H, W, 16], at most 7x7 taps. */
+GILT_INTERNAL bool lower_pool_nchwc_apply(Lower *l, const LowerWindow *w,
+                                          GiltValue *x);
+/* Y = the pool of x by that nest: the new result buffer. */
+GILT_INTERNAL GiltValue *lower_pool_nchwc(Lower *l, LowerWindow *w,
+                                          GiltValue *x, LowerBlockedPool pool);
+
 /* The most taps a depthwise kernel unrolls (7x7): conv_depthwise.c's
 ** splats or conv_nchwc.c's vectors of weights, held through a row. */
 #define LOWER_DEPTHWISE_MAX_TAPS 49
