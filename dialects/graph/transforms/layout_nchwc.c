@@ -13,6 +13,11 @@
 **   operands all were computed blocked computes blocked, and so does a
 **   Concat of them along the channels whose operands' channels are
 **   multiples of 16;
+** - so does one whose other operands are per-channel ([1, C, 1, 1]: a
+**   squeeze-and-excitation gate, converted to [1, C/16, 1, 1, 16] on the
+**   way in, broadcasting as before), and a MaxPool (without Indices),
+**   AveragePool or global pool of a blocked input, given `layout`
+**   "NCHW16c";
 ** - every blocked result that an op outside these still reads is turned
 **   back into NCHW by a graph.layout_transform just after it, which is
 **   all that is left of the layout at its boundaries (canonicalize and
@@ -28,8 +33,8 @@
 ** (why_not_chosen). A remark of category "layout" at each Conv says which
 ** it chose and why.
 **
-** Not yet: pooling in NCHW16c (MaxPool after ResNet's first layer, the
-** global pools that end networks and squeeze-and-excitation gates).
+** Not yet: BatchNormalization (DenseNet's before each convolution) and
+** per-channel operands of other shapes ([C, 1, 1]).
 */
 #include "dialects/graph/graph.h"
 
@@ -62,18 +67,21 @@ static GiltValue *blocked_source(GiltValue *v)
   return gilt_op_get_operand(d, 0);
 }
 
-/* A new op of one result, before `before`, its result type inferred. */
+/* A new op of one result, before `before`, of type `type`, or inferred
+** where that is NULL (inference would give an op with optional results,
+** MaxPool's Indices, all of them). */
 static GiltValue *create(Rewriter *r, GiltOp *before, const char *name,
                          size_t n, GiltValue *const *operands, size_t num_attrs,
-                         const GiltNamedAttr *attrs)
+                         const GiltNamedAttr *attrs, GiltType *type)
 {
   GiltOpState st = gilt_op_state_get(name, gilt_op_get_location(before));
   st.num_operands = n;
   st.operands = operands;
   st.num_results = 1;
+  st.result_types = type ? &type : NULL;
   st.num_attrs = num_attrs;
   st.attrs = attrs;
-  st.infer_result_types = true;
+  st.infer_result_types = !type;
   gilt_builder_set_insertion_point_before(r->b, before);
   GiltOp *op = gilt_builder_create_op(r->b, &st);
   r->failed = r->failed || !op;
@@ -91,7 +99,7 @@ static GiltValue *transform(Rewriter *r, GiltOp *before, GiltValue *v,
 {
   GiltNamedAttr attrs[2] = {{"dst_layout", string_attr(r, to)},
                             {"src_layout", string_attr(r, from)}};
-  return create(r, before, "graph.layout_transform", 1, &v, 2, attrs);
+  return create(r, before, "graph.layout_transform", 1, &v, 2, attrs, NULL);
 }
 
 /* Op's result replaced by `blocked` turned back into NCHW, and op gone. */
@@ -183,9 +191,20 @@ static const char *why_nchw(GiltOp *conv)
 
 /* ---- which ops compute blocked -------------------------------------------------- */
 
+/* Whether op is a pool that computes in NCHW16c given `layout`: of a 2-D
+** input (the only blocked values are 2-D convolutions'), MaxPool without
+** its Indices. */
+static bool is_pool(GiltOp *op)
+{
+  return graph_op_is(op, GRAPH_OP_MAX_POOL) ||
+         graph_op_is(op, GRAPH_OP_AVERAGE_POOL) ||
+         graph_op_is(op, GRAPH_OP_GLOBAL_AVERAGE_POOL) ||
+         graph_op_is(op, GRAPH_OP_GLOBAL_MAX_POOL);
+}
+
 /* Whether the op may compute blocked from its operands: one result, and
 ** elementwise (or a broadcast kind, whose operands must then turn out of
-** one type), or a Concat along the channels. */
+** one type), a Concat along the channels, or a pool. */
 static bool carries_kind(GiltOp *op)
 {
   GiltFusionKind kind = gilt_op_get_fusion_kind(op);
@@ -193,7 +212,8 @@ static bool carries_kind(GiltOp *op)
     return false;
   if (graph_op_is(op, GRAPH_OP_CONCAT))
     return graph_attr_int(op, "axis", 0) == 1;
-  return kind == GILT_FUSION_ELEMENTWISE || kind == GILT_FUSION_BROADCAST;
+  return is_pool(op) || kind == GILT_FUSION_ELEMENTWISE ||
+         kind == GILT_FUSION_BROADCAST;
 }
 
 /* Whether operand v of an op that computes blocked may stay as it is: a
@@ -205,32 +225,47 @@ static bool layout_free(GiltValue *v)
          (gilt_type_is_shaped(t) && t->shaped.ranked && t->shaped.rank == 0);
 }
 
+/* Whether v, an operand of an op whose result has type `result`, holds
+** one value per channel of it: [1 or N, C, 1, 1] (a squeeze-and-
+** excitation gate, a per-channel scale), which broadcasts the same way
+** once it is NCHW16c too ([1 or N, C/16, 1, 1, 16]). */
+static bool per_channel(GiltValue *v, GiltType *result)
+{
+  GiltType *t = gilt_value_get_type(v);
+  const int64_t *s = static_shape(v, 4);
+  return s && t->shaped.elem == result->shaped.elem &&
+         (s[0] == 1 || s[0] == result->shaped.shape[0]) &&
+         s[1] == result->shaped.shape[1] && s[2] == 1 && s[3] == 1;
+}
+
 /* Tells whether value v is (or, when planning, will be) blocked. */
 typedef bool (*IsBlockedFn)(GiltValue *v, void *user, int depth);
 
 /* Whether op (carries_kind) computes blocked when is_blocked says which
-** operands are: every tensor operand blocked, of one type that is the
-** result's too (no broadcast, no change of element type) unless a
-** Concat's, and at least one. */
+** operands are: a pool's input blocked; a Concat's operands all blocked;
+** else at least one tensor operand blocked, all those of the result's
+** type (no broadcast, no change of element type), and the others
+** per-channel (converted on the way in). */
 static bool carries(GiltOp *op, IsBlockedFn is_blocked, void *user, int depth)
 {
   if (!carries_kind(op))
     return false;
+  if (is_pool(op))
+    return is_blocked(gilt_op_get_operand(op, 0), user, depth);
   bool concat = graph_op_is(op, GRAPH_OP_CONCAT);
-  GiltType *type = NULL;
+  GiltType *result = gilt_value_get_type(gilt_op_get_result(op, 0));
   size_t blocked = 0;
   for (size_t i = 0; i < gilt_op_get_num_operands(op); i++) {
     GiltValue *v = gilt_op_get_operand(op, i);
     if (!concat && layout_free(v))
       continue;
-    if (!is_blocked(v, user, depth) ||
-        (!concat && type && gilt_value_get_type(v) != type))
+    bool same = concat || gilt_value_get_type(v) == result;
+    if (same && is_blocked(v, user, depth))
+      blocked++;
+    else if (concat || !per_channel(v, result))
       return false;
-    type = gilt_value_get_type(v);
-    blocked++;
   }
-  return blocked &&
-         (concat || gilt_value_get_type(gilt_op_get_result(op, 0)) == type);
+  return blocked > 0;
 }
 
 /* ---- the plan -------------------------------------------------------------------- */
@@ -357,7 +392,16 @@ static void remark_nchw(const Plan *p, GiltOp *conv)
 
 /* ---- the rewrite ---------------------------------------------------------------- */
 
-/* Op as the same op on `operands`, its result type inferred, and `extra`
+/* The NCHW16c form of op's result, [N, C, H, W] as [N, C/16, H, W, 16]. */
+static GiltType *blocked_type(Rewriter *r, GiltOp *op)
+{
+  GiltType *t = gilt_value_get_type(gilt_op_get_result(op, 0));
+  const int64_t *s = t->shaped.shape;
+  int64_t shape[5] = {s[0], s[1] / BLOCK, s[2], s[3], BLOCK};
+  return gilt_tensor_type_get(r->ctx, 5, shape, t->shaped.elem, NULL);
+}
+
+/* Op as the same op on `operands`, its result NCHW16c, and `extra`
 ** attributes besides its own; op's result turned back into NCHW. */
 static bool rebuild(Rewriter *r, GiltOp *op, const char *name,
                     GiltValue *const *operands, size_t num_extra,
@@ -371,7 +415,7 @@ static bool rebuild(Rewriter *r, GiltOp *op, const char *name,
   for (size_t i = 0; i < num_extra; i++)
     attrs[na + i] = extra[i];
   GiltValue *y = create(r, op, name, gilt_op_get_num_operands(op), operands,
-                        na + num_extra, attrs);
+                        na + num_extra, attrs, blocked_type(r, op));
   gilt_free(r->ctx, attrs);
   if (y)
     replace(r, op, y);
@@ -412,7 +456,8 @@ static bool is_blocked_now(GiltValue *v, void *user, int depth)
   return blocked_source(v) != NULL;
 }
 
-/* An op that carries the layout, on the blocked values. */
+/* An op that carries the layout, on the blocked values and its
+** per-channel operands converted. */
 static bool carry(Rewriter *r, GiltOp *op)
 {
   if (!carries(op, is_blocked_now, NULL, 0))
@@ -422,9 +467,12 @@ static bool carry(Rewriter *r, GiltOp *op)
   for (size_t i = 0; i < n; i++) {
     GiltValue *v = gilt_op_get_operand(op, i);
     GiltValue *b = blocked_source(v);
-    ops[i] = b ? b : v;
+    ops[i] = b                ? b
+             : layout_free(v) ? v
+                              : transform(r, op, v, "NCHW", BLOCKED);
   }
-  bool done = rebuild(r, op, gilt_op_get_name(op), ops, 0, NULL);
+  GiltNamedAttr layout = {"layout", string_attr(r, BLOCKED)};
+  bool done = rebuild(r, op, gilt_op_get_name(op), ops, is_pool(op), &layout);
   gilt_free(r->ctx, ops);
   return done;
 }
