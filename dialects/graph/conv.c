@@ -571,7 +571,7 @@ GiltStatus graph_infer_conv_transpose(const GraphOpView *v, GiltType **types)
   return GILT_SUCCESS;
 }
 
-GiltStatus graph_pool_layout(const GraphOpView *v, GraphShape *x,
+GiltStatus graph_x_layout(const GraphOpView *v, GraphShape *x,
                              int64_t *block)
 {
   const char *s = graph_dict_string(v->attrs, "layout", "NCHW");
@@ -582,7 +582,8 @@ GiltStatus graph_pool_layout(const GraphOpView *v, GraphShape *x,
     return graph_error(v, "attribute 'layout' is \"%s\", expected \"NCHW\" "
                        "or NCHW<b>c (such as \"NCHW16c\")", s);
   if (v->num_results > 1)
-    return graph_error(v, "the Indices result needs layout NCHW");
+    return graph_error(v, "has results besides 'Y', which need layout "
+                          "NCHW");
   if (!x->ranked || x->rank != 5 || x->dims[4] != *block)
     return graph_error(v, "operand 'X' must be [N, C/%lld, H, W, %lld] for "
                        "its layout", (long long)*block, (long long)*block);
@@ -599,7 +600,7 @@ GiltStatus graph_infer_pool(const GraphOpView *v, GiltType **types)
   GraphShape x;
   int64_t block;
   graph_operand_shape(v, 0, &x);
-  if (graph_pool_layout(v, &x, &block))
+  if (graph_x_layout(v, &x, &block))
     return GILT_FAILURE;
   GiltType *elem = graph_operand_elem(v, 0);
   GraphShape out = x;

@@ -35,21 +35,27 @@ static GiltStatus check_per_channel(const GraphOpView *v, size_t first,
   return GILT_SUCCESS;
 }
 
-/* BatchNormalization (Y, running_mean?, running_var?) and
+/* BatchNormalization (Y, running_mean?, running_var?; in inference form
+** also in a `layout` that blocks channels, graph-layout-nchwc's) and
 ** InstanceNormalization (Y). */
 GiltStatus graph_infer_channel_norm(const GraphOpView *v, GiltType **types)
 {
   if (graph_check_operands(v))
     return GILT_FAILURE;
-  GraphShape x;
-  graph_operand_shape(v, 0, &x);
+  GraphShape y, x;
+  int64_t block;
+  graph_operand_shape(v, 0, &y);
+  x = y;
+  if (graph_x_layout(v, &x, &block))
+    return GILT_FAILURE;
   if (x.ranked && x.rank < 2)
     return graph_error(v, "operand '%s' must have rank >= 2 (N x C x ...), "
                        "got rank %zu", graph_operand_name(v, 0), x.rank);
-  int64_t c = x.ranked ? x.dims[1] : GILT_DYNAMIC;
+  int64_t c = x.ranked && x.dims[1] != GILT_DYNAMIC ? x.dims[1] * block
+                                                    : GILT_DYNAMIC;
   if (check_per_channel(v, 1, v->num_operands - 1, c))
     return GILT_FAILURE;
-  types[0] = graph_tensor_type(v->ctx, &x, graph_operand_elem(v, 0));
+  types[0] = graph_tensor_type(v->ctx, &y, graph_operand_elem(v, 0));
   GraphShape stat = {.ranked = true, .rank = 1, .dims = {c}};
   for (size_t i = 1; i < v->num_results && i < 3; i++) {
     GiltType *elem = graph_operand_elem(v, 3);

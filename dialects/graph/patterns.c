@@ -11,6 +11,9 @@
 **   squeeze(unsqueeze(x, a), a)      -> x
 **   cast(x) to x's own type          -> x   (Cast and CastLike)
 **   slice(x) with unit steps keeping every element -> x
+**   pad(x) by zeros on every side    -> x   (PyTorch exports one before
+**                                          DenseNet's pools)
+**   concat(x)                        -> x
 **
 ** Every pattern keeps the result type: it only fires when the replacement
 ** has exactly the type of the op it replaces. Identity and inference
@@ -240,6 +243,30 @@ static GiltStatus drop_full_slice(const GiltPattern *pat, GiltOp *op,
   return replace_by(rw, op, op->operands[0].value);
 }
 
+static GiltStatus drop_zero_pad(const GiltPattern *pat, GiltOp *op,
+                                GiltRewriter *rw)
+{
+  (void)pat;
+  GiltAttr *pads = op->num_operands > 1
+                       ? graph_value_constant(op->operands[1].value)
+                       : NULL;
+  if (!pads || pads->type->shaped.elem->kind != GILT_TYPE_INTEGER)
+    return GILT_FAILURE;
+  for (int64_t k = 0; k < gilt_dense_attr_get_num_elements(pads); k++)
+    if (gilt_dense_attr_get_int(pads, k) != 0)
+      return GILT_FAILURE;
+  return replace_by(rw, op, op->operands[0].value);
+}
+
+static GiltStatus drop_single_concat(const GiltPattern *pat, GiltOp *op,
+                                     GiltRewriter *rw)
+{
+  (void)pat;
+  if (op->num_operands != 1)
+    return GILT_FAILURE;
+  return replace_by(rw, op, op->operands[0].value);
+}
+
 void graph_movement_patterns(GiltPatternSet *set)
 {
   static const GiltPattern table[] = {
@@ -254,7 +281,9 @@ void graph_movement_patterns(GiltPatternSet *set)
       {"graph-squeeze-unsqueeze", "graph.squeeze", 1, cancel_squeezes, NULL},
       {"graph-cast-same-type", "graph.cast", 1, drop_cast, NULL},
       {"graph-cast-like-same-type", "graph.cast_like", 1, drop_cast, NULL},
-      {"graph-full-slice", "graph.slice", 1, drop_full_slice, NULL}};
+      {"graph-full-slice", "graph.slice", 1, drop_full_slice, NULL},
+      {"graph-pad-nothing", "graph.pad", 1, drop_zero_pad, NULL},
+      {"graph-concat-one", "graph.concat", 1, drop_single_concat, NULL}};
   for (size_t i = 0; i < sizeof table / sizeof *table; i++)
     gilt_pattern_set_add(set, table[i]);
 }

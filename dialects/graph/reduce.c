@@ -117,7 +117,7 @@ GiltStatus graph_infer_global_pool(const GraphOpView *v, GiltType **types)
   GraphShape s;
   int64_t block;
   graph_operand_shape(v, 0, &s);
-  if (graph_pool_layout(v, &s, &block))
+  if (graph_x_layout(v, &s, &block))
     return GILT_FAILURE;
   if (s.ranked && s.rank < 2)
     return graph_error(v, "operand 'X' must have rank >= 2 (N x C x ...), "

@@ -63,12 +63,18 @@ typedef struct BatchNorm {
   GiltValue *x, *scale, *bias, *mean, *var, *out;
   GiltType *ct;
   double epsilon;
+  int64_t block; /* X's channel block: 1 for NCHW, b for NCHW<b>c */
 } BatchNorm;
 
 static void batch_norm_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   BatchNorm *b = user;
-  GiltValue *c = ivs[1];
+  /* Channel c of [N, C/b, H, W, b] is at [n, c / b, h, w, c % b]. */
+  GiltValue *c = b->block == 1
+                     ? ivs[1]
+                     : lower_plus(l, lower_times(l, ivs[1],
+                                                 lower_index(l, b->block)),
+                                  ivs[4]);
   GiltValue *x = load_as(l, b->x, ivs, b->ct);
   GiltValue *mean = load_as(l, b->mean, &c, b->ct);
   GiltValue *var = load_as(l, b->var, &c, b->ct);
@@ -99,7 +105,9 @@ static GiltStatus lower_batch_normalization(Lower *l)
                  lower_operand(l, 4),
                  lower_alloc_result(l, 0, dims),
                  lower_acc_type(l, type_of(x)->shaped.elem),
-                 graph_attr_float(l->op, "epsilon", 1e-5)};
+                 graph_attr_float(l->op, "epsilon", 1e-5),
+                 graph_channel_block(graph_attr_string(l->op, "layout",
+                                                       "NCHW"))};
   lower_parallel(l, type_of(x)->shaped.rank, dims, batch_norm_body, &b);
   return lower_replace(l, &b.out);
 }

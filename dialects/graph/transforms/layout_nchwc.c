@@ -16,8 +16,8 @@
 ** - so does one whose other operands are per-channel ([1, C, 1, 1]: a
 **   squeeze-and-excitation gate, converted to [1, C/16, 1, 1, 16] on the
 **   way in, broadcasting as before), and a MaxPool (without Indices),
-**   AveragePool or global pool of a blocked input, given `layout`
-**   "NCHW16c";
+**   AveragePool, global pool or inference BatchNormalization of a blocked
+**   input, given `layout` "NCHW16c";
 ** - every blocked result that an op outside these still reads is turned
 **   back into NCHW by a graph.layout_transform just after it, which is
 **   all that is left of the layout at its boundaries (canonicalize and
@@ -33,8 +33,7 @@
 ** (why_not_chosen). A remark of category "layout" at each Conv says which
 ** it chose and why.
 **
-** Not yet: BatchNormalization (DenseNet's before each convolution) and
-** per-channel operands of other shapes ([C, 1, 1]).
+** Not yet: per-channel operands of other shapes ([C, 1, 1]).
 */
 #include "dialects/graph/graph.h"
 
@@ -191,20 +190,24 @@ static const char *why_nchw(GiltOp *conv)
 
 /* ---- which ops compute blocked -------------------------------------------------- */
 
-/* Whether op is a pool that computes in NCHW16c given `layout`: of a 2-D
-** input (the only blocked values are 2-D convolutions'), MaxPool without
-** its Indices. */
-static bool is_pool(GiltOp *op)
+/* Whether op computes in NCHW16c given `layout` when its X is blocked:
+** a pool (of a 2-D input: the only blocked values are 2-D convolutions')
+** or a BatchNormalization in inference form (its per-channel parameters
+** [C] are the same floats in either layout); with one result, which
+** carries_kind asks: MaxPool without its Indices. */
+static bool takes_layout(GiltOp *op)
 {
   return graph_op_is(op, GRAPH_OP_MAX_POOL) ||
          graph_op_is(op, GRAPH_OP_AVERAGE_POOL) ||
          graph_op_is(op, GRAPH_OP_GLOBAL_AVERAGE_POOL) ||
-         graph_op_is(op, GRAPH_OP_GLOBAL_MAX_POOL);
+         graph_op_is(op, GRAPH_OP_GLOBAL_MAX_POOL) ||
+         (graph_op_is(op, GRAPH_OP_BATCH_NORMALIZATION) &&
+          !graph_attr_int(op, "training_mode", 0));
 }
 
 /* Whether the op may compute blocked from its operands: one result, and
 ** elementwise (or a broadcast kind, whose operands must then turn out of
-** one type), a Concat along the channels, or a pool. */
+** one type), a Concat along the channels, or an op that takes_layout. */
 static bool carries_kind(GiltOp *op)
 {
   GiltFusionKind kind = gilt_op_get_fusion_kind(op);
@@ -212,7 +215,7 @@ static bool carries_kind(GiltOp *op)
     return false;
   if (graph_op_is(op, GRAPH_OP_CONCAT))
     return graph_attr_int(op, "axis", 0) == 1;
-  return is_pool(op) || kind == GILT_FUSION_ELEMENTWISE ||
+  return takes_layout(op) || kind == GILT_FUSION_ELEMENTWISE ||
          kind == GILT_FUSION_BROADCAST;
 }
 
@@ -242,15 +245,15 @@ static bool per_channel(GiltValue *v, GiltType *result)
 typedef bool (*IsBlockedFn)(GiltValue *v, void *user, int depth);
 
 /* Whether op (carries_kind) computes blocked when is_blocked says which
-** operands are: a pool's input blocked; a Concat's operands all blocked;
-** else at least one tensor operand blocked, all those of the result's
-** type (no broadcast, no change of element type), and the others
-** per-channel (converted on the way in). */
+** operands are: X blocked for an op that takes_layout; a Concat's
+** operands all blocked; else at least one tensor operand blocked, all
+** those of the result's type (no broadcast, no change of element type),
+** and the others per-channel (converted on the way in). */
 static bool carries(GiltOp *op, IsBlockedFn is_blocked, void *user, int depth)
 {
   if (!carries_kind(op))
     return false;
-  if (is_pool(op))
+  if (takes_layout(op))
     return is_blocked(gilt_op_get_operand(op, 0), user, depth);
   bool concat = graph_op_is(op, GRAPH_OP_CONCAT);
   GiltType *result = gilt_value_get_type(gilt_op_get_result(op, 0));
@@ -464,15 +467,22 @@ static bool carry(Rewriter *r, GiltOp *op)
     return false;
   size_t n = gilt_op_get_num_operands(op);
   GiltValue **ops = gilt_calloc(r->ctx, n + 1, sizeof *ops);
+  bool x_only = takes_layout(op); /* its other operands keep their form */
   for (size_t i = 0; i < n; i++) {
     GiltValue *v = gilt_op_get_operand(op, i);
     GiltValue *b = blocked_source(v);
-    ops[i] = b                ? b
-             : layout_free(v) ? v
-                              : transform(r, op, v, "NCHW", BLOCKED);
+    ops[i] = b                               ? b
+             : layout_free(v) || (x_only && i) ? v
+                                             : transform(r, op, v, "NCHW",
+                                                         BLOCKED);
+  }
+  if (r->failed) {
+    gilt_free(r->ctx, ops);
+    return false;
   }
   GiltNamedAttr layout = {"layout", string_attr(r, BLOCKED)};
-  bool done = rebuild(r, op, gilt_op_get_name(op), ops, is_pool(op), &layout);
+  bool done =
+      rebuild(r, op, gilt_op_get_name(op), ops, takes_layout(op), &layout);
   gilt_free(r->ctx, ops);
   return done;
 }
