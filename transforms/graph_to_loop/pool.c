@@ -27,7 +27,6 @@
 #include "transforms/graph_to_loop/tiles.h"
 
 #include <math.h>
-#include <string.h>
 
 typedef enum PoolKind { POOL_MAX, POOL_AVERAGE, POOL_LP } PoolKind;
 
@@ -194,7 +193,7 @@ static GiltStatus lower_pool(Lower *l, PoolKind kind)
   size_t rank = gilt_value_get_type(p.x)->shaped.rank;
   /* NCHW<b>c: the window runs over H and W, not the block. */
   bool blocked = p.blocked =
-      strcmp(graph_attr_string(l->op, "layout", "NCHW"), "NCHW") != 0;
+      graph_channel_block(graph_attr_string(l->op, "layout", "NCHW")) > 1;
   if (blocked && (kind == POOL_LP || rank != 5))
     return lower_error(l, "a layout that blocks channels is supported for "
                           "2-D MaxPool and AveragePool only");
