@@ -19,7 +19,6 @@
 */
 #include "transforms/graph_to_loop/lowering.h"
 
-
 /* ---- by rows ---------------------------------------------------------------- */
 
 typedef struct Plane {
