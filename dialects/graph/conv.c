@@ -571,10 +571,25 @@ GiltStatus graph_infer_conv_transpose(const GraphOpView *v, GiltType **types)
   return GILT_SUCCESS;
 }
 
-GiltStatus graph_x_layout(const GraphOpView *v, GraphShape *x,
-                             int64_t *block)
+/* Whether the op's row declares attribute `name`. */
+static bool declares(const GiltOpInfo *info, const char *name)
 {
-  const char *s = graph_dict_string(v->attrs, "layout", "NCHW");
+  for (size_t i = 0; i < info->num_attr_specs; i++)
+    if (!strcmp(info->attr_specs[i].name->str, name))
+      return true;
+  return false;
+}
+
+GiltStatus graph_x_layout(const GraphOpView *v, GraphShape *x, int64_t *block)
+{
+  const char *s = graph_dict_string(v->attrs, "layout", NULL);
+  *block = 1;
+  if (!s)
+    return GILT_SUCCESS;
+  /* An op that shares the inference but not the attribute (LpPool,
+  ** InstanceNormalization) would compute as NCHW: not silently. */
+  if (!declares(v->info, "layout"))
+    return graph_error(v, "does not take attribute 'layout'");
   *block = graph_channel_block(s);
   if (*block == 1)
     return GILT_SUCCESS;
@@ -585,8 +600,9 @@ GiltStatus graph_x_layout(const GraphOpView *v, GraphShape *x,
     return graph_error(v, "has results besides 'Y', which need layout "
                           "NCHW");
   if (!x->ranked || x->rank != 5 || x->dims[4] != *block)
-    return graph_error(v, "operand 'X' must be [N, C/%lld, H, W, %lld] for "
-                       "its layout", (long long)*block, (long long)*block);
+    return graph_error(v, "operand '%s' must be [N, C/%lld, H, W, %lld] for "
+                       "its layout", graph_operand_name(v, 0),
+                       (long long)*block, (long long)*block);
   x->rank = 4;
   return GILT_SUCCESS;
 }

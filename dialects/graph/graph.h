@@ -262,11 +262,12 @@ GILT_INTERNAL bool graph_layout_parse(const char *s, size_t n,
 GILT_INTERNAL int64_t graph_channel_block(const char *s);
 /* The optional `layout` (default "NCHW") of a pool or a normalization,
 ** which names the layout of its X and Y: its channel block into *block
-** (1 for NCHW); for a blocked one, checks that x is [N, C/b, H, W, b] and
-** that the op has one result, and takes off x's last dimension, so that
-** x reads as the NCHW shape of the blocks. */
-GILT_INTERNAL GiltStatus graph_x_layout(const GraphOpView *v,
-                                           GraphShape *x, int64_t *block);
+** (1 for NCHW); fails where the op does not declare it. For a blocked
+** one, checks that x is [N, C/b, H, W, b] and that the op has one
+** result, and takes off x's last dimension, so that x reads as the NCHW
+** shape of the blocks. */
+GILT_INTERNAL GiltStatus graph_x_layout(const GraphOpView *v, GraphShape *x,
+                                        int64_t *block);
 /* The position of dimension letter d in layout l, or -1. */
 GILT_INTERNAL int graph_layout_find(const GraphLayout *l, char d);
 /* The block factor layout l gives the logical dimension of upper-case

@@ -48,6 +48,8 @@ GiltStatus graph_infer_channel_norm(const GraphOpView *v, GiltType **types)
   x = y;
   if (graph_x_layout(v, &x, &block))
     return GILT_FAILURE;
+  if (block > 1 && graph_dict_int(v->attrs, "training_mode", 0))
+    return graph_error(v, "computes in training mode in layout NCHW only");
   if (x.ranked && x.rank < 2)
     return graph_error(v, "operand '%s' must have rank >= 2 (N x C x ...), "
                        "got rank %zu", graph_operand_name(v, 0), x.rank);

@@ -108,7 +108,7 @@ GiltStatus graph_infer_arg_reduce(const GraphOpView *v, GiltType **types)
 }
 
 /* GlobalAveragePool, GlobalMaxPool, GlobalLpPool: N x C x 1 x ... x 1;
-** GlobalAveragePool in a `layout` that blocks channels too:
+** in a `layout` that blocks channels, [N, C/b, H, W, b] to
 ** [N, C/b, 1, 1, b]. */
 GiltStatus graph_infer_global_pool(const GraphOpView *v, GiltType **types)
 {

@@ -19,9 +19,10 @@
 **
 ** The weights are B = W^T [C * KH * KW, OC], packed by 32 columns at
 ** compile time (pack.c), as conv_tiled.c's transposed product packs
-** them. A padded window reads a zero-padded copy of X in X's layout,
-** O(input) against the product's O(OC * C * KH * KW * OH * OW), written
-** a pixel's 16 channels at a time in NCHW16c.
+** them. A padded window reads a zero-padded copy of X in X's layout
+** (-inf-padded for a MaxPool), O(input) against the product's
+** O(OC * C * KH * KW * OH * OW), written a pixel's 16 channels at a time
+** in NCHW16c.
 **
 ** Depthwise (X in NCHW16c), each output pixel is one vector of its 16
 ** channels: per tap, a vector of the padded input times the tap's vector
@@ -51,7 +52,7 @@ typedef struct BlockedConv {
   LowerEpilogue epilogue;
   LowerLanes v;
   GiltValue *given; /* X */
-  GiltValue *x;     /* what the tiles read: X, or its zero-padded copy */
+  GiltValue *x;     /* what the windows read: X, or its padded copy */
   /* X's channel block: 1 for NCHW, whose index has no block dimension. */
   int64_t in_block;
   GiltValue *panels, *y, *bias, *oc;
@@ -76,10 +77,10 @@ typedef struct BlockedConv {
 /* ---- the padded input ------------------------------------------------------ */
 
 /* One pixel of the padded copy, ivs (n, channel block or channel, row,
-** column): X's at the clamped position, zero outside X (the clamp keeps
-** the load in bounds for both). In NCHW16c the pixel's 16 channels are
-** one vector, loaded under a mask of all lanes or none; in NCHW it is one
-** float. */
+** column): X's at the clamped position, t->fill (or zero) outside X (the
+** clamp keeps the load in bounds for both). In NCHW16c the pixel's 16
+** channels are one vector, loaded under a mask of all lanes or none; in
+** NCHW it is one float. */
 static void pad_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   BlockedConv *t = user;

@@ -191,12 +191,10 @@ static GiltStatus lower_pool(Lower *l, PoolKind kind)
 {
   Pool p = {.kind = kind, .x = lower_operand(l, 0)};
   size_t rank = gilt_value_get_type(p.x)->shaped.rank;
-  /* NCHW<b>c: the window runs over H and W, not the block. */
+  /* NCHW<b>c (inference allows it on MaxPool and AveragePool of rank 5):
+  ** the window runs over H and W, not the block. */
   bool blocked = p.blocked =
       graph_channel_block(graph_attr_string(l->op, "layout", "NCHW")) > 1;
-  if (blocked && (kind == POOL_LP || rank != 5))
-    return lower_error(l, "a layout that blocks channels is supported for "
-                          "2-D MaxPool and AveragePool only");
   if (rank < 3)
     return lower_error(l, "the input needs a spatial dimension");
   if (kind != POOL_MAX && !lower_is_float(lower_result_elem(l, 0)))

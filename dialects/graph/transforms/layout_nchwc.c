@@ -251,7 +251,8 @@ typedef bool (*IsBlockedFn)(GiltValue *v, void *user, int depth);
 ** and the others per-channel (converted on the way in). */
 static bool carries(GiltOp *op, IsBlockedFn is_blocked, void *user, int depth)
 {
-  if (!carries_kind(op))
+  /* Blocked values are static 2-D convolutions'; so is what they make. */
+  if (!carries_kind(op) || !static_shape(gilt_op_get_result(op, 0), 4))
     return false;
   if (takes_layout(op))
     return is_blocked(gilt_op_get_operand(op, 0), user, depth);
@@ -411,14 +412,20 @@ static bool rebuild(Rewriter *r, GiltOp *op, const char *name,
                     const GiltNamedAttr *extra)
 {
   GiltAttr *dict = gilt_op_get_attr_dictionary(op);
-  size_t na = dict ? gilt_dictionary_attr_get_size(dict) : 0;
+  size_t na = dict ? gilt_dictionary_attr_get_size(dict) : 0, n = 0;
   GiltNamedAttr *attrs = gilt_calloc(r->ctx, na + num_extra + 1, sizeof *attrs);
-  for (size_t i = 0; i < na; i++)
-    attrs[i] = gilt_dictionary_attr_get_entry(dict, i);
+  for (size_t i = 0; i < na; i++) { /* an `extra` one replaces the op's */
+    GiltNamedAttr a = gilt_dictionary_attr_get_entry(dict, i);
+    bool replaced = false;
+    for (size_t k = 0; k < num_extra; k++)
+      replaced = replaced || !strcmp(a.name, extra[k].name);
+    if (!replaced)
+      attrs[n++] = a;
+  }
   for (size_t i = 0; i < num_extra; i++)
-    attrs[na + i] = extra[i];
+    attrs[n++] = extra[i];
   GiltValue *y = create(r, op, name, gilt_op_get_num_operands(op), operands,
-                        na + num_extra, attrs, blocked_type(r, op));
+                        n, attrs, blocked_type(r, op));
   gilt_free(r->ctx, attrs);
   if (y)
     replace(r, op, y);
@@ -471,10 +478,12 @@ static bool carry(Rewriter *r, GiltOp *op)
   for (size_t i = 0; i < n; i++) {
     GiltValue *v = gilt_op_get_operand(op, i);
     GiltValue *b = blocked_source(v);
-    ops[i] = b                               ? b
-             : layout_free(v) || (x_only && i) ? v
-                                             : transform(r, op, v, "NCHW",
-                                                         BLOCKED);
+    if (b)
+      ops[i] = b;
+    else if (layout_free(v) || (x_only && i > 0))
+      ops[i] = v;
+    else /* per-channel */
+      ops[i] = transform(r, op, v, "NCHW", BLOCKED);
   }
   if (r->failed) {
     gilt_free(r->ctx, ops);
