@@ -209,7 +209,7 @@ static GiltValue *taps_counted(Lower *l, const BlockedConv *t, size_t i,
 {
   const LowerWindow *w = t->w;
   bool include_pad = t->pool == LOWER_BLOCKED_AVERAGE_WITH_PAD;
-  GiltValue *zero = lower_index(l, 0), *one = lower_index(l, 1);
+  GiltValue *zero = lower_index(l, 0);
   GiltValue *lo = include_pad ? ix_sub(l, zero, w->begin[i]) : zero;
   GiltValue *hi = include_pad ? ix_add(l, w->in[i], w->end[i]) : w->in[i];
   GiltValue *start =
@@ -217,8 +217,7 @@ static GiltValue *taps_counted(Lower *l, const BlockedConv *t, size_t i,
   GiltValue *count = zero;
   for (int64_t k = 0; k < w->kernel[i]; k++) {
     GiltValue *at = ix_add(l, start, lower_index(l, k * w->dilations[i]));
-    count = ix_add(l, count,
-                   lower_select(l, ix_in_range(l, at, lo, hi), one, zero));
+    count = ix_add(l, count, ix_one_if(l, ix_in_range(l, at, lo, hi)));
   }
   return count;
 }
