@@ -379,6 +379,11 @@ int64_t graph_channel_block(const char *s)
   return l.rank == 5 && l.dims[4] == 'c' ? l.factors[4] : 0;
 }
 
+int64_t graph_attr_channel_block(GiltOp *op, const char *name)
+{
+  return graph_channel_block(graph_attr_string(op, name, "NCHW"));
+}
+
 /* One of conv_nchwc's layouts, its channel block into *block; `out`: the
 ** result's, which must be blocked. */
 static GiltStatus read_channel_layout(const GraphOpView *v, const char *name,

@@ -260,6 +260,9 @@ GILT_INTERNAL bool graph_layout_parse(const char *s, size_t n,
 /* The channel block of an activation layout: 1 for "NCHW", b for
 ** "NCHW<b>c", 0 for any other (conv.c; graph.conv_nchwc's layouts). */
 GILT_INTERNAL int64_t graph_channel_block(const char *s);
+/* The channel block of op's layout attribute `name` ("NCHW" where it is
+** absent): what the lowerings of the ops that take one read. */
+GILT_INTERNAL int64_t graph_attr_channel_block(GiltOp *op, const char *name);
 /* The optional `layout` (default "NCHW") of a pool or a normalization,
 ** which names the layout of its X and Y: its channel block into *block
 ** (1 for NCHW); fails where the op does not declare it. For a blocked

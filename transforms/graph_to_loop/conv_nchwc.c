@@ -354,10 +354,9 @@ static GiltStatus lower_conv_nchwc(Lower *l)
 {
   GiltValue *x = lower_operand(l, 0), *weights = lower_operand(l, 1);
   GiltType *wt = gilt_value_get_type(weights);
-  int64_t in_block =
-      graph_channel_block(graph_attr_string(l->op, "data_layout", ""));
-  int64_t out_block =
-      graph_channel_block(graph_attr_string(l->op, "out_layout", ""));
+  /* Both attributes are required: the verifier has seen them. */
+  int64_t in_block = graph_attr_channel_block(l->op, "data_layout");
+  int64_t out_block = graph_attr_channel_block(l->op, "out_layout");
   if (lower_epilogue_check(l))
     return GILT_FAILURE;
   if (lower_result_elem(l, 0) != gilt_float_type_get(l->ctx, GILT_F32) ||

@@ -106,8 +106,7 @@ static GiltStatus lower_batch_normalization(Lower *l)
                  lower_alloc_result(l, 0, dims),
                  lower_acc_type(l, type_of(x)->shaped.elem),
                  graph_attr_float(l->op, "epsilon", 1e-5),
-                 graph_channel_block(graph_attr_string(l->op, "layout",
-                                                       "NCHW"))};
+                 graph_attr_channel_block(l->op, "layout")};
   lower_parallel(l, type_of(x)->shaped.rank, dims, batch_norm_body, &b);
   return lower_replace(l, &b.out);
 }

@@ -193,8 +193,7 @@ static GiltStatus lower_pool(Lower *l, PoolKind kind)
   size_t rank = gilt_value_get_type(p.x)->shaped.rank;
   /* NCHW<b>c (inference allows it on MaxPool and AveragePool of rank 5):
   ** the window runs over H and W, not the block. */
-  bool blocked = p.blocked =
-      graph_channel_block(graph_attr_string(l->op, "layout", "NCHW")) > 1;
+  bool blocked = p.blocked = graph_attr_channel_block(l->op, "layout") > 1;
   if (rank < 3)
     return lower_error(l, "the input needs a spatial dimension");
   if (kind != POOL_MAX && !lower_is_float(lower_result_elem(l, 0)))

@@ -90,8 +90,7 @@ static GiltStatus lower_global_pool(Lower *l, LowerReduceKind kind, double p)
   if (rank < 2)
     return lower_error(l, "operand 'X' must have rank >= 2 (N x C x ...)");
   /* NCHW<b>c ([N, C/b, H, W, b]): the block's dimension is not reduced. */
-  bool blocked =
-      graph_channel_block(graph_attr_string(l->op, "layout", "NCHW")) > 1;
+  bool blocked = graph_attr_channel_block(l->op, "layout") > 1;
   bool reduced[GRAPH_MAX_RANK] = {0};
   for (size_t d = 2; d < rank - blocked; d++)
     reduced[d] = true;
