@@ -419,6 +419,14 @@ GILT_INTERNAL GiltOp *gilt_op_clone_with_mapping(GiltOp *op,
 GILT_INTERNAL void gilt_region_clone_into(GiltRegion *src, GiltRegion *dst,
                                           GiltIRMapping *m);
 
+/* Whether regions a and b compute the same thing (equivalence.c): the
+** same ops with the same attributes and types, operands and successors
+** corresponding, block for block; locations aside. A value defined
+** outside `a` must be the same value in `b`. */
+GILT_INTERNAL bool gilt_regions_equivalent(GiltRegion *a, GiltRegion *b);
+/* A hash that equivalent regions share. */
+GILT_INTERNAL uint32_t gilt_region_hash(GiltRegion *r);
+
 /* ---- diagnostics -------------------------------------------------------- */
 
 struct GiltDiagnostic {

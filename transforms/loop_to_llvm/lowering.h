@@ -53,6 +53,9 @@ typedef struct L2L {
   GiltValue *status;
   const char *func_name; /* the func.func being lowered */
   unsigned num_outlined; /* bodies outlined so far (their names) */
+  /* The distinct outlined functions and their bodies' hashes, which a
+  ** body like one of them shares (parallel.c). */
+  GILT_VEC(struct L2LOutlined { uint32_t hash; GiltOp *fn; }) outlined;
   GiltPtrMap values;  /* loop value -> llvm value */
   GiltPtrMap symbols; /* interned name -> 1: symbols already in `out` */
   GiltPtrMap strings; /* interned text -> number of its string global */

@@ -21,9 +21,11 @@
 ** captured descriptor, that the parent computes from constants and
 ** symbols' addresses by pure ops (llvm.constant, llvm.addressof,
 ** arithmetic, insertvalue) is computed again in the outlined function
-** rather than passed, so loop bounds, static sizes and strides and the
-** addresses of weights stay visible to LLVM's optimizer there, and symbol
-** references resolve as in the parent.
+** rather than passed, so loop bounds and static sizes and strides stay
+** visible to LLVM's optimizer there, and symbol references resolve as in
+** the parent. The addresses of weights are passed: then the layers of one
+** shape outline bodies that differ in nothing, and they share one
+** function (share_outlined).
 **
 ** Buffers: scopes are per thread (jit/runtime.c), so each chunk enters
 ** its own and exits it on every return; what a chunk allocates never
@@ -87,9 +89,23 @@ typedef struct Rebuild {
   GiltPtrMap copies; /* parent value -> its copy in the outlined function */
 } Rebuild;
 
+/* Whether def takes the address of a weight (a loop.global of the module
+** being lowered). */
+static bool weight_address(L2L *l, GiltOp *def)
+{
+  if (!llvm_op_is(def, LLVM_OP_ADDRESSOF))
+    return false;
+  GiltOp *global = gilt_symbol_table_lookup(
+      l->module,
+      gilt_symbol_ref_attr_get_root(gilt_op_get_attr(def, "global_name")));
+  return global && loop_op_is(global, LOOP_OP_GLOBAL);
+}
+
 /* Whether the parent's llvm value v can be computed again in the outlined
 ** function: a pure op (a constant, a symbol's address, arithmetic,
-** insertvalue) of such values, down to ops without operands. */
+** insertvalue) of such values, down to ops without operands. A weight's
+** address is the exception: it comes through the context, so that layers
+** of one shape outline the same body (see share_outlined). */
 static bool rebuildable_at(Rebuild *r, GiltValue *v, unsigned depth)
 {
   size_t known = 0;
@@ -97,6 +113,7 @@ static bool rebuildable_at(Rebuild *r, GiltValue *v, unsigned depth)
     return known == 2;
   GiltOp *def = gilt_value_get_defining_op(v);
   bool ok = def && depth > 0 && llvm_op_id(def) != LLVM_NUM_OPS &&
+            !weight_address(r->l, def) &&
             gilt_op_has_trait(def, GILT_TRAIT_PURE) &&
             gilt_op_get_num_regions(def) == 0 &&
             gilt_op_get_num_results(def) == 1;
@@ -194,6 +211,30 @@ static GiltOp *outlined_function(L2L *l)
   GiltType *inputs[3] = {l->i64, l->i64, l->ptr};
   GiltType *type = gilt_function_type_get(l->ctx, 3, inputs, 0, NULL);
   return l2l_private_func(l, name, type);
+}
+
+/* fn, just built, or the outlined function it repeats: then fn is gone.
+** Layers of one shape lower to the same body (their weights come through
+** the context), and one copy of it is enough; LLVM then optimizes and
+** compiles it once. TVM shares a kernel between ops of one workload the
+** same way. */
+static GiltOp *share_outlined(L2L *l, GiltOp *fn)
+{
+  GiltRegion *body = gilt_op_get_region(fn, 0);
+  uint32_t hash = gilt_region_hash(body);
+  for (size_t i = 0; i < l->outlined.len; i++) {
+    GiltOp *seen = l->outlined.data[i].fn;
+    if (l->outlined.data[i].hash == hash &&
+        gilt_regions_equivalent(gilt_op_get_region(seen, 0), body)) {
+      gilt_ptr_map_remove(&l->symbols,
+                          gilt_ident_get_cstr(l->ctx, gilt_symbol_get_name(fn)));
+      gilt_op_destroy(fn);
+      return seen;
+    }
+  }
+  struct L2LOutlined entry = {hash, fn};
+  gilt_vec_push(l->ctx, &l->outlined, entry);
+  return fn;
 }
 
 /* The state of the function being built, which outlining replaces. */
@@ -342,6 +383,7 @@ GiltStatus l2l_lower_parallel_outlined(L2L *l, GiltOp *op)
   build_body(l, &r, op, dim, fn, context_type, &c.values, lowered, field,
              status_field);
   restore(l, &saved);
+  fn = share_outlined(l, fn);
 
   GiltValue *context = l2l_entry_alloca(l, context_type);
   for (size_t i = 0; i < n; i++)

@@ -229,6 +229,7 @@ void l2l_finish(L2L *l)
   gilt_ptr_map_free(&l->values);
   gilt_ptr_map_free(&l->symbols);
   gilt_ptr_map_free(&l->strings);
+  gilt_vec_free(l->ctx, &l->outlined);
 }
 
 /* The module's func and loop ops go; llvm ops already there stay. */
