@@ -322,7 +322,8 @@ GiltValue *l2l_location(L2L *l)
     where.data[len - 1] = 0;
     text += 4;
   }
-  GiltValue *address = l2l_string(l, text);
+  GiltValue *address =
+      l->context ? l2l_outlined_location(l, text) : l2l_string(l, text);
   gilt_strbuf_free(&where);
   return address;
 }

@@ -51,6 +51,13 @@ typedef struct L2L {
   /* In the body outlined from a loop.parallel, the i32 of its context
   ** where a failed chunk leaves its status; NULL in a function. */
   GiltValue *status;
+  /* There too: the context, its type, the field that points at the
+  ** locations of the body's failure messages, and their texts (parallel.c:
+  ** l2l_outlined_location). */
+  GiltValue *context;
+  GiltType *context_type;
+  size_t locations_field;
+  GILT_VEC(GiltIdent *) locations;
   const char *func_name; /* the func.func being lowered */
   unsigned num_outlined; /* bodies outlined so far (their names) */
   /* The distinct outlined functions and their bodies' hashes, which a
@@ -268,6 +275,11 @@ GILT_INTERNAL GiltValue *l2l_entry_alloca(L2L *l, GiltType *type);
 /* Lowers loop.parallel `op` (rank 1 or more, in a function, not in another
 ** outlined body) to a call of gilt_rt_parallel_for with its body outlined. */
 GILT_INTERNAL GiltStatus l2l_lower_parallel_outlined(L2L *l, GiltOp *op);
+/* In an outlined body, the address of the location string `text`, read
+** from the array its context points at, which the parent fills: bodies
+** that differ in nothing but their ops' locations stay alike, so that
+** the layers of one shape share one (l2l_location's form there). */
+GILT_INTERNAL GiltValue *l2l_outlined_location(L2L *l, const char *text);
 
 /* ---- func.c ---------------------------------------------------------------------- */
 

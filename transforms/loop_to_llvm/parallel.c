@@ -10,7 +10,7 @@
 ** is not known to run once (models run at batch 1), the other dimensions
 ** as sequential loops around and inside it, and the loop becomes
 **
-**     context = {captured values..., i32 status = 0}
+**     context = {captured values..., ptr locations, i32 status = 0}
 **     gilt_rt_parallel_for(trip count of that dimension, @f__parallel_K, context)
 **     if (context.status != 0) exit the scope and return it
 **
@@ -25,7 +25,9 @@
 ** visible to LLVM's optimizer there, and symbol references resolve as in
 ** the parent. The addresses of weights are passed: then the layers of one
 ** shape outline bodies that differ in nothing, and they share one
-** function (share_outlined).
+** function (share_outlined). For the same reason the location strings of
+** the body's failure messages come from an array of the parent's that
+** `locations` points at (l2l_outlined_location).
 **
 ** Buffers: scopes are per thread (jit/runtime.c), so each chunk enters
 ** its own and exits it on every return; what a chunk allocates never
@@ -242,14 +244,14 @@ typedef struct Saved {
   GiltBlock *block;
   GiltRegion *body;
   GiltBlock *entry;
-  GiltValue *scope, *status;
+  GiltValue *scope, *status, *context;
   GiltPtrMap values;
 } Saved;
 
 static void save(L2L *l, Saved *s)
 {
   *s = (Saved){gilt_builder_get_insertion_block(l->b), l->body, l->entry,
-               l->scope, l->status, l->values};
+               l->scope, l->status, l->context, l->values};
   gilt_ptr_map_init(&l->values, l->ctx);
 }
 
@@ -261,6 +263,7 @@ static void restore(L2L *l, const Saved *s)
   l->entry = s->entry;
   l->scope = s->scope;
   l->status = s->status;
+  l->context = s->context;
   l2l_set_block(l, s->block);
 }
 
@@ -281,6 +284,9 @@ static void build_body(L2L *l, Rebuild *r, GiltOp *op, size_t dim,
   GiltValue *context = gilt_block_get_argument(l->entry, 2);
   l->scope = l2l_call_extern(l, "gilt_rt_scope_enter", l->i64, 0, NULL);
   l->status = field_address(l, context_type, context, status_field);
+  l->context = context;
+  l->context_type = context_type;
+  l->locations_field = status_field - 1; /* just before the status */
   for (size_t i = 0; i < captured->len; i++) {
     GiltValue *v;
     if (field[i] == SIZE_MAX)
@@ -307,6 +313,41 @@ static void build_body(L2L *l, Rebuild *r, GiltOp *op, size_t dim,
   l2l_parallel_loops(l, op, bounds);
   l2l_exit_scope(l);
   l2l_emit(l, LLVM_OP_RETURN, NULL, 0, NULL);
+}
+
+GiltValue *l2l_outlined_location(L2L *l, const char *text)
+{
+  GiltIdent *key = gilt_ident_get_cstr(l->ctx, text);
+  size_t k = 0;
+  while (k < l->locations.len && l->locations.data[k] != key)
+    k++;
+  if (k == l->locations.len)
+    gilt_vec_push(l->ctx, &l->locations, key);
+  GiltValue *array = l2l_load(
+      l, l->ptr,
+      field_address(l, l->context_type, l->context, l->locations_field), 0);
+  return l2l_load(l, l->ptr, l2l_gep(l, l->ptr, array, l2l_i64(l, (int64_t)k)),
+                  0);
+}
+
+/* Stores into the context's field `field` the address of an array of the
+** location strings the body named, in its order; none when it named
+** none. Clears the list. */
+static void pass_locations(L2L *l, GiltType *context_type, GiltValue *context,
+                           size_t field)
+{
+  size_t n = l->locations.len;
+  if (n == 0)
+    return;
+  GiltType *ptrs[n];
+  for (size_t k = 0; k < n; k++)
+    ptrs[k] = l->ptr;
+  GiltValue *array = l2l_entry_alloca(l, llvm_struct_type(l->ctx, n, ptrs));
+  for (size_t k = 0; k < n; k++)
+    l2l_store(l, l2l_string(l, l->locations.data[k]->str),
+              l2l_gep(l, l->ptr, array, l2l_i64(l, (int64_t)k)), 0);
+  l2l_store(l, array, field_address(l, context_type, context, field), 0);
+  l->locations.len = 0;
 }
 
 /* ---- the loop ------------------------------------------------------------------------ */
@@ -363,7 +404,7 @@ GiltStatus l2l_lower_parallel_outlined(L2L *l, GiltOp *op)
   ** the status. */
   size_t n = c.values.len, num_fields = 0;
   GiltValue *lowered[n + 1];
-  GiltType *types[n + 2];
+  GiltType *types[n + 3];
   size_t field[n + 1];
   for (size_t i = 0; i < n; i++) {
     lowered[i] = l2l_value(l, c.values.data[i]);
@@ -373,6 +414,8 @@ GiltStatus l2l_lower_parallel_outlined(L2L *l, GiltOp *op)
       types[num_fields++] = gilt_value_get_type(lowered[i]);
     }
   }
+  size_t locations_field = num_fields;
+  types[num_fields++] = l->ptr;
   size_t status_field = num_fields;
   types[num_fields++] = l->i32;
   GiltType *context_type = llvm_struct_type(l->ctx, num_fields, types);
@@ -390,6 +433,7 @@ GiltStatus l2l_lower_parallel_outlined(L2L *l, GiltOp *op)
     if (field[i] != SIZE_MAX)
       l2l_store(l, lowered[i],
                 field_address(l, context_type, context, field[i]), 0);
+  pass_locations(l, context_type, context, locations_field);
   GiltValue *status = field_address(l, context_type, context, status_field);
   l2l_store(l, l2l_int(l, l->i32, 0), status, 4);
   /* Trip count: ceil((ub - lb) / step); none when it is not positive. */

@@ -230,6 +230,7 @@ void l2l_finish(L2L *l)
   gilt_ptr_map_free(&l->symbols);
   gilt_ptr_map_free(&l->strings);
   gilt_vec_free(l->ctx, &l->outlined);
+  gilt_vec_free(l->ctx, &l->locations);
 }
 
 /* The module's func and loop ops go; llvm ops already there stay. */
