@@ -15,8 +15,14 @@
 **
 ** In a layout that blocks channels (`layout` "NCHW16c", from
 ** graph-layout-nchwc) the reduction leaves the block's last dimension
-** alone: [N, C/16, H, W, 16] to [N, C/16, 1, 1, 16].
+** alone: [N, C/16, H, W, 16] to [N, C/16, 1, 1, 16]. An f32 mean or
+** maximum of 16-channel blocks goes by blocks: each pixel's block is one
+** vector, added (or maxed) into one accumulator of 16 lanes, in parallel
+** over (n, c / 16): the additions of each channel come in the nest's
+** order, so the result is the nest's, 16 channels at a time. EfficientNet
+** computes one such pool per squeeze-and-excitation gate.
 */
+#include "gilt/remarks.h"
 #include "transforms/graph_to_loop/lowering.h"
 
 /* ---- by rows ---------------------------------------------------------------- */
@@ -81,6 +87,74 @@ static void pool_by_rows(Lower *l, LowerReduceKind kind, GiltValue *in,
   lower_parallel(l, 2, dims, plane_body, &p);
 }
 
+/* ---- by blocks -------------------------------------------------------------- */
+
+typedef struct Blocks {
+  LowerReduceKind kind;
+  LowerLanes v;
+  GiltValue *x, *y;      /* viewed as [N, C/16, H * W, 16], [N, C/16, 1, 16] */
+  GiltValue *len;        /* H * W */
+  GiltValue *const *ivs; /* (n, c / 16) of the block being reduced */
+} Blocks;
+
+static void block_step(Lower *l, GiltValue *iv, GiltValue *const *acc,
+                       GiltValue **next, void *user)
+{
+  Blocks *b = user;
+  GiltValue *at[4] = {b->ivs[0], b->ivs[1], iv, lower_index(l, 0)};
+  GiltValue *x = lower_lanes_load(l, &b->v, NULL, b->x, at);
+  next[0] = lower_binary(
+      l, b->kind == LOWER_REDUCE_MAX ? LOOP_OP_MAXIMUMF : LOOP_OP_ADDF, acc[0],
+      x);
+}
+
+static void block_body(Lower *l, GiltValue *const *ivs, void *user)
+{
+  Blocks *b = user;
+  bool max = b->kind == LOWER_REDUCE_MAX;
+  b->ivs = ivs;
+  GiltValue *init =
+      max ? lower_lanes_splat(l, &b->v, lower_lowest(l, b->v.elem)) : b->v.zero;
+  GiltValue *v;
+  lower_for_upto(l, b->len, 1, &init, &v, block_step, b);
+  if (!max)
+    v = lower_binary(
+        l, LOOP_OP_DIVF, v,
+        lower_lanes_splat(l, &b->v, lower_index_to(l, b->len, b->v.elem)));
+  GiltValue *at[4] = {ivs[0], ivs[1], lower_index(l, 0), lower_index(l, 0)};
+  lower_lanes_store(l, &b->v, NULL, v, b->y, at);
+}
+
+/* Whether the pool goes by blocks: f32 in blocks of 16 channels (a
+** vector's lanes), a mean or a maximum, spatial sizes static. */
+static bool by_blocks(Lower *l, LowerReduceKind kind, GiltValue *in)
+{
+  GiltType *t = gilt_value_get_type(in);
+  return (kind == LOWER_REDUCE_MEAN || kind == LOWER_REDUCE_MAX) &&
+         graph_attr_channel_block(l->op, "layout") == LOWER_F32_LANES &&
+         lower_lanes_width(t->shaped.elem) == LOWER_F32_LANES &&
+         t->shaped.rank == 5 && t->shaped.shape[2] != GILT_DYNAMIC &&
+         t->shaped.shape[3] != GILT_DYNAMIC;
+}
+
+static void pool_by_blocks(Lower *l, LowerReduceKind kind, GiltValue *in,
+                           GiltValue *const *dims, GiltValue *out)
+{
+  GiltType *t = gilt_value_get_type(in);
+  int64_t hw = t->shaped.shape[2] * t->shaped.shape[3];
+  Blocks b = {.kind = kind, .len = lower_index(l, hw)};
+  lower_lanes_init(l, &b.v, t->shaped.elem);
+  GiltValue *lanes = lower_index(l, LOWER_F32_LANES);
+  int64_t xs[4] = {t->shaped.shape[0], t->shaped.shape[1], hw,
+                   LOWER_F32_LANES};
+  GiltValue *xd[4] = {dims[0], dims[1], b.len, lanes};
+  b.x = lower_reshaped(l, in, 4, xs, xd);
+  int64_t ys[4] = {t->shaped.shape[0], t->shaped.shape[1], 1, LOWER_F32_LANES};
+  GiltValue *yd[4] = {dims[0], dims[1], lower_index(l, 1), lanes};
+  b.y = lower_reshaped(l, out, 4, ys, yd);
+  lower_parallel(l, 2, dims, block_body, &b);
+}
+
 /* ---- the ops ------------------------------------------------------------------ */
 
 static GiltStatus lower_global_pool(Lower *l, LowerReduceKind kind, double p)
@@ -97,7 +171,13 @@ static GiltStatus lower_global_pool(Lower *l, LowerReduceKind kind, double p)
   GiltValue *dims[GRAPH_MAX_RANK];
   lower_reduced_dims(l, in, reduced, true, dims);
   GiltValue *out = lower_alloc_result(l, 0, dims);
-  if (by_rows(l, kind, in))
+  if (by_blocks(l, kind, in)) {
+    gilt_remark(l->op, "vectorize", "vectorized", 0, NULL,
+                "vectorized: the %d channels of a block in f32 lanes, one "
+                "accumulator per block",
+                LOWER_F32_LANES);
+    pool_by_blocks(l, kind, in, dims, out);
+  } else if (by_rows(l, kind, in))
     pool_by_rows(l, kind, in, dims, out);
   else
     lower_reduce(l, kind, p, in, reduced, true, out);
