@@ -12,6 +12,7 @@
 */
 #include "transforms/graph_to_loop/lowering.h"
 
+#include "gilt/remarks.h"
 #include "transforms/graph_to_loop/activation.h"
 
 #include <math.h>
@@ -82,6 +83,85 @@ static GiltStatus lower_with(Lower *l, ScalarFn fn)
   Elementwise e = {fn, lower_alloc(l, t, dims), rank, inputs};
   lower_parallel(l, rank, dims, elementwise_body, &e);
   return lower_replace(l, &e.out);
+}
+
+/* ---- by lanes ------------------------------------------------------------------ */
+
+/* The four arithmetic ops in f32 go 16 results at a time where the
+** result's last dimension is a static multiple of 16 and every operand's
+** last dimension is the result's or broadcast (1, or none): an operand of
+** the result's width is read as vectors, a broadcast one once and splat.
+** A product by a squeeze-and-excitation gate in NCHW16c ([N, C/16, H, W,
+** 16] times [N, C/16, 1, 1, 16]) is then one vector multiply per pixel.
+** The scalar functions take vectors as they are (fused epilogues apply
+** them to a kernel's lanes), so the arithmetic is the scalar nest's. */
+typedef struct Lanes {
+  Elementwise e;
+  LowerLanes v;
+} Lanes;
+
+static void lanes_body(Lower *l, GiltValue *const *ivs, void *user)
+{
+  Lanes *s = user;
+  size_t rank = s->e.rank;
+  GiltValue *at[GRAPH_MAX_RANK];
+  for (size_t i = 0; i < rank; i++)
+    at[i] = ivs[i];
+  at[rank - 1] = lower_times(l, ivs[rank - 1], lower_index(l, s->v.width));
+  GiltValue *x[2];
+  for (size_t i = 0; i < 2; i++) {
+    GiltValue *in = lower_operand(l, i);
+    GiltValue *idx[GRAPH_MAX_RANK];
+    lower_broadcast_indices(l, in, rank, at, idx);
+    GiltType *t = gilt_value_get_type(in);
+    x[i] = t->shaped.rank > 0 && t->shaped.shape[t->shaped.rank - 1] != 1
+               ? lower_lanes_load(l, &s->v, NULL, in, idx)
+               : lower_lanes_splat(l, &s->v, lower_load(l, in, idx));
+  }
+  lower_lanes_store(l, &s->v, NULL, s->e.fn(l, x), s->e.out, at);
+}
+
+/* Whether the op goes by lanes (see above). */
+static bool by_lanes(Lower *l)
+{
+  GiltType *t = lower_result_type(l, 0);
+  size_t rank = t->shaped.rank;
+  if (rank == 0 || lower_lanes_width(t->shaped.elem) != LOWER_F32_LANES ||
+      !gilt_shaped_type_has_static_shape(t) ||
+      t->shaped.shape[rank - 1] % LOWER_F32_LANES != 0)
+    return false;
+  for (size_t i = 0; i < 2; i++) {
+    GiltType *in = gilt_value_get_type(lower_operand(l, i));
+    size_t r = in->shaped.rank;
+    if (in->shaped.elem != t->shaped.elem || !gilt_shaped_type_has_static_shape(in))
+      return false;
+    if (r > 0 && in->shaped.shape[r - 1] != 1 &&
+        in->shaped.shape[r - 1] != t->shaped.shape[rank - 1])
+      return false;
+  }
+  return true;
+}
+
+/* lower_with for Add, Sub, Mul and Div, by lanes where it can. */
+static GiltStatus lower_arith(Lower *l, ScalarFn fn)
+{
+  if (!by_lanes(l))
+    return lower_with(l, fn);
+  gilt_remark(l->op, "vectorize", "vectorized", 0, NULL,
+              "vectorized: %d f32 lanes along the last dimension, a "
+              "broadcast operand splat",
+              LOWER_F32_LANES);
+  GiltType *t = lower_result_type(l, 0);
+  size_t rank = t->shaped.rank;
+  Lanes s = {{fn, NULL, rank, 2}, {0}};
+  lower_lanes_init(l, &s.v, t->shaped.elem);
+  GiltValue *dims[GRAPH_MAX_RANK];
+  for (size_t i = 0; i < rank; i++)
+    dims[i] = lower_index(l, t->shaped.shape[i]);
+  s.e.out = lower_alloc(l, t, dims);
+  dims[rank - 1] = lower_index(l, t->shaped.shape[rank - 1] / s.v.width);
+  lower_parallel(l, rank, dims, lanes_body, &s);
+  return lower_replace(l, &s.e.out);
 }
 
 /* ---- helpers for the scalar functions --------------------------------------- */
@@ -613,7 +693,13 @@ static GiltValue *s_cast(Lower *l, GiltValue *const *x)
   {                                                                          \
     return lower_with(l, s_##name);                                          \
   }
-LOWER(add) LOWER(sub) LOWER(mul) LOWER(div) LOWER(pow) LOWER(mod)
+#define LOWER_ARITH(name)                                                    \
+  static GiltStatus lower_##name(Lower *l)                                   \
+  {                                                                          \
+    return lower_arith(l, s_##name);                                         \
+  }
+LOWER_ARITH(add) LOWER_ARITH(sub) LOWER_ARITH(mul) LOWER_ARITH(div)
+LOWER(pow) LOWER(mod)
 LOWER(min) LOWER(max) LOWER(sum) LOWER(mean) LOWER(prelu)
 LOWER(and) LOWER(or) LOWER(xor) LOWER(not) LOWER(equal) LOWER(less)
 LOWER(greater) LOWER(less_equal) LOWER(greater_equal) LOWER(bit_shift)
