@@ -228,8 +228,8 @@ static GiltOp *share_outlined(L2L *l, GiltOp *fn)
     GiltOp *seen = l->outlined.data[i].fn;
     if (l->outlined.data[i].hash == hash &&
         gilt_regions_equivalent(gilt_op_get_region(seen, 0), body)) {
-      gilt_ptr_map_remove(&l->symbols,
-                          gilt_ident_get_cstr(l->ctx, gilt_symbol_get_name(fn)));
+      const char *name = gilt_symbol_get_name(fn);
+      gilt_ptr_map_remove(&l->symbols, gilt_ident_get_cstr(l->ctx, name));
       gilt_op_destroy(fn);
       return seen;
     }
@@ -400,8 +400,8 @@ GiltStatus l2l_lower_parallel_outlined(L2L *l, GiltOp *op)
       capture(&c, gilt_op_get_operand(op, i));
   gilt_op_walk(op, GILT_WALK_PRE_ORDER, capture_operands, &c);
 
-  /* The context: a field per captured value that is not a constant, and
-  ** the status. */
+  /* The context: a field per captured value that is not a constant, the
+  ** address of the body's failure locations, and the status. */
   size_t n = c.values.len, num_fields = 0;
   GiltValue *lowered[n + 1];
   GiltType *types[n + 3];
