@@ -86,6 +86,79 @@ static void batch_norm_body(Lower *l, GiltValue *const *ivs, void *user)
   lower_store(l, lower_convert(l, y, lower_result_elem(l, 0)), b->out, ivs);
 }
 
+/* In f32 blocks of 16 channels (NCHW16c) the map goes by blocks: in
+** parallel over (n, c / 16), the block's parameters read as vectors and
+** its 1 / sqrt(var + epsilon) computed once, then each pixel's 16
+** channels one vector, in the scalar nest's order of operations. */
+typedef struct BatchNormBlocks {
+  const BatchNorm *b;
+  LowerLanes v;
+  GiltValue *x, *y; /* X and Y viewed as [N, C/16, H * W, 16] */
+  GiltValue *len;   /* H * W */
+  GiltValue *const *ivs;
+  GiltValue *mean, *inv, *scale, *bias; /* the block's */
+} BatchNormBlocks;
+
+static void batch_norm_pixel(Lower *l, GiltValue *iv, GiltValue *const *iter,
+                             GiltValue **next, void *user)
+{
+  (void)iter;
+  (void)next;
+  BatchNormBlocks *k = user;
+  GiltValue *at[4] = {k->ivs[0], k->ivs[1], iv, lower_index(l, 0)};
+  GiltValue *x = lower_lanes_load(l, &k->v, NULL, k->x, at);
+  GiltValue *y = lower_times(l, lower_minus(l, x, k->mean), k->inv);
+  y = lower_plus(l, lower_times(l, y, k->scale), k->bias);
+  lower_lanes_store(l, &k->v, NULL, y, k->y, at);
+}
+
+static void batch_norm_block(Lower *l, GiltValue *const *ivs, void *user)
+{
+  BatchNormBlocks *k = user;
+  const BatchNorm *b = k->b;
+  GiltValue *c = lower_times(l, ivs[1], lower_index(l, k->v.width));
+  k->ivs = ivs;
+  k->mean = lower_lanes_load(l, &k->v, NULL, b->mean, &c);
+  k->inv = inv_std(l, lower_lanes_load(l, &k->v, NULL, b->var, &c),
+                   b->epsilon);
+  k->scale = lower_lanes_load(l, &k->v, NULL, b->scale, &c);
+  k->bias = lower_lanes_load(l, &k->v, NULL, b->bias, &c);
+  lower_for_upto(l, k->len, 0, NULL, NULL, batch_norm_pixel, k);
+}
+
+/* Whether the map goes by blocks: X, Y and the parameters f32, X in
+** blocks of 16 channels with static spatial sizes. */
+static bool batch_norm_by_blocks(Lower *l, const BatchNorm *b)
+{
+  GiltType *t = type_of(b->x);
+  if (b->block != LOWER_F32_LANES || t->shaped.rank != 5 ||
+      lower_lanes_width(t->shaped.elem) != LOWER_F32_LANES ||
+      lower_result_elem(l, 0) != t->shaped.elem ||
+      t->shaped.shape[2] == GILT_DYNAMIC || t->shaped.shape[3] == GILT_DYNAMIC)
+    return false;
+  GiltValue *params[4] = {b->scale, b->bias, b->mean, b->var};
+  for (size_t i = 0; i < 4; i++)
+    if (type_of(params[i])->shaped.elem != t->shaped.elem)
+      return false;
+  return true;
+}
+
+static void batch_norm_blocks(Lower *l, const BatchNorm *b,
+                              GiltValue *const *dims)
+{
+  GiltType *t = type_of(b->x);
+  int64_t hw = t->shaped.shape[2] * t->shaped.shape[3];
+  BatchNormBlocks k = {.b = b, .len = lower_index(l, hw)};
+  lower_lanes_init(l, &k.v, t->shaped.elem);
+  int64_t shape[4] = {t->shaped.shape[0], t->shaped.shape[1], hw,
+                      LOWER_F32_LANES};
+  GiltValue *sizes[4] = {dims[0], dims[1], k.len,
+                         lower_index(l, LOWER_F32_LANES)};
+  k.x = lower_reshaped(l, b->x, 4, shape, sizes);
+  k.y = lower_reshaped(l, b->out, 4, shape, sizes);
+  lower_parallel(l, 2, dims, batch_norm_block, &k);
+}
+
 static GiltStatus lower_batch_norm_training(Lower *l);
 
 static GiltStatus lower_batch_normalization(Lower *l)
@@ -107,7 +180,10 @@ static GiltStatus lower_batch_normalization(Lower *l)
                  lower_acc_type(l, type_of(x)->shaped.elem),
                  graph_attr_float(l->op, "epsilon", 1e-5),
                  graph_attr_channel_block(l->op, "layout")};
-  lower_parallel(l, type_of(x)->shaped.rank, dims, batch_norm_body, &b);
+  if (batch_norm_by_blocks(l, &b))
+    batch_norm_blocks(l, &b, dims);
+  else
+    lower_parallel(l, type_of(x)->shaped.rank, dims, batch_norm_body, &b);
   return lower_replace(l, &b.out);
 }
 
