@@ -426,6 +426,9 @@ GILT_INTERNAL void gilt_region_clone_into(GiltRegion *src, GiltRegion *dst,
 GILT_INTERNAL bool gilt_regions_equivalent(GiltRegion *a, GiltRegion *b);
 /* A hash that equivalent regions share. */
 GILT_INTERNAL uint32_t gilt_region_hash(GiltRegion *r);
+/* Whether ops a and b compute the same thing: the same name, attributes,
+** operands and result types, and equivalent regions (as above). */
+GILT_INTERNAL bool gilt_ops_equivalent(GiltOp *a, GiltOp *b);
 
 /* ---- diagnostics -------------------------------------------------------- */
 

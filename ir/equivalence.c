@@ -11,7 +11,9 @@
 ** layers of one shape, which differ in nothing but where they came from.
 **
 ** Operands are compared only after the whole structure matched, because
-** a use may come before its definition in block order.
+** a use may come before its definition in block order. CSE compares ops
+** with regions the same way (gilt_ops_equivalent), their own operands
+** included.
 */
 #include "ir/core.h"
 
@@ -134,15 +136,26 @@ static bool uses_correspond(const Match *m, GiltOp *a, GiltOp *b)
   return true;
 }
 
-bool gilt_regions_equivalent(GiltRegion *a, GiltRegion *b)
+/* The structure of a and b (ops when `ops`, else regions) matched, then
+** the uses of every pair. */
+static bool equivalent(GiltContext *ctx, bool ops, void *a, void *b)
 {
-  GiltContext *ctx = a->ctx;
   Match m = {.ctx = ctx};
   gilt_ptr_map_init(&m.image, ctx);
-  bool same = match_region(&m, a, b);
+  bool same = ops ? match_op(&m, a, b) : match_region(&m, a, b);
   for (size_t i = 0; same && i < m.pairs.len; i += 2)
     same = uses_correspond(&m, m.pairs.data[i], m.pairs.data[i + 1]);
   gilt_ptr_map_free(&m.image);
   gilt_vec_free(ctx, &m.pairs);
   return same;
+}
+
+bool gilt_regions_equivalent(GiltRegion *a, GiltRegion *b)
+{
+  return equivalent(a->ctx, false, a, b);
+}
+
+bool gilt_ops_equivalent(GiltOp *a, GiltOp *b)
+{
+  return equivalent(gilt_op_get_context(a), true, a, b);
 }

@@ -103,90 +103,6 @@ static uint32_t hash_op(GiltOp *op)
   return gilt_hash_u64(h, op->num_regions);
 }
 
-/* What a value or block of the left-hand op's regions stands for on the
-** right; values from outside both map to themselves. */
-static const void *mapped(GiltPtrMap *m, const void *a)
-{
-  size_t b;
-  return gilt_ptr_map_get(m, a, &b) ? (const void *)(uintptr_t)b : a;
-}
-
-static void map(GiltPtrMap *m, const void *a, const void *b)
-{
-  gilt_ptr_map_put(m, a, (size_t)(uintptr_t)b);
-}
-
-static bool regions_equal(GiltRegion *ra, GiltRegion *rb, GiltPtrMap *m);
-
-static bool ops_equal(GiltOp *a, GiltOp *b, GiltPtrMap *m)
-{
-  if (a->info != b->info || a->attrs != b->attrs ||
-      a->num_operands != b->num_operands ||
-      a->num_results != b->num_results ||
-      a->num_regions != b->num_regions ||
-      a->num_successors != b->num_successors)
-    return false;
-  for (size_t i = 0; i < a->num_operands; i++)
-    if (mapped(m, a->operands[i].value) != b->operands[i].value)
-      return false;
-  for (size_t i = 0; i < a->num_successors; i++)
-    if (mapped(m, gilt_op_successor_array(a)[i].block) !=
-        gilt_op_successor_array(b)[i].block)
-      return false;
-  for (size_t i = 0; i < a->num_results; i++)
-    if (gilt_op_result_array(a)[i].type != gilt_op_result_array(b)[i].type)
-      return false;
-  for (size_t i = 0; i < a->num_regions; i++)
-    if (!regions_equal(&gilt_op_region_array(a)[i], &gilt_op_region_array(b)[i],
-                       m))
-      return false;
-  return true;
-}
-
-static bool blocks_equal(GiltBlock *a, GiltBlock *b, GiltPtrMap *m)
-{
-  GiltOp *x = a->first, *y = b->first;
-  for (; x && y; x = x->next, y = y->next) {
-    if (!ops_equal(x, y, m))
-      return false;
-    for (size_t i = 0; i < x->num_results; i++)
-      map(m, &gilt_op_result_array(x)[i], &gilt_op_result_array(y)[i]);
-  }
-  return !x && !y;
-}
-
-/* Blocks and their arguments are mapped before any op is compared, since
-** a successor may name a later block. */
-static bool regions_equal(GiltRegion *ra, GiltRegion *rb, GiltPtrMap *m)
-{
-  GiltBlock *a = ra->first, *b = rb->first;
-  for (; a && b; a = a->next, b = b->next) {
-    if (a->num_args != b->num_args)
-      return false;
-    for (size_t i = 0; i < a->num_args; i++) {
-      if (a->args[i]->type != b->args[i]->type)
-        return false;
-      map(m, a->args[i], b->args[i]);
-    }
-    map(m, a, b);
-  }
-  if (a || b)
-    return false;
-  for (a = ra->first, b = rb->first; a; a = a->next, b = b->next)
-    if (!blocks_equal(a, b, m))
-      return false;
-  return true;
-}
-
-static bool equivalent(GiltContext *ctx, GiltOp *a, GiltOp *b)
-{
-  GiltPtrMap m;
-  gilt_ptr_map_init(&m, ctx);
-  bool equal = ops_equal(a, b, &m);
-  gilt_ptr_map_free(&m);
-  return equal;
-}
-
 /* ---- the walk ------------------------------------------------------------------ */
 
 /* A region of several blocks being walked, with its dominator tree. */
@@ -241,7 +157,7 @@ static GiltOp *lookup(Cse *c, GiltOp *op, uint32_t hash)
        i = t->entries.data[i - 1].next) {
     Entry *e = &t->entries.data[i - 1];
     if (i - 1 >= t->floor && e->hash == hash && still_valid(c, e, op) &&
-        equivalent(c->ctx, e->op, op) && dominates(c, e->op, op))
+        gilt_ops_equivalent(e->op, op) && dominates(c, e->op, op))
       return e->op;
   }
   return NULL;
