@@ -43,7 +43,7 @@ static uint32_t hash_region(uint32_t h, GiltRegion *r)
 
 uint32_t gilt_region_hash(GiltRegion *r)
 {
-  return hash_region(0x9e3779b9u, r);
+  return hash_region(GILT_HASH_SEED, r);
 }
 
 /* ---- the comparison ------------------------------------------------------------- */

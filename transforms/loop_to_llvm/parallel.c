@@ -16,7 +16,8 @@
 **
 ** The context is one alloca per loop in the parent's entry block, holding
 ** every value the body uses from outside it (scalars, vectors, descriptor
-** structs) and loaded at the outlined function's entry. What the parent's
+** structs) and loaded at the outlined function's entry; a second holds
+** the body's failure locations when it has any. What the parent's
 ** code knows as a constant stays one: a captured value, or a field of a
 ** captured descriptor, that the parent computes from constants and
 ** symbols' addresses by pure ops (llvm.constant, llvm.addressof,
@@ -148,7 +149,8 @@ static GiltValue *rebuild(Rebuild *r, GiltValue *v)
 
 /* `loaded` (the context's copy of the struct `v` of the parent) with the
 ** fields the parent computed from constants computed again: a
-** descriptor's static sizes and strides, a weight's address. */
+** descriptor's static sizes and strides (not a weight's address, which
+** stays the loaded one: rebuildable_at). */
 static GiltValue *rebuild_fields(Rebuild *r, GiltValue *v, GiltValue *loaded)
 {
   GiltType *t = gilt_value_get_type(v);
@@ -200,7 +202,8 @@ GiltValue *l2l_entry_alloca(L2L *l, GiltType *type)
 /* ---- the outlined function ---------------------------------------------------------- */
 
 /* A private llvm.func (i64 begin, i64 end, ptr context) -> () named after
-** the function being lowered, added to the new module. */
+** the function being lowered, added to the new module. (Another function
+** of the module may come to call it too: share_outlined.) */
 static GiltOp *outlined_function(L2L *l)
 {
   char name[256];
