@@ -121,7 +121,8 @@ static void block_body(Lower *l, GiltValue *const *ivs, void *user)
     v = lower_binary(
         l, LOOP_OP_DIVF, v,
         lower_lanes_splat(l, &b->v, lower_index_to(l, b->len, b->v.elem)));
-  GiltValue *at[4] = {ivs[0], ivs[1], lower_index(l, 0), lower_index(l, 0)};
+  GiltValue *zero = lower_index(l, 0);
+  GiltValue *at[4] = {ivs[0], ivs[1], zero, zero};
   lower_lanes_store(l, &b->v, NULL, v, b->y, at);
 }
 

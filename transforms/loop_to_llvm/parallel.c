@@ -346,9 +346,13 @@ static void pass_locations(L2L *l, GiltType *context_type, GiltValue *context,
   for (size_t k = 0; k < n; k++)
     ptrs[k] = l->ptr;
   GiltValue *array = l2l_entry_alloca(l, llvm_struct_type(l->ctx, n, ptrs));
-  for (size_t k = 0; k < n; k++)
-    l2l_store(l, l2l_string(l, l->locations.data[k]->str),
-              l2l_gep(l, l->ptr, array, l2l_i64(l, (int64_t)k)), 0);
+  for (size_t k = 0; k < n; k++) {
+    /* Built one after the other: as arguments of one call, the order of
+    ** the ops would be the compiler's. */
+    GiltValue *slot = l2l_gep(l, l->ptr, array, l2l_i64(l, (int64_t)k));
+    GiltValue *text = l2l_string(l, l->locations.data[k]->str);
+    l2l_store(l, text, slot, 0);
+  }
   l2l_store(l, array, field_address(l, context_type, context, field), 0);
   l->locations.len = 0;
 }
