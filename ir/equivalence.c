@@ -157,5 +157,13 @@ bool gilt_regions_equivalent(GiltRegion *a, GiltRegion *b)
 
 bool gilt_ops_equivalent(GiltOp *a, GiltOp *b)
 {
+  /* a's own operands come from outside it, so they must be b's: seen
+  ** before anything is mapped or allocated, as CSE asks this of every op
+  ** whose hash matches. */
+  if (a->num_operands != b->num_operands)
+    return false;
+  for (uint32_t i = 0; i < a->num_operands; i++)
+    if (a->operands[i].value != b->operands[i].value)
+      return false;
   return equivalent(gilt_op_get_context(a), true, a, b);
 }
