@@ -303,6 +303,17 @@ GiltValue *lower_reshaped(Lower *l, GiltValue *src, size_t rank,
   return lower_emit(l, LOOP_OP_RESHAPE, t, n, ops);
 }
 
+GiltValue *lower_block_pixels(Lower *l, GiltValue *m, GiltValue *const *dims,
+                              int64_t pixels)
+{
+  GiltType *t = gilt_value_get_type(m);
+  int64_t block = t->shaped.shape[4];
+  int64_t shape[4] = {t->shaped.shape[0], t->shaped.shape[1], pixels, block};
+  GiltValue *sizes[4] = {dims[0], dims[1], lower_index(l, pixels),
+                         lower_index(l, block)};
+  return lower_reshaped(l, m, 4, shape, sizes);
+}
+
 void lower_dims(Lower *l, GiltValue *memref, GiltValue **dims)
 {
   GiltType *t = gilt_value_get_type(memref);

@@ -133,7 +133,8 @@ static bool by_lanes(Lower *l)
   for (size_t i = 0; i < 2; i++) {
     GiltType *in = gilt_value_get_type(lower_operand(l, i));
     size_t r = in->shaped.rank;
-    if (in->shaped.elem != t->shaped.elem || !gilt_shaped_type_has_static_shape(in))
+    if (in->shaped.elem != t->shaped.elem ||
+        !gilt_shaped_type_has_static_shape(in))
       return false;
     if (r > 0 && in->shaped.shape[r - 1] != 1 &&
         in->shaped.shape[r - 1] != t->shaped.shape[rank - 1])

@@ -182,6 +182,12 @@ GILT_INTERNAL void lower_dims(Lower *l, GiltValue *memref, GiltValue **dims);
 GILT_INTERNAL GiltValue *lower_reshaped(Lower *l, GiltValue *src, size_t rank,
                                        const int64_t *shape,
                                        GiltValue *const *sizes);
+/* A memref [N, C/b, H, W, b] (NCHW<b>c, H and W static) seen as [N, C/b,
+** pixels, b], its pixels one dimension; `pixels` is H * W, or 1 for a
+** [N, C/b, 1, 1, b]. dims are its N and C/b. */
+GILT_INTERNAL GiltValue *lower_block_pixels(Lower *l, GiltValue *m,
+                                            GiltValue *const *dims,
+                                            int64_t pixels);
 /* A new buffer of `type`; sizes[i] gives dimension i where it is dynamic
 ** (sizes may be NULL for a static type). */
 GILT_INTERNAL GiltValue *lower_alloc(Lower *l, GiltType *type,

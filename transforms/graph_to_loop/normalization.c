@@ -150,12 +150,8 @@ static void batch_norm_blocks(Lower *l, const BatchNorm *b,
   int64_t hw = t->shaped.shape[2] * t->shaped.shape[3];
   BatchNormBlocks k = {.b = b, .len = lower_index(l, hw)};
   lower_lanes_init(l, &k.v, t->shaped.elem);
-  int64_t shape[4] = {t->shaped.shape[0], t->shaped.shape[1], hw,
-                      LOWER_F32_LANES};
-  GiltValue *sizes[4] = {dims[0], dims[1], k.len,
-                         lower_index(l, LOWER_F32_LANES)};
-  k.x = lower_reshaped(l, b->x, 4, shape, sizes);
-  k.y = lower_reshaped(l, b->out, 4, shape, sizes);
+  k.x = lower_block_pixels(l, b->x, dims, hw);
+  k.y = lower_block_pixels(l, b->out, dims, hw);
   lower_parallel(l, 2, dims, batch_norm_block, &k);
 }
 

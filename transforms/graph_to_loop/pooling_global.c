@@ -145,14 +145,8 @@ static void pool_by_blocks(Lower *l, LowerReduceKind kind, GiltValue *in,
   int64_t hw = t->shaped.shape[2] * t->shaped.shape[3];
   Blocks b = {.kind = kind, .len = lower_index(l, hw)};
   lower_lanes_init(l, &b.v, t->shaped.elem);
-  GiltValue *lanes = lower_index(l, LOWER_F32_LANES);
-  int64_t xs[4] = {t->shaped.shape[0], t->shaped.shape[1], hw,
-                   LOWER_F32_LANES};
-  GiltValue *xd[4] = {dims[0], dims[1], b.len, lanes};
-  b.x = lower_reshaped(l, in, 4, xs, xd);
-  int64_t ys[4] = {t->shaped.shape[0], t->shaped.shape[1], 1, LOWER_F32_LANES};
-  GiltValue *yd[4] = {dims[0], dims[1], lower_index(l, 1), lanes};
-  b.y = lower_reshaped(l, out, 4, ys, yd);
+  b.x = lower_block_pixels(l, in, dims, hw);
+  b.y = lower_block_pixels(l, out, dims, 1);
   lower_parallel(l, 2, dims, block_body, &b);
 }
 
