@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "gpu/cuda.h"
+#include "ir/support/float16.h"
 #include "jit/abi.h"
 
 struct JitOrc {
@@ -65,14 +66,32 @@ static void report_session_error(void *orc, LLVMErrorRef err)
 
 /* ---- the runtime's symbols ------------------------------------------------- */
 
+#if defined(__x86_64__)
+/* f32 to bf16, rounded to nearest even: what LLVM calls `__truncsfbf2`
+** for where the CPU has no instruction for it (no AVX512-BF16), a
+** function libgcc has only from GCC 13 on. x86-64 returns a bf16 in
+** xmm0, as it returns a _Float16. */
+__extension__ typedef _Float16 Bf16Return;
+
+static Bf16Return truncsfbf2(float x)
+{
+  uint16_t bits = gilt_bf16_from_float(x);
+  Bf16Return carrier;
+  memcpy(&carrier, &bits, sizeof carrier);
+  return carrier;
+}
+#endif
+
 typedef struct RuntimeSymbol {
   const char *name;
   void (*address)(void);
 } RuntimeSymbol;
 
 /* What compiled code may call: abi.h, gpu/cuda.h, then the libm functions the
-** lowering of the math ops uses (and their double versions), then the
-** memory functions LLVM emits for llvm.memcpy and friends. Cast through
+** lowering of the math ops uses (and their double versions), and the
+** conversion to bf16 LLVM calls where the CPU has no instruction for it
+** (above), then the memory functions LLVM emits for llvm.memcpy and
+** friends. Cast through
 ** a function pointer type: ISO C has no object pointer to a function. */
 #define SYM(f) {#f, (void (*)(void))(f)}
 static const RuntimeSymbol runtime_symbols[] = {
@@ -99,6 +118,9 @@ static const RuntimeSymbol runtime_symbols[] = {
     SYM(nearbyint), SYM(fminf), SYM(fmin), SYM(fmaxf), SYM(fmax),
     SYM(fmaf), SYM(fma), SYM(copysignf), SYM(copysign), SYM(ldexpf),
     SYM(ldexp), SYM(frexpf), SYM(frexp),
+#if defined(__x86_64__)
+    {"__truncsfbf2", (void (*)(void))truncsfbf2},
+#endif
 };
 #undef SYM
 
