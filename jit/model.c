@@ -29,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "dialects/llvm/translate.h"
 #include "frontends/onnx/importer.h"
 #include "gilt/interpreter.h"
 #include "gilt/llvm.h"
@@ -46,12 +47,13 @@
 ** that the interpreter and compiled code agree) and cleaned up; buffers
 ** are freed after their last use last, once no pass moves ops any more,
 ** and the globals no code reads any more (weights a lowering packed into
-** new ones) dropped. Compiling goes on to the llvm dialect. */
-#define LOOP_PIPELINE                                                     \
+** new ones) dropped. Compiling goes on to the llvm dialect. `lowering`
+** gives graph-to-loop its options. */
+#define LOOP_PIPELINE(lowering)                                           \
   "canonicalize,graph-infer-shapes,graph-fold-constants,"                 \
   "graph-fuse-layer-norm,graph-fuse-gelu,canonicalize,cse,"               \
-  "graph-fuse-epilogues,graph-layout-nchwc,canonicalize,graph-to-loop,"   \
-  "loop-elide-copies,"                                                    \
+  "graph-fuse-epilogues,graph-layout-nchwc,canonicalize,"                 \
+  "graph-to-loop" lowering ",loop-elide-copies,"                          \
   "loop-expand-math,canonicalize,cse,loop-invariant-code-motion,"         \
   "loop-buffer-deallocation,symbol-dce"
 
@@ -61,7 +63,7 @@
 ** compiled to PTX for `chip`, and the host code, launches included,
 ** lowered as on the CPU (docs/gpu.md). */
 #define GPU_PIPELINE(chip)                                                \
-  LOOP_PIPELINE ",gpu-map-parallel,gpu-outline-kernels,canonicalize,"     \
+  LOOP_PIPELINE("") ",gpu-map-parallel,gpu-outline-kernels,canonicalize,"     \
                 "gpu-to-nvvm,gpu-module-to-binary{chip=" chip "},"        \
                 "loop-to-llvm"
 
@@ -88,17 +90,42 @@ double model_now_ms(void)
 
 /* On the CPU the temporary buffers then share one arena per function
 ** (loop-plan-memory); the GPU pipeline keeps its allocations, which
-** gpu-map-parallel places on the device one by one. */
+** gpu-map-parallel places on the device one by one. graph-to-loop shapes
+** its register tiles for the CPU's vector registers: AVX-512's 32 of
+** 512 bits are its default, AVX2's 16 of 256 bits hold a quarter as
+** many floats (each pipeline interpreted, then compiled). */
+#define CPU_PIPELINES(lowering)                                           \
+  LOOP_PIPELINE(lowering) ",loop-plan-memory",                            \
+      LOOP_PIPELINE(lowering) ",loop-plan-memory,loop-to-llvm"
+
+static const struct {
+  unsigned vector_bits;
+  const char *pipelines[2];
+} cpu_pipelines[] = {
+    {512, {CPU_PIPELINES("")}},
+    {256, {CPU_PIPELINES("{vector-bits=256 vector-registers=16}")}},
+    {128, {CPU_PIPELINES("{vector-bits=128 vector-registers=16}")}},
+};
+
+static const char *cpu_pipeline(unsigned vector_bits, bool interpret)
+{
+  if (!vector_bits)
+    vector_bits = (unsigned)llvm_host_vector_bits();
+  for (size_t i = 0; i < sizeof cpu_pipelines / sizeof *cpu_pipelines; i++)
+    if (cpu_pipelines[i].vector_bits == vector_bits)
+      return cpu_pipelines[i].pipelines[!interpret];
+  return NULL;
+}
+
 const char *gilt_model_default_pipeline(bool interpret)
 {
-  return interpret ? LOOP_PIPELINE ",loop-plan-memory"
-                   : LOOP_PIPELINE ",loop-plan-memory,loop-to-llvm";
+  return cpu_pipeline(0, interpret);
 }
 
 const char *gilt_model_default_pipeline_for(const GiltModelOptions *o)
 {
   if (o->device != GILT_DEVICE_CUDA)
-    return gilt_model_default_pipeline(o->interpret);
+    return cpu_pipeline(o->vector_bits, o->interpret);
   const char *arch = o->gpu_arch ? o->gpu_arch : "sm_80";
   for (size_t i = 0; i < sizeof gpu_pipelines / sizeof *gpu_pipelines; i++)
     if (!strcmp(gpu_pipelines[i].arch, arch))
@@ -122,6 +149,10 @@ static GiltStatus check_options(GiltLocation *loc, const GiltModelOptions *o)
   else if (o->device == GILT_DEVICE_CUDA && o->interpret)
     gilt_emit_error(loc, "the interpreter runs on the CPU: a model for "
                          "CUDA is compiled");
+  else if (o->device == GILT_DEVICE_CPU && !pipeline_of(o))
+    gilt_emit_error(loc, "no vector registers of %u bits: gilt shapes its "
+                         "loops for 512, 256 or 128",
+                    o->vector_bits);
   else if (!pipeline_of(o))
     gilt_emit_error(loc, "no GPU architecture '%s': gilt compiles for "
                          "sm_80 and sm_90",

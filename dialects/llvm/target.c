@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 static pthread_once_t targets_once = PTHREAD_ONCE_INIT;
 
@@ -63,6 +64,31 @@ static void pick_cpu(const GiltLlvmTargetOptions *opts, const char **cpu,
   if (!*features)
     *features = host && !opts->cpu ? (owned[1] = LLVMGetHostCPUFeatures())
                                    : "";
+}
+
+/* Whether LLVM's feature list (`+avx,-avx512f,...`) turns `name` on. */
+static bool has_feature(const char *features, const char *name)
+{
+  size_t len = strlen(name);
+  for (const char *at = features; *at; at++) {
+    if (at[0] == '+' && !strncmp(at + 1, name, len) &&
+        (at[1 + len] == ',' || at[1 + len] == '\0'))
+      return true;
+    at = strchr(at, ',');
+    if (!at)
+      break;
+  }
+  return false;
+}
+
+int llvm_host_vector_bits(void)
+{
+  char *features = LLVMGetHostCPUFeatures();
+  int bits = has_feature(features, "avx512f") ? 512
+             : has_feature(features, "avx")   ? 256
+                                              : 128;
+  LLVMDisposeMessage(features);
+  return bits;
 }
 
 LLVMTargetMachineRef llvm_target_machine_create(

@@ -109,6 +109,11 @@ GILT_INTERNAL void llvm_initialize_targets(void);
 GILT_INTERNAL LLVMTargetMachineRef llvm_target_machine_create(
     GiltLocation *loc, const GiltLlvmTargetOptions *opts);
 
+/* The width in bits of the host's vector registers for f32: 512 with
+** AVX-512, 256 with AVX, else 128. graph-to-loop shapes its tiles for
+** it (its vector-bits option). */
+GILT_INTERNAL int llvm_host_vector_bits(void);
+
 /* Sets `m`'s triple and data layout to `tm`'s, and marks each function
 ** defined in `m` with the machine's CPU and features (as clang does), so
 ** that the module says what it was optimized for wherever it goes. */

@@ -87,21 +87,26 @@ typedef struct GiltModelOptions {
   /* Threads LLVM compiles the model on (GiltJitOptions'
   ** compile_threads); 0: all cores. */
   size_t compile_threads;
+  /* The CPU's vector registers the default pipeline shapes the loops
+  ** for: 512 bits (AVX-512, 32 registers), 256 (AVX2, 16) or 128 (16);
+  ** 0: the host's. Code shaped for other registers still runs, slower. */
+  unsigned vector_bits;
 } GiltModelOptions;
 
 /* @main, the default pipeline, compiled on all cores at -O2 for the CPU,
 ** no cache, LLVM's work on all cores. */
 #define GILT_MODEL_OPTIONS_DEFAULT \
   {NULL, NULL, false, 0, 2, NULL, NULL, NULL, NULL, \
-   GILT_DEVICE_CPU, NULL, false, NULL, NULL, 0}
+   GILT_DEVICE_CPU, NULL, false, NULL, NULL, 0, 0}
 
 /* The default pipeline: shapes refined, constants folded, lowered to
-** loops and cleaned up, then (unless `interpret`) on to the llvm level.
-** A static string. */
+** loops shaped for the host's vector registers and cleaned up, then
+** (unless `interpret`) on to the llvm level. A static string. */
 GILT_API const char *gilt_model_default_pipeline(bool interpret);
 
 /* The default pipeline for opts' back end and device: on the CPU,
-** gilt_model_default_pipeline(opts->interpret); for CUDA, the loop level
+** gilt_model_default_pipeline(opts->interpret) with the loops shaped for
+** opts->vector_bits (NULL for a width not listed there); for CUDA, the loop level
 ** as on the CPU, then gpu-map-parallel, gpu-outline-kernels,
 ** canonicalize, gpu-to-nvvm, gpu-module-to-binary{chip=ARCH} and
 ** loop-to-llvm (docs/gpu.md). NULL when opts->gpu_arch is neither sm_80

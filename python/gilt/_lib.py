@@ -48,7 +48,7 @@ class ModelOptions(ctypes.Structure):
                 ("print_ir", P), ("dump_llvm", P), ("dump_llvm_user", P),
                 ("device", ctypes.c_int), ("gpu_arch", S),
                 ("compile_only", B), ("dump_ptx", P), ("dump_ptx_user", P),
-                ("compile_threads", Z)]
+                ("compile_threads", Z), ("vector_bits", U)]
 
 
 class ModelBenchmark(ctypes.Structure):

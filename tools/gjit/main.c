@@ -166,6 +166,7 @@ static GiltModelOptions model_options(const GjitOptions *o,
   mo.interpret = o->interpret;
   mo.threads = o->threads;
   mo.compile_threads = o->compile_threads;
+  mo.vector_bits = o->vector_bits;
   mo.device = o->cuda ? GILT_DEVICE_CUDA : GILT_DEVICE_CPU;
   mo.gpu_arch = o->gpu_arch;
   mo.compile_only = o->compile_only;
@@ -248,10 +249,13 @@ static GiltStatus run_module(const GjitOptions *o, GiltContext *ctx,
     status = read_inputs(ctx, o, gilt_func_get_type(fn), &inputs);
   }
   if (status == GILT_SUCCESS && o->check) {
+    GiltModelOptions interpreted = *mo;
+    interpreted.interpret = true;
     status = gjit_check(o, module, gilt_symbol_get_name(fn), inputs.data,
                         inputs.len,
-                        o->pipeline ? o->pipeline
-                                    : gilt_model_default_pipeline(true));
+                        o->pipeline
+                            ? o->pipeline
+                            : gilt_model_default_pipeline_for(&interpreted));
   } else if (status == GILT_SUCCESS && o->fold_inputs) {
     status = gjit_bind_inputs(fn, inputs.data, inputs.len);
     tensors_free(&inputs);

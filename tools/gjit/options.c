@@ -36,6 +36,9 @@ static const char usage[] =
     "                           cores)\n"
     "  --compile-threads=N      threads LLVM compiles the model's functions\n"
     "                           on (default: all cores)\n"
+    "  --vector-bits=N          shape the loops for vector registers of N\n"
+    "                           bits: 512 (AVX-512), 256 (AVX2) or 128\n"
+    "                           (default: the host's)\n"
     "  -p, --pipeline=PIPELINE  replace the default pass pipeline\n"
     "  --print-ir-after-all     print the module after every pass (stderr)\n"
     "  --fold-inputs            make the inputs constants before the pipeline,\n"
@@ -75,6 +78,7 @@ static const char usage[] =
 
 enum { OPT_FUNCTION = 256, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_TOLERANCE,
        OPT_TOLERANCE_L2, OPT_BITWISE, OPT_THREADS, OPT_COMPILE_THREADS,
+       OPT_VECTOR_BITS,
        OPT_INTERPRET, OPT_PRINT_IR, OPT_FOLD_INPUTS, OPT_HELP, OPT_VERSION,
        OPT_AOT, OPT_CACHE_DIR, OPT_BENCHMARK, OPT_BENCHMARK_FORMAT,
        OPT_PROFILE, OPT_EXPLAIN, OPT_DECISIONS, OPT_DUMP_LLVM, OPT_CHECK,
@@ -92,6 +96,7 @@ static const struct option long_options[] = {
     {"interpret", no_argument, NULL, OPT_INTERPRET},
     {"threads", required_argument, NULL, OPT_THREADS},
     {"compile-threads", required_argument, NULL, OPT_COMPILE_THREADS},
+    {"vector-bits", required_argument, NULL, OPT_VECTOR_BITS},
     {"pipeline", required_argument, NULL, 'p'},
     {"print-ir-after-all", no_argument, NULL, OPT_PRINT_IR},
     {"fold-inputs", no_argument, NULL, OPT_FOLD_INPUTS},
@@ -307,6 +312,15 @@ GjitParseResult gjit_options_parse(GjitOptions *o, int argc, char **argv)
       if (!parse_threads("compile-threads", optarg, &o->compile_threads))
         return GJIT_PARSE_ERROR;
       break;
+    case OPT_VECTOR_BITS:
+      if (!strcmp(optarg, "512") || !strcmp(optarg, "256") ||
+          !strcmp(optarg, "128")) {
+        o->vector_bits = (unsigned)atoi(optarg);
+        break;
+      }
+      fprintf(stderr, "gjit: --vector-bits wants 512, 256 or 128, got "
+                      "'%s'\n", optarg);
+      return GJIT_PARSE_ERROR;
     case 'p': o->pipeline = optarg; break;
     case OPT_PRINT_IR: o->print_ir_after_all = true; break;
     case OPT_FOLD_INPUTS: o->fold_inputs = true; break;

@@ -40,6 +40,7 @@ typedef struct GjitOptions {
   bool interpret;
   size_t threads; /* --threads; 0: all cores */
   size_t compile_threads; /* --compile-threads; 0: all cores */
+  unsigned vector_bits;   /* --vector-bits; 0: the host's */
   bool print_ir_after_all;
   bool fold_inputs; /* bind the inputs as constants before the pipeline */
   const char *aot;       /* --aot: write OUT.o and OUT.h instead of running */

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* base with `pass` (which must appear, without options) given `options`;
-** a new string, or NULL after printing why. */
+/* base with `pass` (which must appear) given `options` too; a new string,
+** or NULL after printing why. */
 static char *with_options(char *base, const char *pass, const char *options,
                           const char *flag)
 {
@@ -19,17 +19,19 @@ static char *with_options(char *base, const char *pass, const char *options,
   while (at && at[len] != ',' && at[len] != '\0' && at[len] != ')' &&
          at[len] != '{')
     at = strstr(at + 1, pass);
-  if (!at || at[len] == '{') {
-    fprintf(stderr, "gjit: %s needs %s in the pipeline (without options)\n",
-            flag, pass);
+  if (!at) {
+    fprintf(stderr, "gjit: %s needs %s in the pipeline\n", flag, pass);
     free(base);
     return NULL;
   }
-  size_t n = strlen(base) + strlen(options) + 3;
+  /* Options of its own stay, after these: {options given...}. */
+  bool given = at[len] == '{';
+  const char *rest = at + len + given;
+  size_t n = strlen(base) + strlen(options) + 4;
   char *p = malloc(n);
   if (p)
-    snprintf(p, n, "%.*s%s{%s}%s", (int)(at - base), base, pass, options,
-             at + len);
+    snprintf(p, n, "%.*s%s{%s%s%s", (int)(at - base), base, pass, options,
+             given ? " " : "}", rest);
   free(base);
   return p;
 }
@@ -40,6 +42,7 @@ char *gjit_pipeline(const GjitOptions *o)
   mo.interpret = o->interpret;
   mo.device = o->cuda ? GILT_DEVICE_CUDA : GILT_DEVICE_CPU;
   mo.gpu_arch = o->gpu_arch; /* one gilt knows: options.c checked it */
+  mo.vector_bits = o->vector_bits; /* likewise */
   const char *base = o->pipeline ? o->pipeline
                                  : gilt_model_default_pipeline_for(&mo);
   char *p = strdup(base);

@@ -14,11 +14,12 @@
 ** (conv_tiled.c). Each element of A is one input float broadcast; in a
 ** blocked X, channel c of a pixel is at [c / b, ..., c % b], the b
 ** channels of a pixel one cache line at b = 16. A tile's rows divide OW
-** where 8, 7 or 6 does, so that they read one address plus constant
-** offsets.
+** where one of lower_tile_rows's does (8, 7 or 6 with AVX-512), so that
+** they read one address plus constant offsets.
 **
-** The weights are B = W^T [C * KH * KW, OC], packed by 32 columns at
-** compile time (pack.c), as conv_tiled.c's transposed product packs
+** The weights are B = W^T [C * KH * KW, OC], packed by a tile's columns
+** (32 with AVX-512, 16 with AVX2: lower_tile_vectors) at compile time
+** (pack.c), as conv_tiled.c's transposed product packs
 ** them. A padded window reads a zero-padded copy of X in X's layout
 ** (-inf-padded for a MaxPool), O(input) against the product's
 ** O(OC * C * KH * KW * OH * OW), written a pixel's 16 channels at a time
@@ -60,7 +61,7 @@ typedef struct BlockedConv {
   /* The reduction: W's input channels (a constant where static, which
   ** lets the tiles block a large panel of B) and taps. */
   GiltValue *channels, *kernel_h, *kernel_w;
-  size_t rows;
+  size_t rows, vectors; /* a tile's (lower_output_rows, lower_tile_vectors) */
   bool row_aligned; /* a tile's rows lie in one output row */
   /* Depthwise: the row of outputs being emitted, its channel block, and
   ** the block's bias (or zeros) and weights, one vector a tap, loaded once
@@ -317,7 +318,7 @@ static void batch_body(Lower *l, GiltValue *const *ivs, void *user)
       .m = ix_mul(l, t->w->out[0], t->w->out[1]),
       .n = t->oc,
       .rows = t->rows,
-      .vectors = 2,
+      .vectors = t->vectors,
       .num_reductions = 3,
       .reductions = {t->channels, t->kernel_h, t->kernel_w},
       .load_a = tile_load_a,
@@ -344,10 +345,10 @@ static void remark_layout(Lower *l, const BlockedConv *t, bool depthwise)
     return;
   }
   gilt_remark(l->op, "layout", "nchwc", 2, args,
-              "computes NCHW16c: rows the OH * OW outputs, columns 32 "
-              "output channels (two blocks of 16, each one vector of Y), "
-              "X read in its own layout (channel block %d)",
-              (int)t->in_block);
+              "computes NCHW16c: rows the OH * OW outputs, columns %d "
+              "output channels (blocks of 16, each one vector of Y), X "
+              "read in its own layout (channel block %d)",
+              (int)t->vectors * LOWER_F32_LANES, (int)t->in_block);
 }
 
 static GiltStatus lower_conv_nchwc(Lower *l)
@@ -379,7 +380,8 @@ static GiltStatus lower_conv_nchwc(Lower *l)
   LowerWindow w;
   lower_window_read(l, x, 2, wt->shaped.shape + 2, &w);
   BlockedConv t = {.w = &w, .in_block = in_block, .given = x,
-                   .bias = lower_operand(l, 2)};
+                   .bias = lower_operand(l, 2),
+                   .vectors = lower_tile_vectors(l)};
   lower_epilogue_read(l, &t.epilogue);
   lower_lanes_init(l, &t.v, gilt_float_type_get(l->ctx, GILT_F32));
   t.channels = lower_dim(l, weights, 1);
@@ -395,7 +397,7 @@ static GiltStatus lower_conv_nchwc(Lower *l)
   GiltType *yt = lower_result_type(l, 0);
   int64_t ow = yt->shaped.shape[3], oh = yt->shaped.shape[2];
   t.rows = lower_output_rows(
-      ow, oh == GILT_DYNAMIC || ow == GILT_DYNAMIC ? GILT_DYNAMIC : oh * ow,
+      l, ow, oh == GILT_DYNAMIC || ow == GILT_DYNAMIC ? GILT_DYNAMIC : oh * ow,
       &t.row_aligned);
   GiltValue *k = ix_mul(
       l, t.channels, lower_index(l, wt->shaped.shape[2] * wt->shaped.shape[3]));
@@ -412,7 +414,7 @@ static GiltStatus lower_conv_nchwc(Lower *l)
     GiltValue *y = blocked_windows(l, &t, ydims);
     return lower_replace(l, &y);
   }
-  t.panels = lower_pack_cols(l, &b, 2 * LOWER_F32_LANES);
+  t.panels = lower_pack_cols(l, &b, t.vectors * LOWER_F32_LANES);
   GiltValue *batch = ydims[0];
   lower_nest(l, 1, &batch, batch_body, &t);
   return lower_replace(l, &t.y);

@@ -19,9 +19,11 @@
 ** waste the padding columns and the last panel's lanes: there the product
 ** is computed transposed, rows the OH * OW outputs themselves (each
 ** reading its input element by a broadcast) and columns 32 output
-** channels of the weights packed the other way, the result then copied
-** into Y element by element (choose_swapped decides). Its tiles' rows
-** divide OW where 8, 7 or 6 does (7 at ResNet's 7x7, 14x14 and 28x28),
+** channels (16 where the target's registers hold one vector of columns
+** a tile: lower_tile_vectors) of the weights packed the other way, the
+** result then copied into Y element by element (choose_swapped decides).
+** Its tiles' rows divide OW where one of lower_tile_rows's does (8, 7 or
+** 6 with AVX-512: 7 at ResNet's 7x7, 14x14 and 28x28),
 ** so that a tile's outputs lie in one output row: its broadcasts read one
 ** address plus constant offsets, which LLVM folds into the loads, where
 ** outputs apart held a register each and spilled.
@@ -68,7 +70,8 @@ typedef struct TiledConv {
   GiltValue *n;     /* the batch index of the nest */
   GiltValue *pitch; /* Wq, a plane's row */
   GiltValue *kernel_h, *kernel_w;
-  size_t rows; /* a tile's rows (tile_rows) */
+  size_t rows;    /* a tile's rows (lower_tile_rows) */
+  size_t vectors; /* and its columns, in vectors (lower_tile_vectors) */
   /* Swapped, and the tile's rows divide OW: a tile's outputs lie in one
   ** output row. */
   bool row_aligned;
@@ -125,7 +128,7 @@ static void pad_input(Lower *l, TiledConv *t)
   GiltValue *sw = lower_index(l, w->strides[1]);
   t->pitch = lower_binary(l, LOOP_OP_CEILDIVSI, w->extent[1], sw);
   GiltValue *plane_rows = lower_binary(l, LOOP_OP_CEILDIVSI, w->extent[0], sh);
-  GiltValue *nr = lower_index(l, 2 * LOWER_F32_LANES);
+  GiltValue *nr = lower_index(l, (int64_t)t->vectors * LOWER_F32_LANES);
   GiltValue *wide_len = ix_mul(
       l,
       lower_binary(l, LOOP_OP_CEILDIVSI, ix_mul(l, w->out[0], t->pitch), nr),
@@ -141,18 +144,6 @@ static void pad_input(Lower *l, TiledConv *t)
   alloc_wide(l, t, wide_len);
 }
 
-size_t lower_tile_rows(int64_t m)
-{
-  if (m == GILT_DYNAMIC || m <= 0)
-    return 6;
-  size_t best = 6;
-  for (int64_t r = 7; r <= 8; r++)
-    if ((m + r - 1) / r * r <= (m + (int64_t)best - 1) / (int64_t)best *
-                                    (int64_t)best)
-      best = (size_t)r;
-  return best;
-}
-
 /* OH * OW when static, else GILT_DYNAMIC. */
 static int64_t static_outputs(const TiledConv *t)
 {
@@ -161,29 +152,21 @@ static int64_t static_outputs(const TiledConv *t)
   return oh == GILT_DYNAMIC || ow == GILT_DYNAMIC ? GILT_DYNAMIC : oh * ow;
 }
 
-size_t lower_output_rows(int64_t ow, int64_t outputs, bool *aligned)
-{
-  *aligned = true;
-  for (size_t r = 8; r >= 6; r--)
-    if (ow != GILT_DYNAMIC && ow % (int64_t)r == 0)
-      return r;
-  *aligned = false;
-  return lower_tile_rows(outputs);
-}
-
 /* The transposed product's tile rows (lower_output_rows). */
-static size_t swapped_rows(const TiledConv *t, bool *aligned)
+static size_t swapped_rows(const Lower *l, const TiledConv *t,
+                           bool *aligned)
 {
-  return lower_output_rows(gilt_value_get_type(t->y)->shaped.shape[3],
+  return lower_output_rows(l, gilt_value_get_type(t->y)->shaped.shape[3],
                            static_outputs(t), aligned);
 }
 
 /* Whether the transposed product wastes fewer lanes: rows of outputs
-** (swapped_rows) and columns of 32 channels, against columns of 32 wide
+** (swapped_rows) and columns of a tile's channels, against columns of as many wide
 ** positions (whose rows run past OW into any padding; a 1x1 layer's
 ** do not). Needs static sizes; a clear gain, for the transposed result
 ** goes to Y element by element. */
-static bool choose_swapped(const TiledConv *t, GiltType *wt)
+static bool choose_swapped(const Lower *l, const TiledConv *t,
+                           GiltType *wt)
 {
   GiltType *yt = gilt_value_get_type(t->y);
   int64_t oh = yt->shaped.shape[2], ow = yt->shaped.shape[3];
@@ -194,11 +177,12 @@ static bool choose_swapped(const TiledConv *t, GiltType *wt)
   int64_t pitch =
       t->direct ? ow : ow + (t->w->ek[1] - 1) / t->w->strides[1];
   double outputs = (double)(oh * ow);
-  double wide = outputs / (double)((oh * pitch + 31) / 32 * 32);
+  int64_t cols = (int64_t)t->vectors * LOWER_F32_LANES;
+  double wide = outputs / (double)((oh * pitch + cols - 1) / cols * cols);
   bool aligned;
-  int64_t mr = (int64_t)swapped_rows(t, &aligned);
+  int64_t mr = (int64_t)swapped_rows(l, t, &aligned);
   double swapped = outputs / (double)((oh * ow + mr - 1) / mr * mr) *
-                   (double)oc / (double)((oc + 31) / 32 * 32);
+                   (double)oc / (double)((oc + cols - 1) / cols * cols);
   if (!t->direct)
     return swapped > 1.05 * wide;
   /* A 1x1 layer gives up storing in place, with its epilogue, for a copy
@@ -391,9 +375,10 @@ static void remark_layout(Lower *l, const TiledConv *t)
   if (t->swapped)
     gilt_remark(l->op, "layout", "channels-last", 0, NULL,
                 "computes channels last: the product transposed, [N, OH * "
-                "OW, OC], 32 output channels a tile, where NCHW's rows of "
+                "OW, OC], %d output channels a tile, where NCHW's rows of "
                 "outputs would leave more lanes idle; then copied into Y's "
-                "NCHW element by element");
+                "NCHW element by element",
+                (int)t->vectors * LOWER_F32_LANES);
   else if (t->direct && strided)
     gilt_remark(l->op, "layout", "nchw-in-place", 0, NULL,
                 "computes NCHW in place: W [OC, C] times X as [C, OH * OW] "
@@ -425,7 +410,7 @@ static void batch_body(Lower *l, GiltValue *const *ivs, void *user)
       .m = t->swapped ? positions : oc,
       .n = t->swapped ? oc : positions,
       .rows = t->rows,
-      .vectors = 2,
+      .vectors = t->vectors,
       .num_reductions = 3,
       .reductions = {lower_dim(l, t->x, 1), t->kernel_h, t->kernel_w},
       .load_a = tile_load_a,
@@ -458,14 +443,15 @@ GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w, GiltValue *x,
   t.direct = wt->shaped.shape[2] == 1 && wt->shaped.shape[3] == 1 &&
              !w->same && !w->pads[0] && !w->pads[1] && !w->pads[2] &&
              !w->pads[3];
-  t.swapped = choose_swapped(&t, wt);
+  t.vectors = lower_tile_vectors(l);
+  t.swapped = choose_swapped(l, &t, wt);
   remark_layout(l, &t);
   if (t.direct)
     direct_operands(l, &t, batch, oc);
   else
     pad_input(l, &t);
-  t.rows = t.swapped ? swapped_rows(&t, &t.row_aligned)
-                      : lower_tile_rows(wt->shaped.shape[0]);
+  t.rows = t.swapped ? swapped_rows(l, &t, &t.row_aligned)
+                      : lower_tile_rows(l, wt->shaped.shape[0]);
   GiltValue *c = lower_dim(l, weights, 1);
   GiltValue *k =
       ix_mul(l, c, lower_index(l, wt->shaped.shape[2] * wt->shaped.shape[3]));
@@ -476,9 +462,9 @@ GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w, GiltValue *x,
                                 : wt->shaped.shape[1] * wt->shaped.shape[2] *
                                       wt->shaped.shape[3]};
   GiltValue *flat = lower_reshaped(l, weights, 2, flat_static, flat_shape);
-  if (t.swapped) { /* B = W^T [K, OC], by panels of 32 channels */
+  if (t.swapped) { /* B = W^T [K, OC], by panels of a tile's channels */
     LowerMatrix b = {flat, NULL, true, k, oc};
-    t.panels = lower_pack_cols(l, &b, 2 * LOWER_F32_LANES);
+    t.panels = lower_pack_cols(l, &b, t.vectors * LOWER_F32_LANES);
   } else {
     LowerMatrix a = {flat, NULL, false, oc, k};
     t.panels = lower_pack_rows(l, &a, t.rows);

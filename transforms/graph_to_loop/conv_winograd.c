@@ -293,7 +293,7 @@ static void product_body(Lower *l, GiltValue *const *ivs, void *user)
       .n = t->blocks,
       .narrow_tail = t->narrow_tail,
       .rows = 6,
-      .vectors = 2,
+      .vectors = lower_tile_vectors(l),
       .num_reductions = 1,
       .reductions = {t->c},
       .load_a = tile_load_a,

@@ -108,6 +108,11 @@ struct Lower {
   GiltValue *const *operands; /* its operands as buffers; `none` stays */
   GiltOp *module;             /* where constants become loop.globals */
   unsigned *num_globals;      /* for naming them */
+  /* How many vectors of LOWER_F32_LANES f32 the target's registers hold
+  ** at once (the pass's vector-bits and vector-registers options): 32
+  ** with AVX-512's 32 of 512 bits, 8 with AVX2's 16 of 256. The
+  ** register-blocked tiles are shaped by it (tiles.c). */
+  int64_t register_vectors;
 };
 
 /* The op's operand i as a buffer, NULL when absent or `none`. */

@@ -176,15 +176,17 @@ static void tiled_batch(Lower *l, GiltValue *const *ivs, void *user)
   int64_t rows_static = yt->shaped.shape[m->nb];
   int64_t cols_static = yt->shaped.shape[m->nb + 1];
   /* Two vectors of columns by six rows (12 accumulators) where there are
-  ** 32 columns, else one vector by eight rows; never more rows than M. */
+  ** 32 columns and the registers hold them (lower_tile_vectors), else one
+  ** vector by as many rows as they hold (8 with AVX-512, 6 with AVX2);
+  ** never more rows than M. */
   LowerTiles t = {.algorithm = "matmul-packed",
                   .m = lower_dim(l, m->y, m->nb), .n = m->n,
                   .vectors = cols_static != GILT_DYNAMIC && cols_static <= 16
-                                 ? 1 : 2,
+                                 ? 1 : lower_tile_vectors(l),
                   .num_reductions = 1, .reductions = {m->k},
                   .load_a = tile_load_a, .load_b = tile_load_b,
                   .store = tile_store, .user = m};
-  t.rows = t.vectors == 2 ? 6 : 8;
+  t.rows = t.vectors == 2 ? 6 : lower_tile_max_rows(l, 1);
   if (rows_static != GILT_DYNAMIC && rows_static < (int64_t)t.rows)
     t.rows = rows_static > 0 ? (size_t)rows_static : 1;
   LowerMatrix a = {m->a, m->nb ? m->ia : NULL, m->a_trans, t.m, m->k};

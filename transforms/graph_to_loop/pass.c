@@ -58,12 +58,22 @@ static GiltValue *cast(GiltBuilder *b, GiltType *type, GiltValue *input,
 typedef struct PassState {
   unsigned num_globals;
   bool profile; /* the `profile` option: time each op's loops */
+  int64_t register_vectors; /* Lower's, from the target's options */
 } PassState;
 
+/* The target's vector registers default to AVX-512's, so that the loops
+** gopt prints do not depend on the machine it runs on; gjit gives the
+** host's (gilt_model_default_pipeline). */
 static const GiltPassOptionDef options[] = {
     {"profile", GILT_OPTION_BOOL, "false",
      "Time the loops of each op (loop.profile_begin/end), for gjit "
      "--profile"},
+    {"vector-bits", GILT_OPTION_INT, "512",
+     "The width of the target's vector registers, which the "
+     "register-blocked tiles are shaped for: 512 (AVX-512), 256 (AVX2) "
+     "or 128"},
+    {"vector-registers", GILT_OPTION_INT, "32",
+     "How many vector registers the target has: 32 (AVX-512) or 16"},
     {0}};
 
 /* What --profile calls op: the names of the ONNX nodes it stands for
@@ -136,6 +146,7 @@ static GiltStatus lower_op(const GiltPattern *pat, GiltOp *op,
       .operands = operands,
       .module = module_of(op),
       .num_globals = &state->num_globals,
+      .register_vectors = state->register_vectors,
   };
   if (!state->profile || graph_op_is(op, GRAPH_OP_CONSTANT))
     return m->lower(&l);
@@ -164,7 +175,18 @@ static bool signature_legal(GiltOp *op, void *user)
 static GiltStatus run(GiltPass *pass, GiltOp *module)
 {
   GiltContext *ctx = gilt_pass_get_context(pass);
-  PassState state = {0, gilt_pass_get_option_bool(pass, "profile")};
+  int64_t bits = gilt_pass_get_option_int(pass, "vector-bits");
+  int64_t registers = gilt_pass_get_option_int(pass, "vector-registers");
+  if ((bits != 128 && bits != 256 && bits != 512) || registers < 8 ||
+      registers > 64) {
+    gilt_emit_error(gilt_op_get_location(module),
+                    "graph-to-loop: vector-bits must be 128, 256 or 512 and "
+                    "vector-registers 8 to 64 (given %lld and %lld)",
+                    (long long)bits, (long long)registers);
+    return GILT_FAILURE;
+  }
+  PassState state = {0, gilt_pass_get_option_bool(pass, "profile"),
+                     registers * bits / (32 * LOWER_F32_LANES)};
   GiltTypeConverter tc;
   gilt_type_converter_init(&tc, ctx);
   gilt_type_converter_add_conversion(&tc, tensor_to_memref, NULL);

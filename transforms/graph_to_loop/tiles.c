@@ -16,8 +16,13 @@
 ** load and a broadcast: that ratio is what lets the FMA units, not the
 ** loads, set the speed (TVM's and BLIS's micro-kernels, and oneDNN's
 ** direct convolution, are this shape). MR * NV accumulators plus NV
-** loaded vectors plus one broadcast must fit in the 32 vector registers
-** of AVX-512: callers use 6 x 2 or 4 x 3 or so.
+** loaded vectors plus one broadcast must fit in the target's vector
+** registers: callers take the shape from lower_tile_vectors and
+** lower_tile_rows, 6 to 8 x 2 with AVX-512's 32 registers of 16 lanes,
+** 4 to 6 x 1 with AVX2's 16 of 8 lanes (each vector of 16 two registers;
+** BLIS's Haswell kernel is the same 6 x 16). A tile too large for the
+** registers spills its accumulators on every step: AVX2 ran the AVX-512
+** shape at less than half the speed.
 **
 ** Rows past M (the last tile of rows) compute on the last row and are not
 ** stored, so that the inner loop has no conditions; columns past N are
@@ -384,6 +389,60 @@ static int64_t panel_block(const Tile *tile, int64_t m, int64_t n)
     if (outer % b == 0)
       return b;
   return 0;
+}
+
+/* ---- the shape of a tile ------------------------------------------------ */
+
+/* Rows of a tile's accumulators, vectors loaded and a broadcast, in
+** vectors of 16 f32, against the registers' capacity. */
+static bool tile_fits(const Lower *l, size_t rows, size_t vectors)
+{
+  return (int64_t)(rows * vectors + vectors + 1) <= l->register_vectors;
+}
+
+size_t lower_tile_vectors(const Lower *l)
+{
+  return tile_fits(l, 6, 2) ? 2 : 1;
+}
+
+size_t lower_tile_max_rows(const Lower *l, size_t vectors)
+{
+  size_t rows = 8;
+  while (rows > 1 && !tile_fits(l, rows, vectors))
+    rows--;
+  return rows;
+}
+
+/* The smallest of the three row counts lower_tile_rows weighs. */
+static size_t fewest_rows(const Lower *l)
+{
+  size_t most = lower_tile_max_rows(l, lower_tile_vectors(l));
+  return most > 3 ? most - 2 : 1;
+}
+
+size_t lower_tile_rows(const Lower *l, int64_t m)
+{
+  size_t best = fewest_rows(l);
+  if (m == GILT_DYNAMIC || m <= 0)
+    return best;
+  size_t most = lower_tile_max_rows(l, lower_tile_vectors(l));
+  for (int64_t r = (int64_t)best + 1; r <= (int64_t)most; r++)
+    if ((m + r - 1) / r * r <= (m + (int64_t)best - 1) / (int64_t)best *
+                                    (int64_t)best)
+      best = (size_t)r;
+  return best;
+}
+
+size_t lower_output_rows(const Lower *l, int64_t ow, int64_t outputs,
+                         bool *aligned)
+{
+  *aligned = true;
+  for (size_t r = lower_tile_max_rows(l, lower_tile_vectors(l));
+       r >= fewest_rows(l); r--)
+    if (ow != GILT_DYNAMIC && ow % (int64_t)r == 0)
+      return r;
+  *aligned = false;
+  return lower_tile_rows(l, outputs);
 }
 
 /* The remarks `--explain=tiling,vectorize` print at the op. */

@@ -101,18 +101,29 @@ typedef struct LowerPlanes {
 GILT_INTERNAL void lower_pad_planes(Lower *l, LowerPlanes *p,
                                     GiltValue *length);
 
-/* A tile's rows for a product of m rows (GILT_DYNAMIC: unknown): of 6,
-** 7 and 8 (with 2 vectors, 12 to 16 accumulators), the one that computes
-** the fewest rows past m, the larger on a tie. 6 rows waste 5 of 54 on
-** ResNet's 7x7 outputs (49 = 7 x 7) and 4 of 516 on 512 channels. */
-GILT_INTERNAL size_t lower_tile_rows(int64_t m);
+/* The shape of a tile for the target's registers (Lower's
+** register_vectors, tiles.c): its columns in vectors of 16, two where
+** the registers hold six rows of them (AVX-512), else one (AVX2, whose 16
+** registers of 8 lanes hold half as many floats). */
+GILT_INTERNAL size_t lower_tile_vectors(const Lower *l);
+/* The most rows a tile `vectors` wide may have: its rows x vectors
+** accumulators, the vectors of B it loads and a broadcast fit the
+** registers; never more than 8. */
+GILT_INTERNAL size_t lower_tile_max_rows(const Lower *l, size_t vectors);
+/* A tile's rows for a product of m rows (GILT_DYNAMIC: unknown) in tiles
+** lower_tile_vectors wide: of the largest three up to
+** lower_tile_max_rows (6, 7 and 8 with AVX-512, 12 to 16 accumulators;
+** 4 to 6 with AVX2), the one that computes the fewest rows past m, the
+** larger on a tie. 6 rows waste 5 of 54 on ResNet's 7x7 outputs (49 = 7
+** x 7) and 4 of 516 on 512 channels. */
+GILT_INTERNAL size_t lower_tile_rows(const Lower *l, int64_t m);
 /* The tile rows of a product whose rows are a convolution's outputs, OW
 ** a row (GILT_DYNAMIC: unknown) and `outputs` in all: a divisor of OW
-** when one of 8, 7, 6 is (*aligned: a tile's outputs then lie in one
-** output row, and its reads of the input one address apart by constant
-** offsets), else lower_tile_rows. */
-GILT_INTERNAL size_t lower_output_rows(int64_t ow, int64_t outputs,
-                                       bool *aligned);
+** when one of lower_tile_rows's three is (*aligned: a tile's outputs then
+** lie in one output row, and its reads of the input one address apart by
+** constant offsets), else lower_tile_rows. */
+GILT_INTERNAL size_t lower_output_rows(const Lower *l, int64_t ow,
+                                       int64_t outputs, bool *aligned);
 
 /* Whether the Conv being lowered, of window w, goes through the tiles:
 ** f32, 2-D, stride 1, one group. */
