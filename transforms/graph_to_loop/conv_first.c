@@ -5,7 +5,9 @@
 ** = 27 to 147 long, so the tiles (tiles.c) would spend their time
 ** loading and storing accumulators and copying the wide result into Y;
 ** here each input vector serves 8 output channels and each broadcast
-** weight 2 vectors of output columns, and the sums go to Y as they are.
+** weight 2 vectors of output columns (with AVX-512's registers; 4 and 1
+** with AVX2's, which hold a quarter as many floats: block_shape), and
+** the sums go to Y as they are.
 **
 **   X' = the padded input by phase planes (conv_tiled.c's
 **        lower_pad_planes), so that the 16 outputs of a vector read 16
@@ -24,7 +26,8 @@
 ** after the last, and the lanes past OW are dropped by the store's mask.
 ** Each output sums bias, then channels and taps in order, one fused
 ** multiply-add each, and gets the fused epilogue (epilogue.c) as it is
-** stored. Not here: channels not a multiple of 8 out or more than 4 in,
+** stored. Not here: channels not a multiple of the block's out or more
+** than 4 in,
 ** filters beyond 7x7, rows shorter than a vector (the tiles take them).
 */
 #include "transforms/graph_to_loop/tiles.h"
@@ -35,9 +38,9 @@
 /* Input channels at most, and taps (7x7), unrolled per channel. */
 #define MAX_CHANNELS 4
 #define MAX_TAPS 49
-/* A block: output channels (each input vector serves them all) by
-** vectors of output columns (each broadcast weight serves them all), 16
-** accumulators. */
+/* A block at most: output channels (each input vector serves them all)
+** by vectors of output columns (each broadcast weight serves them all),
+** 16 accumulators. */
 #define BLOCK_CHANNELS 8
 #define BLOCK_VECTORS 2
 #define BLOCK_SUMS (BLOCK_CHANNELS * BLOCK_VECTORS)
@@ -53,9 +56,12 @@ typedef struct First {
   ** row0 is X' position oh * pitch + ow0 (in plane row oh). */
   GiltValue *n, *m0, *oh, *ow0, *row0;
   GiltValue *m[BLOCK_CHANNELS];
+  /* The block's shape (block_shape): channels, and vectors of a full
+  ** block; `vectors` is the one being emitted's. */
+  size_t channels, wide;
   size_t vectors;
   bool masked;
-  GiltValue *full; /* the blocks of BLOCK_VECTORS vectors in a row */
+  GiltValue *full; /* the blocks of `wide` vectors in a row */
 } First;
 
 /* ---- one block of outputs ------------------------------------------------- */
@@ -89,7 +95,7 @@ static void filter_row_step(Lower *l, GiltValue *i, GiltValue *const *acc,
 {
   First *f = user;
   const LowerWindow *w = f->w;
-  size_t sums = BLOCK_CHANNELS * f->vectors;
+  size_t sums = f->channels * f->vectors;
   for (size_t k = 0; k < sums; k++)
     next[k] = acc[k];
   GiltValue *kh = lower_index(l, f->kh);
@@ -101,7 +107,7 @@ static void filter_row_step(Lower *l, GiltValue *i, GiltValue *const *acc,
   for (int64_t b = 0; b < f->kw; b++) {
     GiltValue *x[BLOCK_VECTORS];
     tap_inputs(l, f, c, py, down, b, x);
-    for (size_t r = 0; r < BLOCK_CHANNELS; r++) {
+    for (size_t r = 0; r < f->channels; r++) {
       GiltValue *idx[3] = {f->m[r], i, NULL};
       idx[2] = lower_index(l, b);
       GiltValue *wv =
@@ -117,9 +123,9 @@ static void filter_row_step(Lower *l, GiltValue *i, GiltValue *const *acc,
 /* The block at f->ow0: its sums, then stored through the epilogue. */
 static void block(Lower *l, First *f)
 {
-  size_t sums = BLOCK_CHANNELS * f->vectors;
+  size_t sums = f->channels * f->vectors;
   GiltValue *acc[BLOCK_SUMS];
-  for (size_t r = 0; r < BLOCK_CHANNELS; r++) {
+  for (size_t r = 0; r < f->channels; r++) {
     GiltValue *b = f->bias ? lower_lanes_splat(
                                  l, &f->v, lower_load(l, f->bias, &f->m[r]))
                            : lower_lanes_zero(&f->v);
@@ -135,7 +141,7 @@ static void block(Lower *l, First *f)
     GiltValue *mask =
         f->masked ? lower_lanes_mask(l, &f->v, ix_sub(l, f->w->out[1], ow))
                   : NULL;
-    for (size_t r = 0; r < BLOCK_CHANNELS; r++) {
+    for (size_t r = 0; r < f->channels; r++) {
       GiltValue *idx[4] = {f->n, f->m[r], f->oh, ow};
       GiltValue *y = lower_epilogue_apply_at(l, &f->epilogue, &f->v, mask,
                                              acc[r * f->vectors + v], idx);
@@ -146,14 +152,14 @@ static void block(Lower *l, First *f)
 
 /* ---- the columns of a row --------------------------------------------------- */
 
-/* Whole blocks of BLOCK_VECTORS vectors. */
+/* Whole blocks of f->wide vectors. */
 static void full_step(Lower *l, GiltValue *iv, GiltValue *const *iter,
                       GiltValue **next, void *user)
 {
   (void)iter, (void)next;
   First *f = user;
-  f->ow0 = ix_mul(l, iv, lower_index(l, BLOCK_VECTORS * LOWER_F32_LANES));
-  f->vectors = BLOCK_VECTORS;
+  f->ow0 = ix_mul(l, iv, lower_index(l, (int64_t)f->wide * LOWER_F32_LANES));
+  f->vectors = f->wide;
   f->masked = false;
   block(l, f);
 }
@@ -165,7 +171,7 @@ static void tail_step(Lower *l, GiltValue *iv, GiltValue *const *iter,
   (void)iter, (void)next;
   First *f = user;
   GiltValue *from =
-      ix_mul(l, f->full, lower_index(l, BLOCK_VECTORS * LOWER_F32_LANES));
+      ix_mul(l, f->full, lower_index(l, (int64_t)f->wide * LOWER_F32_LANES));
   f->ow0 = ix_add(l, from, ix_mul(l, iv, lower_index(l, LOWER_F32_LANES)));
   f->vectors = 1;
   f->masked = true;
@@ -176,12 +182,12 @@ static void row_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   First *f = user;
   f->n = ivs[0];
-  f->m0 = ix_mul(l, ivs[1], lower_index(l, BLOCK_CHANNELS));
-  for (size_t r = 0; r < BLOCK_CHANNELS; r++)
+  f->m0 = ix_mul(l, ivs[1], lower_index(l, (int64_t)f->channels));
+  for (size_t r = 0; r < f->channels; r++)
     f->m[r] = ix_add(l, f->m0, lower_index(l, (int64_t)r));
   f->oh = ivs[2];
   GiltValue *ow = f->w->out[1];
-  GiltValue *width = lower_index(l, BLOCK_VECTORS * LOWER_F32_LANES);
+  GiltValue *width = lower_index(l, (int64_t)f->wide * LOWER_F32_LANES);
   f->full = ix_div(l, ow, width);
   lower_for_upto(l, f->full, 0, NULL, NULL, full_step, f);
   GiltValue *rest = ix_sub(l, ow, ix_mul(l, f->full, width));
@@ -218,18 +224,31 @@ static void pad_input(Lower *l, First *f)
   f->planes = planes.planes;
 }
 
-/* The remarks `--explain=tiling,vectorize` print at the op. */
-static void remark(Lower *l)
+/* The block for the target's registers: 8 output channels by 2 vectors
+** where its accumulators fit with the inputs and a broadcast (AVX-512),
+** else one vector, and channels halved until they fit (4 with AVX2). */
+static void block_shape(const Lower *l, size_t *channels, size_t *vectors)
 {
+  *channels = BLOCK_CHANNELS;
+  *vectors = BLOCK_VECTORS;
+  if (!lower_tile_fits(l, *channels, *vectors))
+    *vectors = 1;
+  while (*channels > 1 && !lower_tile_fits(l, *channels, *vectors))
+    *channels /= 2;
+}
+
+/* The remarks `--explain=tiling,vectorize` print at the op. */
+static void remark(Lower *l, const First *f)
+{
+  int64_t cols = (int64_t)f->wide * LOWER_F32_LANES;
   GiltRemarkArg tile[3] = {{"algorithm", "conv-few-channels", 0},
-                           {"tile_rows", NULL, BLOCK_CHANNELS},
-                           {"tile_cols", NULL,
-                            BLOCK_VECTORS * LOWER_F32_LANES}};
+                           {"tile_rows", NULL, (int64_t)f->channels},
+                           {"tile_cols", NULL, cols}};
   gilt_remark(l->op, "tiling", "conv-few-channels", 3, tile,
               "conv-few-channels: blocks of %d output channels x %d "
               "columns, every tap unrolled, stored to Y in place, parallel "
               "over channel blocks and rows",
-              BLOCK_CHANNELS, BLOCK_VECTORS * LOWER_F32_LANES);
+              (int)f->channels, (int)cols);
   GiltRemarkArg lanes[1] = {{"lanes", NULL, LOWER_F32_LANES}};
   gilt_remark(l->op, "vectorize", "vectorized", 1, lanes,
               "vectorized: %d f32 lanes of output columns, a broadcast "
@@ -245,9 +264,11 @@ bool lower_conv_first_apply(Lower *l, const LowerWindow *w,
   GiltType *wt = gilt_value_get_type(weights);
   GiltType *yt = lower_result_type(l, 0);
   const int64_t *k = wt->shaped.shape;
+  size_t channels, vectors;
+  block_shape(l, &channels, &vectors);
   return w->n == 2 && group == 1 &&
          lower_result_elem(l, 0) == gilt_float_type_get(l->ctx, GILT_F32) &&
-         k[0] != GILT_DYNAMIC && k[0] % BLOCK_CHANNELS == 0 &&
+         k[0] != GILT_DYNAMIC && k[0] % (int64_t)channels == 0 &&
          k[1] != GILT_DYNAMIC && k[1] <= MAX_CHANNELS &&
          lower_taps_fit(k[2], k[3], MAX_TAPS) &&
          yt->shaped.shape[3] != GILT_DYNAMIC &&
@@ -258,7 +279,8 @@ GiltValue *lower_conv_first(Lower *l, LowerWindow *w, GiltValue *x,
                             GiltValue *weights, GiltValue *bias)
 {
   First f = {.w = w, .x = x, .bias = bias};
-  remark(l);
+  block_shape(l, &f.channels, &f.wide);
+  remark(l, &f);
   lower_lanes_init(l, &f.v, gilt_float_type_get(l->ctx, GILT_F32));
   lower_epilogue_read(l, &f.epilogue);
   GiltType *wt = gilt_value_get_type(weights);
@@ -277,7 +299,7 @@ GiltValue *lower_conv_first(Lower *l, LowerWindow *w, GiltValue *x,
   f.y = lower_alloc_result(l, 0, ydims);
   pad_input(l, &f);
   GiltValue *uppers[3] = {batch,
-                          ix_div(l, oc, lower_index(l, BLOCK_CHANNELS)),
+                          ix_div(l, oc, lower_index(l, (int64_t)f.channels)),
                           w->out[0]};
   lower_parallel(l, 3, uppers, row_body, &f);
   return f.y;

@@ -393,22 +393,20 @@ static int64_t panel_block(const Tile *tile, int64_t m, int64_t n)
 
 /* ---- the shape of a tile ------------------------------------------------ */
 
-/* Rows of a tile's accumulators, vectors loaded and a broadcast, in
-** vectors of 16 f32, against the registers' capacity. */
-static bool tile_fits(const Lower *l, size_t rows, size_t vectors)
+bool lower_tile_fits(const Lower *l, size_t rows, size_t vectors)
 {
   return (int64_t)(rows * vectors + vectors + 1) <= l->register_vectors;
 }
 
 size_t lower_tile_vectors(const Lower *l)
 {
-  return tile_fits(l, 6, 2) ? 2 : 1;
+  return lower_tile_fits(l, 6, 2) ? 2 : 1;
 }
 
 size_t lower_tile_max_rows(const Lower *l, size_t vectors)
 {
   size_t rows = 8;
-  while (rows > 1 && !tile_fits(l, rows, vectors))
+  while (rows > 1 && !lower_tile_fits(l, rows, vectors))
     rows--;
   return rows;
 }

@@ -101,6 +101,11 @@ typedef struct LowerPlanes {
 GILT_INTERNAL void lower_pad_planes(Lower *l, LowerPlanes *p,
                                     GiltValue *length);
 
+/* Whether a tile of rows x vectors accumulators fits the target's
+** registers (Lower's register_vectors) with the vectors it loads and a
+** broadcast, all counted in vectors of 16 f32. */
+GILT_INTERNAL bool lower_tile_fits(const Lower *l, size_t rows,
+                                   size_t vectors);
 /* The shape of a tile for the target's registers (Lower's
 ** register_vectors, tiles.c): its columns in vectors of 16, two where
 ** the registers hold six rows of them (AVX-512), else one (AVX2, whose 16
