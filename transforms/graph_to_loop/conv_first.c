@@ -50,7 +50,7 @@ typedef struct First {
   LowerLanes v;
   LowerEpilogue epilogue;
   GiltValue *x, *planes, *pitch, *weights, *bias, *y;
-  int64_t kh, kw;
+  int64_t in_channels, kh, kw;
   /* The block being computed: batch n, channels from m0, output row oh,
   ** `vectors` vectors of columns from ow0 (masked at OW when `masked`);
   ** row0 is X' position oh * pitch + ow0 (in plane row oh). */
@@ -86,35 +86,38 @@ static void tap_inputs(Lower *l, First *f, GiltValue *c, GiltValue *py,
   }
 }
 
-/* Filter row a of input channel c (i = c * KH + a), its taps unrolled:
-** acc += W[m, c, a, b] * X'. A loop, not unrolled further: the weights'
+/* Input channel c, its taps (a, b) unrolled: acc += W[m, c, a, b] * X'.
+** A loop over the channels, not unrolled further: the weights'
 ** broadcasts then depend on it and stay inside, rather than all of them
-** being hoisted out of the column loops into stack slots. */
-static void filter_row_step(Lower *l, GiltValue *i, GiltValue *const *acc,
-                            GiltValue **next, void *user)
+** being hoisted out of the column loops into stack slots; and within it
+** every tap's plane and offsets are constants, where a loop over filter
+** rows spent as many integer operations on dividing its index as on the
+** multiply-adds of a 3x3 filter. */
+static void channel_step(Lower *l, GiltValue *c, GiltValue *const *acc,
+                         GiltValue **next, void *user)
 {
   First *f = user;
   const LowerWindow *w = f->w;
   size_t sums = f->channels * f->vectors;
   for (size_t k = 0; k < sums; k++)
     next[k] = acc[k];
-  GiltValue *kh = lower_index(l, f->kh);
-  GiltValue *c = ix_div(l, i, kh);
-  GiltValue *a = ix_rem(l, i, kh);
-  GiltValue *ta = ix_mul(l, a, lower_index(l, w->dilations[0]));
-  GiltValue *sh = lower_index(l, w->strides[0]);
-  GiltValue *py = ix_rem(l, ta, sh), *down = ix_div(l, ta, sh);
-  for (int64_t b = 0; b < f->kw; b++) {
-    GiltValue *x[BLOCK_VECTORS];
-    tap_inputs(l, f, c, py, down, b, x);
-    for (size_t r = 0; r < f->channels; r++) {
-      GiltValue *idx[3] = {f->m[r], i, NULL};
-      idx[2] = lower_index(l, b);
-      GiltValue *wv =
-          lower_lanes_splat(l, &f->v, lower_load(l, f->weights, idx));
-      for (size_t v = 0; v < f->vectors; v++) {
-        size_t k = r * f->vectors + v;
-        next[k] = lower_lanes_fma(l, wv, x[v], next[k]);
+  GiltValue *row0 = ix_mul(l, c, lower_index(l, f->kh));
+  for (int64_t a = 0; a < f->kh; a++) {
+    int64_t ta = a * w->dilations[0], sh = w->strides[0];
+    GiltValue *py = lower_index(l, ta % sh);
+    GiltValue *down = lower_index(l, ta / sh);
+    GiltValue *i = ix_add(l, row0, lower_index(l, a)); /* W's row c * KH + a */
+    for (int64_t b = 0; b < f->kw; b++) {
+      GiltValue *x[BLOCK_VECTORS];
+      tap_inputs(l, f, c, py, down, b, x);
+      for (size_t r = 0; r < f->channels; r++) {
+        GiltValue *idx[3] = {f->m[r], i, lower_index(l, b)};
+        GiltValue *wv =
+            lower_lanes_splat(l, &f->v, lower_load(l, f->weights, idx));
+        for (size_t v = 0; v < f->vectors; v++) {
+          size_t k = r * f->vectors + v;
+          next[k] = lower_lanes_fma(l, wv, x[v], next[k]);
+        }
       }
     }
   }
@@ -133,8 +136,8 @@ static void block(Lower *l, First *f)
       acc[r * f->vectors + v] = b;
   }
   f->row0 = ix_add(l, ix_mul(l, f->oh, f->pitch), f->ow0);
-  lower_for_upto(l, lower_dim(l, f->weights, 1), sums, acc, acc,
-                 filter_row_step, f);
+  lower_for_upto(l, lower_index(l, f->in_channels), sums, acc, acc,
+                 channel_step, f);
   for (size_t v = 0; v < f->vectors; v++) {
     GiltValue *ow =
         ix_add(l, f->ow0, lower_index(l, (int64_t)v * LOWER_F32_LANES));
@@ -285,6 +288,7 @@ GiltValue *lower_conv_first(Lower *l, LowerWindow *w, GiltValue *x,
   lower_epilogue_read(l, &f.epilogue);
   GiltType *wt = gilt_value_get_type(weights);
   const int64_t *k = wt->shaped.shape;
+  f.in_channels = k[1];
   f.kh = k[2];
   f.kw = k[3];
   /* W as [M, C * KH, KW]: filter row i = c * KH + a. */
