@@ -46,12 +46,11 @@
 ** convolution without padding (MobileNet's expansions and projections,
 ** 16 to 96 channels deep) is therefore the product of W and X, [OC, C]
 ** by [C, H * W], the tiles writing Y in place (masked at the end) and
-** adding the bias themselves. X is packed first by panels of a tile's
-** columns (pack.c), an O(C * H * W) copy: read where it lies, each step
-** of a tile's reduction was a row of X further, C rows in flight at once,
-** more streams than the prefetchers follow (on a Zen 3, SqueezeNet's
-** classifier, 512 channels into 1000 at 13x13, took 4.0 ms so and 2.1
-** packed; its 1x1 layers of 16 to 128 channels 10 to 30% less). With a stride
+** adding the bias themselves. Where each panel of X then serves at
+** least PACK_MIN_ROW_TILES tiles of rows, X is packed first by panels of
+** a tile's columns (pack.c), an O(C * H * W) copy: read where it lies,
+** each step of a tile's reduction is a row of X further, C rows in
+** flight at once, more streams than the prefetchers follow. With a stride
 ** (ResNet's downsampling) it reads the pixels it needs, copied first into
 ** a buffer of that shape, a quarter of X at stride 2, instead of phase
 ** planes that zero and copy all of X and a wide result to copy again. On
@@ -72,7 +71,8 @@ typedef struct TiledConv {
   bool swapped;
   LowerEpilogue epilogue;
   GiltValue *x, *xp, *panels, *wide, *y, *bias;
-  GiltValue *x_panels; /* direct, not swapped: X packed as B (batch_body) */
+  bool pack_x;         /* direct, not swapped: X packed as B (choose_pack_x) */
+  GiltValue *x_panels; /* the packing, in batch_body */
   GiltValue *n;     /* the batch index of the nest */
   GiltValue *pitch; /* Wq, a plane's row */
   GiltValue *kernel_h, *kernel_w;
@@ -202,6 +202,24 @@ static bool choose_swapped(const Lower *l, const TiledConv *t,
   double copy = t->epilogue.residual ? 96.0 : 64.0;
   return aligned && c != GILT_DYNAMIC &&
          (double)c * (1.0 / wide - 1.0 / swapped) > copy;
+}
+
+/* A direct layer packs X (above) where every panel serves this many
+** tiles of rows: on a Zen 3, SqueezeNet's classifier (512 channels into
+** 1000 at 13x13, 200 tiles of rows) took 4.0 ms reading X where it lies
+** and 2.1 packed, its expansions of 16 and 32 channels into 64 and 128
+** (16 and 32 tiles) 20 to 30% less; MobileNetV2's projections of 96 and
+** 144 channels into 24 (4 tiles of 6 rows) took 25 to 40% more packed,
+** the copy as long as their product. */
+#define PACK_MIN_ROW_TILES 8
+
+/* Whether the direct, unswapped product packs X: OC static and tiled
+** into at least PACK_MIN_ROW_TILES tiles of t->rows. */
+static bool choose_pack_x(const TiledConv *t, GiltType *wt)
+{
+  int64_t oc = wt->shaped.shape[0];
+  return t->direct && !t->swapped && oc != GILT_DYNAMIC &&
+         (oc + (int64_t)t->rows - 1) / (int64_t)t->rows >= PACK_MIN_ROW_TILES;
 }
 
 /* ---- the tiles' callbacks ---------------------------------------------- */
@@ -393,12 +411,14 @@ static void remark_layout(Lower *l, const TiledConv *t)
   else if (t->direct && strided)
     gilt_remark(l->op, "layout", "nchw-in-place", 0, NULL,
                 "computes NCHW in place: W [OC, C] times X as [C, OH * OW] "
-                "(the pixels the strides read, copied first, then packed), "
-                "stored into Y as [OC, OH * OW]");
+                "(the pixels the strides read, copied first%s), stored into "
+                "Y as [OC, OH * OW]",
+                t->pack_x ? ", then packed" : "");
   else if (t->direct)
     gilt_remark(l->op, "layout", "nchw-in-place", 0, NULL,
                 "computes NCHW in place: W [OC, C] times X as [C, H * W] "
-                "(packed), stored into Y as [OC, OH * OW]");
+                "%s, stored into Y as [OC, OH * OW]",
+                t->pack_x ? "packed" : "where it lies");
   else
     gilt_remark(l->op, "layout", "nchw-wide-rows", 0, NULL,
                 "computes NCHW by wide rows: [N, OC, OH * pitch], each row "
@@ -411,7 +431,7 @@ static void batch_body(Lower *l, GiltValue *const *ivs, void *user)
   TiledConv *t = user;
   t->n = ivs[0];
   GiltValue *oc = lower_dim(l, t->y, 1);
-  if (t->direct && !t->swapped) { /* X[n] as [C, H * W], by panels */
+  if (t->pack_x) { /* X[n] as [C, H * W], by panels */
     GiltValue *prefix[2] = {t->n, lower_index(l, 0)};
     LowerMatrix b = {t->xp, prefix, false, lower_dim(l, t->xp, 2),
                      lower_dim(l, t->xp, 3)};
@@ -462,13 +482,14 @@ GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w, GiltValue *x,
              !w->pads[3];
   t.vectors = lower_tile_vectors(l);
   t.swapped = choose_swapped(l, &t, wt);
+  t.rows = t.swapped ? swapped_rows(l, &t, &t.row_aligned)
+                      : lower_tile_rows(l, wt->shaped.shape[0]);
+  t.pack_x = choose_pack_x(&t, wt);
   remark_layout(l, &t);
   if (t.direct)
     direct_operands(l, &t, batch, oc);
   else
     pad_input(l, &t);
-  t.rows = t.swapped ? swapped_rows(l, &t, &t.row_aligned)
-                      : lower_tile_rows(l, wt->shaped.shape[0]);
   GiltValue *c = lower_dim(l, weights, 1);
   GiltValue *k =
       ix_mul(l, c, lower_index(l, wt->shaped.shape[2] * wt->shaped.shape[3]));
