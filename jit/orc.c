@@ -66,7 +66,7 @@ static void report_session_error(void *orc, LLVMErrorRef err)
 
 /* ---- the runtime's symbols ------------------------------------------------- */
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) && defined(__FLT16_MAX__)
 /* f32 to bf16, rounded to nearest even: what LLVM calls `__truncsfbf2`
 ** for where the CPU has no instruction for it (no AVX512-BF16), a
 ** function libgcc has only from GCC 13 on. x86-64 returns a bf16 in
@@ -118,7 +118,7 @@ static const RuntimeSymbol runtime_symbols[] = {
     SYM(nearbyint), SYM(fminf), SYM(fmin), SYM(fmaxf), SYM(fmax),
     SYM(fmaf), SYM(fma), SYM(copysignf), SYM(copysign), SYM(ldexpf),
     SYM(ldexp), SYM(frexpf), SYM(frexp),
-#if defined(__x86_64__)
+#if defined(__x86_64__) && defined(__FLT16_MAX__)
     {"__truncsfbf2", (void (*)(void))truncsfbf2},
 #endif
 };

@@ -2,8 +2,10 @@
 ** model_api.c - unit test of gilt/model.h through the public API only: a
 ** .gilt model compiled and interpreted from its file, called on tensor
 ** views of the caller's memory, described (function, type, names), timed
-** and reported as JSON; built from a module; and the errors of a missing
-** function and a missing file, collected with gilt_diagnostic_format.
+** and reported as JSON; built from a module; shaped for AVX2's vector
+** registers; and the errors of a missing function, a missing file and a
+** vector width gilt has no pipeline for, collected with
+** gilt_diagnostic_format.
 */
 #include "test/unit/check.h"
 
@@ -134,6 +136,21 @@ int main(void)
   opts.function = NULL;
   CHECK(gilt_model_create(ctx, "/nonexistent/model.gilt", &opts) == NULL);
   CHECK(strstr(diagnostics, "cannot read '/nonexistent/model.gilt'"));
+  diagnostics[0] = '\0';
+  /* Loops shaped for AVX2's registers on any host; no such width as 77. */
+  opts.vector_bits = 256;
+  CHECK(strstr(gilt_model_default_pipeline_for(&opts),
+               "graph-to-loop{vector-bits=256 vector-registers=16}"));
+  m = gilt_model_create(ctx, path, &opts);
+  CHECK(m != NULL);
+  if (m)
+    check_call(ctx, m);
+  gilt_model_destroy(m);
+  opts.vector_bits = 77;
+  CHECK(gilt_model_default_pipeline_for(&opts) == NULL);
+  CHECK(gilt_model_create(ctx, path, &opts) == NULL);
+  CHECK(strstr(diagnostics, "no vector registers of 77 bits"));
+  opts.vector_bits = 0;
 
   /* A view needs its data, aligned to the element size. */
   int64_t one = 1;

@@ -242,6 +242,10 @@ static bool device_conflicts(const GjitOptions *o)
     why = "--device=cuda compiles: drop --interpret";
   else if (o->cuda && (o->check || o->profile_runs || o->aot))
     why = "--check, --profile and --aot run on the CPU: drop --device=cuda";
+  else if (o->vector_bits && (o->cuda || o->pipeline))
+    why = "--vector-bits shapes the default CPU pipeline: with -p, give "
+          "graph-to-loop{vector-bits=N vector-registers=M} in it; drop it "
+          "with --device=cuda";
   else if (o->compile_only &&
            (o->benchmark_runs || o->profile_runs || o->check || o->aot ||
             o->fold_inputs || o->inputs.len || o->outputs.len ||

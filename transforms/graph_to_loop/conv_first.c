@@ -13,8 +13,9 @@
 **        lower_pad_planes), so that the 16 outputs of a vector read 16
 **        consecutive floats of one plane under any tap, whatever the
 **        stride
-**   parallel (n, oc block of 8, oh):
-**     blocks of 32 output columns, then single vectors of 16 to the end:
+**   parallel (n, oc block of 8 or 4 channels, oh):
+**     blocks of 32 (or 16) output columns, then single vectors of 16 to
+**     the end:
 **       acc[r][v] = splat(B[oc + r]) or 0
 **       for c < C:
 **         for each tap (kh, kw), unrolled:
@@ -101,12 +102,12 @@ static void channel_step(Lower *l, GiltValue *c, GiltValue *const *acc,
   size_t sums = f->channels * f->vectors;
   for (size_t k = 0; k < sums; k++)
     next[k] = acc[k];
-  GiltValue *row0 = ix_mul(l, c, lower_index(l, f->kh));
+  GiltValue *w_row0 = ix_mul(l, c, lower_index(l, f->kh));
   for (int64_t a = 0; a < f->kh; a++) {
     int64_t ta = a * w->dilations[0], sh = w->strides[0];
     GiltValue *py = lower_index(l, ta % sh);
     GiltValue *down = lower_index(l, ta / sh);
-    GiltValue *i = ix_add(l, row0, lower_index(l, a)); /* W's row c * KH + a */
+    GiltValue *i = ix_add(l, w_row0, lower_index(l, a)); /* W's row c*KH+a */
     for (int64_t b = 0; b < f->kw; b++) {
       GiltValue *x[BLOCK_VECTORS];
       tap_inputs(l, f, c, py, down, b, x);

@@ -152,10 +152,11 @@ static GiltValue *tile_load_a(Lower *l, const LowerTileAt *at, size_t i,
   LowerWindow *w = t->w;
   GiltValue *oh, *ow;
   pixel(l, t, t->row_aligned ? at->m0 : at->rows[i], &oh, &ow);
-  GiltValue *ih = ix_add(l, ix_mul(l, oh, lower_index(l, w->strides[0])),
-                         ix_mul(l, at->red[1], lower_index(l, w->dilations[0])));
-  GiltValue *iw = ix_add(l, ix_mul(l, ow, lower_index(l, w->strides[1])),
-                         ix_mul(l, at->red[2], lower_index(l, w->dilations[1])));
+  /* One op at a time, so that every compiler emits them in one order. */
+  GiltValue *ih = ix_mul(l, oh, lower_index(l, w->strides[0]));
+  ih = ix_add(l, ih, ix_mul(l, at->red[1], lower_index(l, w->dilations[0])));
+  GiltValue *iw = ix_mul(l, ow, lower_index(l, w->strides[1]));
+  iw = ix_add(l, iw, ix_mul(l, at->red[2], lower_index(l, w->dilations[1])));
   /* Rows of one output row: one address and constant offsets, added
   ** last so that LLVM folds them into the loads. */
   if (t->row_aligned)
@@ -166,7 +167,8 @@ static GiltValue *tile_load_a(Lower *l, const LowerTileAt *at, size_t i,
     return lower_load(l, t->x, idx);
   }
   GiltValue *b = lower_index(l, t->in_block);
-  GiltValue *idx[5] = {t->n, ix_div(l, c, b), ih, iw, ix_rem(l, c, b)};
+  GiltValue *block = ix_div(l, c, b);
+  GiltValue *idx[5] = {t->n, block, ih, iw, ix_rem(l, c, b)};
   return lower_load(l, t->x, idx);
 }
 

@@ -433,8 +433,9 @@ static void batch_body(Lower *l, GiltValue *const *ivs, void *user)
   GiltValue *oc = lower_dim(l, t->y, 1);
   if (t->pack_x) { /* X[n] as [C, H * W], by panels */
     GiltValue *prefix[2] = {t->n, lower_index(l, 0)};
-    LowerMatrix b = {t->xp, prefix, false, lower_dim(l, t->xp, 2),
-                     lower_dim(l, t->xp, 3)};
+    GiltValue *channels = lower_dim(l, t->xp, 2); /* one op at a time: */
+    GiltValue *pixels = lower_dim(l, t->xp, 3);   /* a fixed order */
+    LowerMatrix b = {t->xp, prefix, false, channels, pixels};
     t->x_panels = lower_pack_cols(l, &b, t->vectors * LOWER_F32_LANES);
   }
   GiltValue *positions = t->swapped ? ix_mul(l, t->w->out[0], t->w->out[1])

@@ -176,9 +176,9 @@ static void tiled_batch(Lower *l, GiltValue *const *ivs, void *user)
   int64_t rows_static = yt->shaped.shape[m->nb];
   int64_t cols_static = yt->shaped.shape[m->nb + 1];
   /* Two vectors of columns by six rows (12 accumulators) where there are
-  ** 32 columns and the registers hold them (lower_tile_vectors), else one
-  ** vector by as many rows as they hold (8 with AVX-512, 6 with AVX2);
-  ** never more rows than M. */
+  ** more than 16 columns and the registers hold them
+  ** (lower_tile_vectors), else one vector by as many rows as they hold
+  ** (8 with AVX-512, 6 with AVX2); never more rows than M. */
   LowerTiles t = {.algorithm = "matmul-packed",
                   .m = lower_dim(l, m->y, m->nb), .n = m->n,
                   .vectors = cols_static != GILT_DYNAMIC && cols_static <= 16

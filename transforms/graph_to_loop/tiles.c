@@ -405,16 +405,22 @@ size_t lower_tile_vectors(const Lower *l)
 
 size_t lower_tile_max_rows(const Lower *l, size_t vectors)
 {
-  size_t rows = 8;
+  size_t rows = LOWER_TILE_MAX_ROWS;
   while (rows > 1 && !lower_tile_fits(l, rows, vectors))
     rows--;
   return rows;
 }
 
-/* The smallest of the three row counts lower_tile_rows weighs. */
+/* The most rows of a tile lower_tile_vectors wide, and the fewest that
+** lower_tile_rows weighs: the three up to the most. */
+static size_t most_rows(const Lower *l)
+{
+  return lower_tile_max_rows(l, lower_tile_vectors(l));
+}
+
 static size_t fewest_rows(const Lower *l)
 {
-  size_t most = lower_tile_max_rows(l, lower_tile_vectors(l));
+  size_t most = most_rows(l);
   return most > 3 ? most - 2 : 1;
 }
 
@@ -423,7 +429,7 @@ size_t lower_tile_rows(const Lower *l, int64_t m)
   size_t best = fewest_rows(l);
   if (m == GILT_DYNAMIC || m <= 0)
     return best;
-  size_t most = lower_tile_max_rows(l, lower_tile_vectors(l));
+  size_t most = most_rows(l);
   for (int64_t r = (int64_t)best + 1; r <= (int64_t)most; r++)
     if ((m + r - 1) / r * r <= (m + (int64_t)best - 1) / (int64_t)best *
                                     (int64_t)best)
@@ -435,8 +441,8 @@ size_t lower_output_rows(const Lower *l, int64_t ow, int64_t outputs,
                          bool *aligned)
 {
   *aligned = true;
-  for (size_t r = lower_tile_max_rows(l, lower_tile_vectors(l));
-       r >= fewest_rows(l); r--)
+  size_t fewest = fewest_rows(l);
+  for (size_t r = most_rows(l); r >= fewest; r--)
     if (ow != GILT_DYNAMIC && ow % (int64_t)r == 0)
       return r;
   *aligned = false;
