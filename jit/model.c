@@ -63,9 +63,9 @@
 ** compiled to PTX for `chip`, and the host code, launches included,
 ** lowered as on the CPU (docs/gpu.md). */
 #define GPU_PIPELINE(chip)                                                \
-  LOOP_PIPELINE("") ",gpu-map-parallel,gpu-outline-kernels,canonicalize,"     \
-                "gpu-to-nvvm,gpu-module-to-binary{chip=" chip "},"        \
-                "loop-to-llvm"
+  LOOP_PIPELINE("") ",gpu-map-parallel,gpu-outline-kernels,canonicalize," \
+                    "gpu-to-nvvm,gpu-module-to-binary{chip=" chip "},"    \
+                    "loop-to-llvm"
 
 /* The architectures gilt compiles for. */
 static const struct {

@@ -91,8 +91,8 @@ typedef struct RuntimeSymbol {
 ** lowering of the math ops uses (and their double versions), and the
 ** conversion to bf16 LLVM calls where the CPU has no instruction for it
 ** (above), then the memory functions LLVM emits for llvm.memcpy and
-** friends. Cast through
-** a function pointer type: ISO C has no object pointer to a function. */
+** friends. Cast through a function pointer type: ISO C has no object
+** pointer to a function. */
 #define SYM(f) {#f, (void (*)(void))(f)}
 static const RuntimeSymbol runtime_symbols[] = {
     SYM(gilt_rt_alloc), SYM(gilt_rt_alloc_result), SYM(gilt_rt_adopt),

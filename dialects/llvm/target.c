@@ -81,14 +81,24 @@ static bool has_feature(const char *features, const char *name)
   return false;
 }
 
-int llvm_host_vector_bits(void)
+/* The host's vector width, read once: LLVM's feature list takes some
+** 50 us to build, and every default pipeline asks for it. */
+static pthread_once_t host_vector_once = PTHREAD_ONCE_INIT;
+static int host_vector_bits;
+
+static void read_host_vector_bits(void)
 {
   char *features = LLVMGetHostCPUFeatures();
-  int bits = has_feature(features, "avx512f") ? 512
-             : has_feature(features, "avx")   ? 256
-                                              : 128;
+  host_vector_bits = has_feature(features, "avx512f") ? 512
+                     : has_feature(features, "avx")   ? 256
+                                                      : 128;
   LLVMDisposeMessage(features);
-  return bits;
+}
+
+int llvm_host_vector_bits(void)
+{
+  pthread_once(&host_vector_once, read_host_vector_bits);
+  return host_vector_bits;
 }
 
 LLVMTargetMachineRef llvm_target_machine_create(

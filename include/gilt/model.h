@@ -109,8 +109,8 @@ GILT_API const char *gilt_model_default_pipeline(bool interpret);
 ** opts->vector_bits (NULL for a width other than 0, 512, 256 or 128);
 ** for CUDA, the loop level as on the CPU, then gpu-map-parallel,
 ** gpu-outline-kernels, canonicalize, gpu-to-nvvm,
-** gpu-module-to-binary{chip=ARCH} and loop-to-llvm (docs/gpu.md). NULL when opts->gpu_arch is neither sm_80
-** nor sm_90. A static string. */
+** gpu-module-to-binary{chip=ARCH} and loop-to-llvm (docs/gpu.md), NULL
+** when opts->gpu_arch is neither sm_80 nor sm_90. A static string. */
 GILT_API const char *gilt_model_default_pipeline_for(
     const GiltModelOptions *opts);
 

@@ -28,8 +28,8 @@
 ** Each output sums bias, then channels and taps in order, one fused
 ** multiply-add each, and gets the fused epilogue (epilogue.c) as it is
 ** stored. Not here: channels not a multiple of the block's out or more
-** than 4 in,
-** filters beyond 7x7, rows shorter than a vector (the tiles take them).
+** than 4 in, filters beyond 7x7, rows shorter than a vector (the tiles
+** take them).
 */
 #include "transforms/graph_to_loop/tiles.h"
 

@@ -23,8 +23,8 @@
 ** a tile: lower_tile_vectors) of the weights packed the other way, the
 ** result then copied into Y element by element (choose_swapped decides).
 ** Its tiles' rows divide OW where one of lower_tile_rows's does (8, 7 or
-** 6 with AVX-512: 7 at ResNet's 7x7, 14x14 and 28x28),
-** so that a tile's outputs lie in one output row: its broadcasts read one
+** 6 with AVX-512: 7 at ResNet's 7x7, 14x14 and 28x28), so that a
+** tile's outputs lie in one output row: its broadcasts read one
 ** address plus constant offsets, which LLVM folds into the loads, where
 ** outputs apart held a register each and spilled.
 **
@@ -167,10 +167,10 @@ static size_t swapped_rows(const Lower *l, const TiledConv *t,
 }
 
 /* Whether the transposed product wastes fewer lanes: rows of outputs
-** (swapped_rows) and columns of a tile's channels, against columns of as many wide
-** positions (whose rows run past OW into any padding; a 1x1 layer's
-** do not). Needs static sizes; a clear gain, for the transposed result
-** goes to Y element by element. */
+** (swapped_rows) and columns of a tile's channels, against columns of
+** as many wide positions (whose rows run past OW into any padding; a
+** 1x1 layer's do not). Needs static sizes; a clear gain, for the
+** transposed result goes to Y element by element. */
 static bool choose_swapped(const Lower *l, const TiledConv *t,
                            GiltType *wt)
 {
