@@ -340,7 +340,7 @@ static GiltStatus lower_conv(Lower *l)
     GiltValue *y = lower_conv_first(l, &c.w, x, c.wt, c.bias);
     return lower_replace(l, &y);
   }
-  if (lower_conv_tiles_apply(l, &c.w, group)) {
+  if (lower_conv_tiles_apply(l, &c.w, c.wt, group)) {
     GiltValue *y = lower_conv_tiles(l, &c.w, x, c.wt, c.bias);
     return lower_replace(l, &y);
   }

@@ -60,6 +60,8 @@
 */
 #include "transforms/graph_to_loop/tiles.h"
 
+#include <inttypes.h>
+
 #include "gilt/remarks.h"
 #include "transforms/graph_to_loop/indexing.h"
 
@@ -73,9 +75,13 @@ typedef struct TiledConv {
   GiltValue *x, *xp, *panels, *wide, *y, *bias;
   bool pack_x;         /* direct, not swapped: X packed as B (choose_pack_x) */
   GiltValue *x_panels; /* the packing, in batch_body */
+  /* Grouped: each group's output channels (NULL for one group). A
+  ** tile's rows lie in one group (its rows divide the group's outputs),
+  ** whose `channels` input channels its B reads. */
+  GiltValue *group_out;
   GiltValue *n;     /* the batch index of the nest */
   GiltValue *pitch; /* Wq, a plane's row */
-  GiltValue *kernel_h, *kernel_w;
+  GiltValue *channels, *kernel_h, *kernel_w; /* the reduction's */
   size_t rows;    /* a tile's rows (lower_tile_rows) */
   size_t vectors; /* and its columns, in vectors (lower_tile_vectors) */
   /* Swapped, and the tile's rows divide OW: a tile's outputs lie in one
@@ -224,6 +230,17 @@ static bool choose_pack_x(const TiledConv *t, GiltType *wt)
 
 /* ---- the tiles' callbacks ---------------------------------------------- */
 
+/* The input channel of reduction step at->red[0] for the tile: the
+** first of its group's plus the step, the step itself with one group. */
+static GiltValue *input_channel(Lower *l, const TiledConv *t,
+                                const LowerTileAt *at)
+{
+  if (!t->group_out)
+    return at->red[0];
+  GiltValue *group = ix_div(l, at->m0, t->group_out);
+  return ix_add(l, ix_mul(l, group, t->channels), at->red[0]);
+}
+
 /* The reduction's flat index c * KH * KW + kh * KW + kw. */
 static GiltValue *flat_k(Lower *l, const TiledConv *t, GiltValue *const *red)
 {
@@ -245,7 +262,7 @@ static void input_index(Lower *l, const TiledConv *t, const LowerTileAt *at,
   GiltValue *shift = ix_add(l, ix_mul(l, i, t->pitch), j);
   idx[0] = t->n;
   idx[1] = plane(l, t, py, px);
-  idx[2] = at->red[0];
+  idx[2] = input_channel(l, t, at);
   idx[3] = ix_add(l, position, shift);
 }
 
@@ -286,7 +303,8 @@ static GiltValue *tile_load_b(Lower *l, const LowerTileAt *at, size_t v,
   if (t->swapped)
     return weight(l, t, at->nb, at, (int64_t)v * LOWER_F32_LANES, true);
   if (t->x_panels) { /* zeros past H * W: no mask */
-    GiltValue *idx[3] = {at->nb, at->red[0],
+    GiltValue *channel = input_channel(l, t, at);
+    GiltValue *idx[3] = {at->nb, channel,
                          lower_index(l, (int64_t)v * LOWER_F32_LANES)};
     return lower_lanes_load(l, &t->v, NULL, t->x_panels, idx);
   }
@@ -426,6 +444,20 @@ static void remark_layout(Lower *l, const TiledConv *t)
                 "its padding columns");
 }
 
+/* How a grouped layer's tiles keep to their groups, for --explain=tiling. */
+static void remark_groups(Lower *l, int64_t group, int64_t outputs,
+                          size_t rows)
+{
+  GiltRemarkArg args[3] = {{"groups", NULL, group},
+                           {"group_outputs", NULL, outputs},
+                           {"rows", NULL, (int64_t)rows}};
+  gilt_remark(l->op, "tiling", "grouped", 3, args,
+              "grouped: %" PRId64 " groups of %" PRId64 " output channels, "
+              "tiles of %zu rows (a divisor of them), so that each tile "
+              "lies in one group and reads only its input channels",
+              group, outputs, rows);
+}
+
 static void batch_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   TiledConv *t = user;
@@ -450,7 +482,7 @@ static void batch_body(Lower *l, GiltValue *const *ivs, void *user)
       .rows = t->rows,
       .vectors = t->vectors,
       .num_reductions = 3,
-      .reductions = {lower_dim(l, t->x, 1), t->kernel_h, t->kernel_w},
+      .reductions = {t->channels, t->kernel_h, t->kernel_w},
       .load_a = tile_load_a,
       .load_b = tile_load_b,
       .store = tile_store,
@@ -459,11 +491,24 @@ static void batch_body(Lower *l, GiltValue *const *ivs, void *user)
   lower_tiles(l, &tiles);
 }
 
-bool lower_conv_tiles_apply(Lower *l, const LowerWindow *w, int64_t group)
+/* The outputs of each of `group` groups when static, else GILT_DYNAMIC. */
+static int64_t group_outputs(GiltValue *weights, int64_t group)
 {
-  if (w->n != 2 || group != 1)
+  int64_t oc = gilt_value_get_type(weights)->shaped.shape[0];
+  return oc == GILT_DYNAMIC || group < 1 ? GILT_DYNAMIC : oc / group;
+}
+
+bool lower_conv_tiles_apply(Lower *l, const LowerWindow *w, GiltValue *weights,
+                            int64_t group)
+{
+  if (w->n != 2 || lower_result_elem(l, 0) != gilt_float_type_get(l->ctx, GILT_F32))
     return false;
-  return lower_result_elem(l, 0) == gilt_float_type_get(l->ctx, GILT_F32);
+  if (group == 1)
+    return true;
+  /* Tiles of one row would be the generic nest's work with more steps;
+  ** one output per group and one input is depthwise's. */
+  int64_t outputs = group_outputs(weights, group);
+  return outputs != GILT_DYNAMIC && lower_tile_rows_dividing(l, outputs) > 1;
 }
 
 GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w, GiltValue *x,
@@ -473,6 +518,7 @@ GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w, GiltValue *x,
   lower_epilogue_read(l, &t.epilogue);
   lower_lanes_init(l, &t.v, gilt_float_type_get(l->ctx, GILT_F32));
   GiltType *wt = gilt_value_get_type(weights);
+  t.channels = lower_dim(l, weights, 1);
   t.kernel_h = lower_index(l, wt->shaped.shape[2]);
   t.kernel_w = lower_index(l, wt->shaped.shape[3]);
   GiltValue *batch = lower_dim(l, x, 0), *oc = lower_dim(l, weights, 0);
@@ -482,18 +528,25 @@ GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w, GiltValue *x,
              !w->same && !w->pads[0] && !w->pads[1] && !w->pads[2] &&
              !w->pads[3];
   t.vectors = lower_tile_vectors(l);
-  t.swapped = choose_swapped(l, &t, wt);
-  t.rows = t.swapped ? swapped_rows(l, &t, &t.row_aligned)
-                      : lower_tile_rows(l, wt->shaped.shape[0]);
+  int64_t group = graph_attr_int(l->op, "group", 1);
+  if (group != 1) { /* rows of one group a tile, never swapped */
+    int64_t outputs = group_outputs(weights, group);
+    t.group_out = lower_index(l, outputs);
+    t.rows = lower_tile_rows_dividing(l, outputs);
+    remark_groups(l, group, outputs, t.rows);
+  } else {
+    t.swapped = choose_swapped(l, &t, wt);
+    t.rows = t.swapped ? swapped_rows(l, &t, &t.row_aligned)
+                        : lower_tile_rows(l, wt->shaped.shape[0]);
+  }
   t.pack_x = choose_pack_x(&t, wt);
   remark_layout(l, &t);
   if (t.direct)
     direct_operands(l, &t, batch, oc);
   else
     pad_input(l, &t);
-  GiltValue *c = lower_dim(l, weights, 1);
   GiltValue *k =
-      ix_mul(l, c, lower_index(l, wt->shaped.shape[2] * wt->shaped.shape[3]));
+      ix_mul(l, t.channels, lower_index(l, wt->shaped.shape[2] * wt->shaped.shape[3]));
   GiltValue *flat_shape[2] = {oc, k};
   int64_t flat_static[2] = {wt->shaped.shape[0],
                             wt->shaped.shape[1] == GILT_DYNAMIC

@@ -437,6 +437,14 @@ size_t lower_tile_rows(const Lower *l, int64_t m)
   return best;
 }
 
+size_t lower_tile_rows_dividing(const Lower *l, int64_t m)
+{
+  size_t rows = most_rows(l);
+  while (rows > 1 && (m <= 0 || m % (int64_t)rows))
+    rows--;
+  return rows;
+}
+
 size_t lower_output_rows(const Lower *l, int64_t ow, int64_t outputs,
                          bool *aligned)
 {

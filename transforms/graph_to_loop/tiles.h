@@ -122,6 +122,10 @@ GILT_INTERNAL size_t lower_tile_max_rows(const Lower *l, size_t vectors);
 ** larger on a tie. 6 rows waste 5 of 54 on ResNet's 7x7 outputs (49 = 7
 ** x 7) and 4 of 516 on 512 channels. */
 GILT_INTERNAL size_t lower_tile_rows(const Lower *l, int64_t m);
+/* A tile's rows for a product whose tiles must not straddle blocks of m
+** rows (a grouped convolution's groups): the largest divisor of m (static)
+** up to lower_tile_max_rows, 1 where no other divides it. */
+GILT_INTERNAL size_t lower_tile_rows_dividing(const Lower *l, int64_t m);
 /* The tile rows of a product whose rows are a convolution's outputs, OW
 ** a row (GILT_DYNAMIC: unknown) and `outputs` in all: a divisor of OW
 ** when one of lower_tile_rows's three is (*aligned: a tile's outputs then
@@ -131,9 +135,10 @@ GILT_INTERNAL size_t lower_output_rows(const Lower *l, int64_t ow,
                                        int64_t outputs, bool *aligned);
 
 /* Whether the Conv being lowered, of window w, goes through the tiles:
-** f32, 2-D, stride 1, one group. */
+** f32, 2-D, one group, or groups of a static number of outputs that
+** lower_tile_rows_dividing tiles by more than one row. */
 GILT_INTERNAL bool lower_conv_tiles_apply(Lower *l, const LowerWindow *w,
-                                          int64_t group);
+                                          GiltValue *weights, int64_t group);
 /* Y = conv(x, weights) + bias (NULL: none) through the tiles: the new
 ** result buffer. */
 GILT_INTERNAL GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w,
