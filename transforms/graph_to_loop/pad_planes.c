@@ -21,7 +21,7 @@
 ** pitch land on the next row's first columns, which its own first store
 ** writes afterwards, in the same iteration. Only the vectors that reach
 ** past the plane's length (the next channel's, another iteration's) are
-** masked. A masked store of 8 lanes takes a Zen 3 about as long as a
+** masked, and go whole elsewhere (lower_lanes_store). A masked store of 8 lanes takes a Zen 3 about as long as a
 ** dozen plain ones: masked at every row's end as before, the copy took
 ** 8% of ResNet-18 (3.1 of 39 ms at one thread), and twice the product's
 ** time at RegNet's grouped convolutions of stride 2.
@@ -43,8 +43,6 @@ typedef struct PadPlanes {
   GiltValue *length, *rows, *height, *width;
   GiltValue *vectors;      /* of 16 columns a plane row */
   GiltValue *n, *c, *py, *plane_row;
-  GiltValue *flat;         /* the vector's first plane column, rows end to end */
-  GiltValue **phases; /* the vector of each phase px, for the stores */
 } PadPlanes;
 
 /* The mask of lanes [lo, hi) (none when hi <= lo): the lanes below hi
@@ -87,33 +85,6 @@ static GiltValue *pick_phase(Lower *l, const PadPlanes *pp,
   return acc;
 }
 
-/* Stores each phase's vector at pp->flat, lanes below `mask` (NULL: all). */
-static void store_phases(Lower *l, const PadPlanes *pp, GiltValue *mask)
-{
-  int64_t sw = pp->p->strides[1];
-  GiltValue *first_plane = ix_mul(l, pp->py, lower_index(l, sw));
-  for (int64_t px = 0; px < sw; px++) {
-    GiltValue *plane = ix_add(l, first_plane, lower_index(l, px));
-    GiltValue *at[4] = {pp->n, plane, pp->c, pp->flat};
-    lower_lanes_store(l, &pp->v, mask, pp->phases[px], pp->p->planes, at);
-  }
-}
-
-static void store_whole(Lower *l, GiltValue *const *ivs, void *user)
-{
-  (void)ivs;
-  store_phases(l, user, NULL);
-}
-
-/* The last vectors of a channel's plane: none of its lanes past it. */
-static void store_masked(Lower *l, GiltValue *const *ivs, void *user)
-{
-  (void)ivs;
-  PadPlanes *pp = user;
-  GiltValue *left = ix_sub(l, pp->length, pp->flat);
-  store_phases(l, pp, lower_lanes_mask(l, &pp->v, left));
-}
-
 /* The 16 plane columns from jv * 16 of plane row `plane_row` of phase
 ** row py, in every phase column px. */
 static void vector_body(Lower *l, GiltValue *const *ivs, void *user)
@@ -133,7 +104,7 @@ static void vector_body(Lower *l, GiltValue *const *ivs, void *user)
   GiltValue *end = lower_select(l, row_exists, pp->width, zero);
   GiltValue *col_step = lower_index(l, sw);
   GiltValue *c0 = ix_sub(l, ix_mul(l, j0, col_step), p->begin[1]);
-  pp->flat = ix_add(l, ix_mul(l, pp->plane_row, p->pitch), j0);
+  GiltValue *flat = ix_add(l, ix_mul(l, pp->plane_row, p->pitch), j0);
   GiltValue *pixels[sw];
   for (int64_t q = 0; q < sw; q++) {
     GiltValue *col = ix_add(l, c0, lower_index(l, q * LOWER_F32_LANES));
@@ -143,13 +114,17 @@ static void vector_body(Lower *l, GiltValue *const *ivs, void *user)
     pixels[q] =
         lower_lanes_load(l, &pp->v, lane_range(l, pp, lo, hi), p->x, at);
   }
-  GiltValue *lanes_left = ix_sub(l, pp->length, pp->flat);
-  GiltValue *whole = lower_cmp(l, "sge", lanes_left, lanes);
-  GiltValue *phases[sw];
-  for (int64_t px = 0; px < sw; px++)
-    phases[px] = pick_phase(l, pp, pixels, px);
-  pp->phases = phases;
-  lower_if(l, whole, store_whole, store_masked, pp);
+  /* Masked only where the vector reaches past the channel's planes: a
+  ** count of lanes, so the store goes whole elsewhere (vector.c). */
+  GiltValue *store_mask =
+      lower_lanes_mask(l, &pp->v, ix_sub(l, pp->length, flat));
+  GiltValue *first_plane = ix_mul(l, pp->py, col_step);
+  for (int64_t px = 0; px < sw; px++) {
+    GiltValue *plane = ix_add(l, first_plane, lower_index(l, px));
+    GiltValue *at[4] = {pp->n, plane, pp->c, flat};
+    lower_lanes_store(l, &pp->v, store_mask, pick_phase(l, pp, pixels, px),
+                      p->planes, at);
+  }
 }
 
 /* The plane rows of phase row py of one channel, in order (their last

@@ -80,14 +80,10 @@ GiltValue *lower_lanes_load(Lower *l, const LowerLanes *v, GiltValue *mask,
                     v->type, n, ops);
 }
 
-void lower_lanes_store(Lower *l, const LowerLanes *v, GiltValue *mask,
-                       GiltValue *value, GiltValue *memref,
-                       GiltValue *const *indices)
+/* A vector store, masked or not (mask NULL). */
+static void emit_store(Lower *l, GiltValue *mask, GiltValue *value,
+                       GiltValue *memref, GiltValue *const *indices)
 {
-  if (v->width == 1) {
-    lower_store(l, value, memref, indices);
-    return;
-  }
   size_t rank = gilt_value_get_type(memref)->shaped.rank;
   GiltValue *ops[rank + 3];
   size_t n = 0;
@@ -99,6 +95,49 @@ void lower_lanes_store(Lower *l, const LowerLanes *v, GiltValue *mask,
     ops[n++] = indices[i];
   lower_emit(l, mask ? LOOP_OP_MASKED_STORE : LOOP_OP_VECTOR_STORE, NULL, n,
              ops);
+}
+
+typedef struct SplitStore {
+  GiltValue *mask, *value, *memref;
+  GiltValue *const *indices;
+} SplitStore;
+
+static void store_whole(Lower *l, GiltValue *const *ivs, void *user)
+{
+  (void)ivs;
+  SplitStore *s = user;
+  emit_store(l, NULL, s->value, s->memref, s->indices);
+}
+
+static void store_masked(Lower *l, GiltValue *const *ivs, void *user)
+{
+  (void)ivs;
+  SplitStore *s = user;
+  emit_store(l, s->mask, s->value, s->memref, s->indices);
+}
+
+/* A store masked to the lanes below a count (loop.create_mask) goes
+** whole when the count covers every lane, which it does everywhere but
+** at the ends of rows: AVX2's masked store (vmaskmovps) takes a Zen 3 as
+** long as about a dozen plain ones, and the compare and branch cost
+** nearly nothing where AVX-512 masks stores for free. */
+void lower_lanes_store(Lower *l, const LowerLanes *v, GiltValue *mask,
+                       GiltValue *value, GiltValue *memref,
+                       GiltValue *const *indices)
+{
+  if (v->width == 1) {
+    lower_store(l, value, memref, indices);
+    return;
+  }
+  GiltOp *counted = mask ? gilt_value_get_defining_op(mask) : NULL;
+  if (!counted || !loop_op_is(counted, LOOP_OP_CREATE_MASK)) {
+    emit_store(l, mask, value, memref, indices);
+    return;
+  }
+  SplitStore s = {mask, value, memref, indices};
+  GiltValue *whole = lower_cmp(l, "sge", gilt_op_get_operand(counted, 0),
+                               lower_index(l, v->width));
+  lower_if(l, whole, store_whole, store_masked, &s);
 }
 
 GiltValue *lower_lanes_fma(Lower *l, GiltValue *a, GiltValue *b, GiltValue *c)
