@@ -116,10 +116,10 @@ GILT_INTERNAL size_t lower_tile_vectors(const Lower *l);
 ** registers; never more than 8. */
 GILT_INTERNAL size_t lower_tile_max_rows(const Lower *l, size_t vectors);
 /* A tile's rows for a product of m rows (GILT_DYNAMIC: unknown) in tiles
-** lower_tile_vectors wide: of the largest three up to
-** lower_tile_max_rows (6, 7 and 8 with AVX-512, 12 to 16 accumulators;
-** 4 to 6 with AVX2), the one that computes the fewest rows past m, the
-** larger on a tie. 6 rows waste 5 of 54 on ResNet's 7x7 outputs (49 = 7
+** lower_tile_vectors wide: of those from three quarters of
+** lower_tile_max_rows up to it (6, 7 and 8 with AVX-512, 12 to 16
+** accumulators; 5 and 6 with AVX2), the one that computes the fewest
+** rows past m, the larger on a tie. 6 rows waste 5 of 54 on ResNet's 7x7 outputs (49 = 7
 ** x 7) and 4 of 516 on 512 channels. */
 GILT_INTERNAL size_t lower_tile_rows(const Lower *l, int64_t m);
 /* A tile's rows for a product whose tiles must not straddle blocks of m
