@@ -1,5 +1,6 @@
 /*
-** epilogue.c - the epilogue attribute of Conv, Gemm and MatMul
+** epilogue.c - the epilogue attribute of Conv, Gemm, MatMul and
+** BatchNormalization
 ** (graph.h's GRAPH_EPILOGUE_ATTR): between the kinds of
 ** GRAPH_EPILOGUE_KINDS and their names, for graph-fuse-epilogues, which
 ** sets it, and the lowerings, which apply it. Not here: which ops fuse

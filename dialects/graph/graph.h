@@ -187,12 +187,12 @@ GILT_INTERNAL GiltAttr *graph_operand_constant(const GraphOpView *v,
 ** (a block argument, another op, an elided resource, `none`). */
 GILT_INTERNAL GiltAttr *graph_value_constant(GiltValue *v);
 
-/* The epilogue graph-fuse-epilogues gives a Conv, Gemm or MatMul, as
-** the name of one of GRAPH_EPILOGUE_KINDS (x * sigmoid(x) for silu),
-** applied to each result element as it is stored (after a Conv's
-** residual operand Z is added, when it has one); clip's bounds [lo, hi]
-** (f64, +-inf for an absent one) in the second. Every lowering of the
-** three ops applies it. */
+/* The epilogue graph-fuse-epilogues gives a Conv, Gemm, MatMul or
+** BatchNormalization, as the name of one of GRAPH_EPILOGUE_KINDS (x *
+** sigmoid(x) for silu), applied to each result element as it is stored
+** (after a Conv's residual operand Z is added, when it has one); clip's
+** bounds [lo, hi] (f64, +-inf for an absent one) in the second. Every
+** lowering of the four ops applies it. */
 #define GRAPH_EPILOGUE_ATTR "gilt.epilogue"
 #define GRAPH_EPILOGUE_BOUNDS_ATTR "gilt.epilogue_bounds"
 /* The activations an epilogue applies, each with its name in

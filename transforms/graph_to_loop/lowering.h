@@ -416,7 +416,8 @@ typedef struct LowerEpilogue {
 
 /* Failure, after reporting at the op, when its epilogue attribute is
 ** not one gilt knows (a name outside GRAPH_EPILOGUE_KINDS, clip without
-** its two bounds): the lowerings of Conv, Gemm and MatMul check it
+** its two bounds): the lowerings of Conv, Gemm, MatMul and
+** BatchNormalization check it
 ** first, so that lower_epilogue_read can trust it. */
 GILT_INTERNAL GiltStatus lower_epilogue_check(Lower *l);
 GILT_INTERNAL void lower_epilogue_read(Lower *l, LowerEpilogue *e);

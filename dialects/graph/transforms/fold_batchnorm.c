@@ -254,8 +254,10 @@ static int64_t channels_of(GiltValue *v)
 /* graph.batch_normalization in inference form. */
 static bool fold_batch_norm(GiltBuilder *b, GiltOp *bn)
 {
+  /* An activation fused into it would be lost with it. */
   if (bn->num_results != 1 || bn->num_operands != 5 ||
-      graph_attr_int(bn, "training_mode", 0) != 0)
+      graph_attr_int(bn, "training_mode", 0) != 0 ||
+      gilt_op_get_attr(bn, GRAPH_EPILOGUE_ATTR))
     return false;
   GiltValue *x = bn->operands[0].value;
   GiltOp *p = sole_producer(x);

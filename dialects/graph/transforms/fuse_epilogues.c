@@ -1,20 +1,20 @@
 /*
-** fuse_epilogues.c - `graph-fuse-epilogues`: what follows a Conv, Gemm or
-** MatMul elementwise becomes that op's epilogue, computed as it stores
+** fuse_epilogues.c - `graph-fuse-epilogues`: what follows a Conv, Gemm,
+** MatMul or BatchNormalization elementwise becomes that op's epilogue, computed as it stores
 ** its result, and the separate passes over the tensor are gone (ONNX
 ** Runtime's FusedConv and TVM's fused kernels do the same):
 **
 ** - a residual Add of a Conv's result and a tensor of the same shape (the
 **   skip connections of ResNet and MobileNetV2): the tensor becomes the
 **   Conv's operand Z, added to each result element;
-** - then an activation of the result: a Relu, a Clip (constant bounds), a
+** - then an activation of the result (of a BatchNormalization too): a Relu, a Clip (constant bounds), a
 **   Sigmoid, a HardSwish, or a Mul of the result and its Sigmoid (SiLU,
 **   EfficientNet's activation): the discardable attributes
 **   GRAPH_EPILOGUE_ATTR ("relu", "clip", "sigmoid", "hard_swish" or
 **   "silu") and GRAPH_EPILOGUE_BOUNDS_ATTR ([lo, hi] as f64, for clip) of
 **   the producer (graph.h), applied after Z.
 **
-** Every lowering of the three ops applies them
+** Every lowering of the four ops applies them
 ** (transforms/graph_to_loop/epilogue.c), so the fused op computes what
 ** the separate ones did, bit for bit. The producer's location becomes the
 ** fusion of all the ops' locations: diagnostics and gjit --profile name
@@ -203,8 +203,15 @@ static bool fuse_residual(GiltOp *add)
 
 /* ---- activations -------------------------------------------------------------------- */
 
+/* The ops whose lowerings apply an activation epilogue: the products,
+** and a BatchNormalization in inference (one result), which DenseNet's
+** and pre-activation ResNets' layers follow with a Relu before their
+** Conv. */
 static bool is_producer(GiltOp *op)
 {
+  if (graph_op_is(op, GRAPH_OP_BATCH_NORMALIZATION))
+    return gilt_op_get_num_results(op) == 1 &&
+           !graph_attr_int(op, "training_mode", 0);
   return graph_op_is(op, GRAPH_OP_CONV) || graph_op_is(op, GRAPH_OP_GEMM) ||
          graph_op_is(op, GRAPH_OP_MAT_MUL);
 }
@@ -234,7 +241,8 @@ static const char *why_not_producer(GiltValue *in, size_t uses,
 {
   *producer = gilt_value_get_defining_op(in);
   if (!*producer || !is_producer(*producer))
-    return "its input is not the result of a Conv, Gemm or MatMul";
+    return "its input is not the result of a Conv, Gemm, MatMul or "
+           "BatchNormalization";
   if (gilt_value_get_num_uses(in) != uses)
     return "the producer's result has other users, which must see it "
            "unactivated";
@@ -353,7 +361,8 @@ const GiltPassDef gilt_graph_fuse_epilogues_pass = {
     .name = "graph-fuse-epilogues",
     .description = "Fuse a residual Add into the Conv before it, and a Relu, "
                    "constant Clip, Sigmoid, HardSwish or SiLU (x * "
-                   "Sigmoid(x)) into the Conv, Gemm or MatMul before it, "
+                   "Sigmoid(x)) into the Conv, Gemm, MatMul or "
+                   "BatchNormalization before it, "
                    "as their epilogue",
     .anchor = NULL,
     .run = run,
