@@ -28,8 +28,9 @@
 ** a last nest. Not here: ConvTranspose (conv_transpose.c), DeformConv
 ** (deform_conv.c), packing of weights for the compiled path, and the f32
 ** 2-D layers that have kernels of their own: one group (conv_tiled.c,
-** conv_winograd.c, and conv_first.c for few input channels) and
-** depthwise (conv_depthwise.c).
+** conv_winograd.c, and conv_first.c for few input channels), groups of
+** outputs that a tile's rows divide (conv_tiled.c) and depthwise
+** (conv_depthwise.c).
 */
 #include "gilt/remarks.h"
 #include "transforms/graph_to_loop/indexing.h"

@@ -1,6 +1,6 @@
 /*
-** conv_tiled.c - f32 2-D convolutions of one group (ResNet's and most
-** CNNs' layers, strided ones included) as a product through the tiles
+** conv_tiled.c - f32 2-D convolutions (ResNet's and most CNNs' layers,
+** strided and grouped ones included) as a product through the tiles
 ** (tiles.c), with no im2col buffer. At stride 1:
 **
 **   C[oc, p] = sum over (c, kh, kw) of W[oc, c, kh, kw] * X'[c, p + kh*dh*Wp + kw*dw]
@@ -57,6 +57,14 @@
 ** a small image of many channels in (MobileNetV2's 7x7 and 14x14
 ** projections) it takes the transposed product, X read where it lies,
 ** when the lanes it saves outweigh the copy into Y.
+**
+** Grouped (RegNet's and ResNeXt's 3x3 layers), each group is the product
+** of its OC / group rows of W, [OC / group, C / group * KH * KW] as W
+** holds them, and its own C / group channels of X'. A tile's rows divide
+** the group's outputs (lower_tile_rows_dividing), so that every tile lies
+** in one group: its B reads X' from the group's first channel, found
+** from its first row once a tile. W is packed as it is, and all groups'
+** tiles go in the one parallel loop (the product's M is OC).
 */
 #include "transforms/graph_to_loop/tiles.h"
 
@@ -501,7 +509,8 @@ static int64_t group_outputs(GiltValue *weights, int64_t group)
 bool lower_conv_tiles_apply(Lower *l, const LowerWindow *w, GiltValue *weights,
                             int64_t group)
 {
-  if (w->n != 2 || lower_result_elem(l, 0) != gilt_float_type_get(l->ctx, GILT_F32))
+  GiltType *f32 = gilt_float_type_get(l->ctx, GILT_F32);
+  if (w->n != 2 || lower_result_elem(l, 0) != f32)
     return false;
   if (group == 1)
     return true;

@@ -1,18 +1,20 @@
 /*
 ** fuse_epilogues.c - `graph-fuse-epilogues`: what follows a Conv, Gemm,
-** MatMul or BatchNormalization elementwise becomes that op's epilogue, computed as it stores
-** its result, and the separate passes over the tensor are gone (ONNX
-** Runtime's FusedConv and TVM's fused kernels do the same):
+** MatMul or BatchNormalization elementwise becomes that op's epilogue,
+** computed as it stores its result, and the separate passes over the
+** tensor are gone (ONNX Runtime's FusedConv and TVM's fused kernels do
+** the same):
 **
 ** - a residual Add of a Conv's result and a tensor of the same shape (the
 **   skip connections of ResNet and MobileNetV2): the tensor becomes the
 **   Conv's operand Z, added to each result element;
-** - then an activation of the result (of a BatchNormalization too): a Relu, a Clip (constant bounds), a
-**   Sigmoid, a HardSwish, or a Mul of the result and its Sigmoid (SiLU,
-**   EfficientNet's activation): the discardable attributes
-**   GRAPH_EPILOGUE_ATTR ("relu", "clip", "sigmoid", "hard_swish" or
-**   "silu") and GRAPH_EPILOGUE_BOUNDS_ATTR ([lo, hi] as f64, for clip) of
-**   the producer (graph.h), applied after Z.
+** - then an activation of the result (a BatchNormalization's too): a
+**   Relu, a Clip (constant bounds), a Sigmoid, a HardSwish, or a Mul of
+**   the result and its Sigmoid (SiLU, EfficientNet's activation): the
+**   discardable attributes GRAPH_EPILOGUE_ATTR ("relu", "clip",
+**   "sigmoid", "hard_swish" or "silu") and GRAPH_EPILOGUE_BOUNDS_ATTR
+**   ([lo, hi] as f64, for clip) of the producer (graph.h), applied after
+**   Z.
 **
 ** Every lowering of the four ops applies them
 ** (transforms/graph_to_loop/epilogue.c), so the fused op computes what
