@@ -21,10 +21,11 @@
 ** pitch land on the next row's first columns, which its own first store
 ** writes afterwards, in the same iteration. Only the vectors that reach
 ** past the plane's length (the next channel's, another iteration's) are
-** masked, and go whole elsewhere (lower_lanes_store). A masked store of 8 lanes takes a Zen 3 about as long as a
-** dozen plain ones: masked at every row's end as before, the copy took
-** 8% of ResNet-18 (3.1 of 39 ms at one thread), and twice the product's
-** time at RegNet's grouped convolutions of stride 2.
+** masked, and even they go whole where they can (lower_lanes_store). A
+** masked store of 8 lanes takes a Zen 3 about as long as a dozen plain
+** ones: masked at every row's end as before, the copy took 8% of
+** ResNet-18 (3.1 of 39 ms at one thread), and twice the product's time
+** at RegNet's grouped convolutions of stride 2.
 **
 ** A fill of the planes followed by a scalar copy of each pixel (its
 ** indices split by division) took a third of the time of ResNet-18's
