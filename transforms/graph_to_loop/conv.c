@@ -342,7 +342,7 @@ static GiltStatus lower_conv(Lower *l)
     return lower_replace(l, &y);
   }
   if (lower_conv_tiles_apply(l, &c.w, c.wt, group)) {
-    GiltValue *y = lower_conv_tiles(l, &c.w, x, c.wt, c.bias);
+    GiltValue *y = lower_conv_tiles(l, &c.w, x, c.wt, c.bias, group);
     return lower_replace(l, &y);
   }
   if (lower_conv_depthwise_apply(l, &c.w, x, c.wt, group)) {

@@ -61,7 +61,7 @@ typedef struct BlockedConv {
   /* The reduction: W's input channels (a constant where static, which
   ** lets the tiles block a large panel of B) and taps. With X blocked
   ** and the channels whole blocks of it, the channels are two loops, X's
-  ** blocks and the channels in one (`split`): see reduction_at. */
+  ** blocks and the channels in one (`split`): see taps_at. */
   GiltValue *channels, *kernel_h, *kernel_w;
   bool split;
   size_t rows, vectors; /* a tile's (lower_output_rows, lower_tile_vectors) */
@@ -148,26 +148,28 @@ static void pixel(Lower *l, const BlockedConv *t, GiltValue *p,
   *ow = ix_rem(l, p, t->w->out[1]);
 }
 
-/* The reduction's input channel and taps at the tiles' step: from
-** (c, kh, kw), or (X's channel block, channel in it, kh, kw) when split.
-** Split, the innermost loop steps along a pixel's channels, one float
-** further each step, so that each row's broadcast is its pixel's
-** address plus that step: one register a row, set once a block. From
-** one loop over c, LLVM rebuilt each row's address every step from
-** c / 16 and c % 16 (three integer ops a row, 40 a step for 20 FMAs: a
-** Zen 3's front end, not its FMA units, set the pace of MobileNetV2's
-** 7x7 layers). The order of the sums is the same. */
-static void reduction_at(Lower *l, const BlockedConv *t,
-                         const LowerTileAt *at, GiltValue **c,
-                         GiltValue **kh, GiltValue **kw)
+/* The reduction's loops are (c, kh, kw), or (X's channel block, channel
+** in it, kh, kw) when split. Split, the innermost loop steps along a
+** pixel's channels, one float further each step, so that each row's
+** broadcast is its pixel's address plus that step: one register a row,
+** set once a block. From one loop over c, LLVM rebuilt each row's
+** address every step from c / 16 and c % 16 (three integer ops a row, 40
+** a step for 20 FMAs: a Zen 3's front end, not its FMA units, set the
+** pace of MobileNetV2's 7x7 layers). The order of the sums is the same.
+** The step's taps (kh, kw) are the last two loops. */
+static GiltValue *const *taps_at(const BlockedConv *t, const LowerTileAt *at)
 {
-  size_t taps = t->split ? 2 : 1;
-  *c = t->split ? ix_add(l, ix_mul(l, at->red[0],
-                                   lower_index(l, t->in_block)),
-                         at->red[1])
-                : at->red[0];
-  *kh = at->red[taps];
-  *kw = at->red[taps + 1];
+  return &at->red[t->split ? 2 : 1];
+}
+
+/* The step's input channel. */
+static GiltValue *channel_at(Lower *l, const BlockedConv *t,
+                             const LowerTileAt *at)
+{
+  if (!t->split)
+    return at->red[0];
+  GiltValue *first = ix_mul(l, at->red[0], lower_index(l, t->in_block));
+  return ix_add(l, first, at->red[1]);
 }
 
 static GiltValue *tile_load_a(Lower *l, const LowerTileAt *at, size_t i,
@@ -175,29 +177,30 @@ static GiltValue *tile_load_a(Lower *l, const LowerTileAt *at, size_t i,
 {
   BlockedConv *t = user;
   LowerWindow *w = t->w;
-  GiltValue *oh, *ow, *c, *kh, *kw;
+  GiltValue *const *tap = taps_at(t, at);
+  GiltValue *oh, *ow;
   pixel(l, t, t->row_aligned ? at->m0 : at->rows[i], &oh, &ow);
-  reduction_at(l, t, at, &c, &kh, &kw);
   /* One op at a time, so that every compiler emits them in one order. */
   GiltValue *ih = ix_mul(l, oh, lower_index(l, w->strides[0]));
-  ih = ix_add(l, ih, ix_mul(l, kh, lower_index(l, w->dilations[0])));
+  ih = ix_add(l, ih, ix_mul(l, tap[0], lower_index(l, w->dilations[0])));
   GiltValue *iw = ix_mul(l, ow, lower_index(l, w->strides[1]));
-  iw = ix_add(l, iw, ix_mul(l, kw, lower_index(l, w->dilations[1])));
+  iw = ix_add(l, iw, ix_mul(l, tap[1], lower_index(l, w->dilations[1])));
   /* Rows of one output row: one address and constant offsets, added
   ** last so that LLVM folds them into the loads. */
   if (t->row_aligned)
     iw = ix_add(l, iw, lower_index(l, (int64_t)i * w->strides[1]));
   if (t->in_block == 1) {
-    GiltValue *idx[4] = {t->n, c, ih, iw};
+    GiltValue *idx[4] = {t->n, at->red[0], ih, iw};
     return lower_load(l, t->x, idx);
   }
-  if (t->split) {
-    GiltValue *idx[5] = {t->n, at->red[0], ih, iw, at->red[1]};
-    return lower_load(l, t->x, idx);
+  /* Channel c of a blocked X is at [c / b, ..., c % b]. */
+  GiltValue *block = at->red[0], *within = at->red[1];
+  if (!t->split) {
+    GiltValue *b = lower_index(l, t->in_block);
+    block = ix_div(l, at->red[0], b);
+    within = ix_rem(l, at->red[0], b);
   }
-  GiltValue *b = lower_index(l, t->in_block);
-  GiltValue *block = ix_div(l, c, b);
-  GiltValue *idx[5] = {t->n, block, ih, iw, ix_rem(l, c, b)};
+  GiltValue *idx[5] = {t->n, block, ih, iw, within};
   return lower_load(l, t->x, idx);
 }
 
@@ -205,10 +208,10 @@ static GiltValue *tile_load_b(Lower *l, const LowerTileAt *at, size_t v,
                               void *user)
 {
   BlockedConv *t = user;
-  GiltValue *c, *kh, *kw;
-  reduction_at(l, t, at, &c, &kh, &kw);
-  GiltValue *k = ix_add(l, ix_mul(l, c, t->kernel_h), kh);
-  k = ix_add(l, ix_mul(l, k, t->kernel_w), kw);
+  GiltValue *const *tap = taps_at(t, at);
+  GiltValue *k = ix_add(l, ix_mul(l, channel_at(l, t, at), t->kernel_h),
+                        tap[0]);
+  k = ix_add(l, ix_mul(l, k, t->kernel_w), tap[1]);
   GiltValue *idx[3] = {at->nb, k,
                        lower_index(l, (int64_t)v * LOWER_F32_LANES)};
   return lower_lanes_load(l, &t->v, NULL, t->panels, idx);
@@ -357,7 +360,7 @@ static void batch_body(Lower *l, GiltValue *const *ivs, void *user)
       .store = tile_store,
       .user = t,
   };
-  size_t d = 0; /* the loops reduction_at reads */
+  size_t d = 0; /* the loops taps_at and channel_at read */
   if (t->split) {
     GiltValue *block = lower_index(l, t->in_block);
     tiles.reductions[d++] = ix_div(l, t->channels, block);

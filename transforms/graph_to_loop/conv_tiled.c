@@ -521,7 +521,7 @@ bool lower_conv_tiles_apply(Lower *l, const LowerWindow *w, GiltValue *weights,
 }
 
 GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w, GiltValue *x,
-                            GiltValue *weights, GiltValue *bias)
+                            GiltValue *weights, GiltValue *bias, int64_t group)
 {
   TiledConv t = {.w = w, .x = x, .bias = bias};
   lower_epilogue_read(l, &t.epilogue);
@@ -537,7 +537,6 @@ GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w, GiltValue *x,
              !w->same && !w->pads[0] && !w->pads[1] && !w->pads[2] &&
              !w->pads[3];
   t.vectors = lower_tile_vectors(l);
-  int64_t group = graph_attr_int(l->op, "group", 1);
   if (group != 1) { /* rows of one group a tile, never swapped */
     int64_t outputs = group_outputs(weights, group);
     t.group_out = lower_index(l, outputs);

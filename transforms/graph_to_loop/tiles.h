@@ -139,11 +139,11 @@ GILT_INTERNAL size_t lower_output_rows(const Lower *l, int64_t ow,
 ** lower_tile_rows_dividing tiles by more than one row. */
 GILT_INTERNAL bool lower_conv_tiles_apply(Lower *l, const LowerWindow *w,
                                           GiltValue *weights, int64_t group);
-/* Y = conv(x, weights) + bias (NULL: none) through the tiles: the new
-** result buffer. */
+/* Y = conv(x, weights) + bias (NULL: none) in `group` groups through
+** the tiles: the new result buffer. */
 GILT_INTERNAL GiltValue *lower_conv_tiles(Lower *l, LowerWindow *w,
                                           GiltValue *x, GiltValue *weights,
-                                          GiltValue *bias);
+                                          GiltValue *bias, int64_t group);
 
 /* Which Winograd F(m x m, 3x3) the Conv being lowered goes through
 ** (conv_winograd.c): m = 2 or 4 as its cost model chooses, 0 for none.
