@@ -30,7 +30,7 @@
 ** 2-D layers that have kernels of their own: one group (conv_tiled.c,
 ** conv_winograd.c, and conv_first.c for few input channels), groups of
 ** outputs that a tile's rows divide (conv_tiled.c) and depthwise
-** (conv_depthwise.c).
+** (conv_depthwise.c, and conv_depthwise_planes.c beyond 3x3 taps).
 */
 #include "gilt/remarks.h"
 #include "transforms/graph_to_loop/indexing.h"
@@ -343,6 +343,10 @@ static GiltStatus lower_conv(Lower *l)
   }
   if (lower_conv_tiles_apply(l, &c.w, c.wt, group)) {
     GiltValue *y = lower_conv_tiles(l, &c.w, x, c.wt, c.bias, group);
+    return lower_replace(l, &y);
+  }
+  if (lower_conv_depthwise_planes_apply(l, &c.w, x, c.wt, group)) {
+    GiltValue *y = lower_conv_depthwise_planes(l, &c.w, x, c.wt, c.bias);
     return lower_replace(l, &y);
   }
   if (lower_conv_depthwise_apply(l, &c.w, x, c.wt, group)) {

@@ -44,6 +44,9 @@ typedef struct PadPlanes {
   GiltValue *length, *rows, *height, *width;
   GiltValue *vectors;      /* of 16 columns a plane row */
   GiltValue *n, *c, *py, *plane_row;
+  /* Where channel (n, c) goes in the planes: (n, c) itself, or (0, 0) in
+  ** one channel's planes (lower_pad_channel_planes). */
+  GiltValue *at_n, *at_c;
 } PadPlanes;
 
 /* The mask of lanes [lo, hi) (none when hi <= lo): the lanes below hi
@@ -57,6 +60,49 @@ static GiltValue *lane_range(Lower *l, const PadPlanes *pp, GiltValue *lo,
   GiltValue *below_lo = lower_lanes_mask(l, &pp->v, ix_min(l, lo, hi));
   GiltValue *below_hi = lower_lanes_mask(l, &pp->v, hi);
   return lower_binary(l, LOOP_OP_XORI, below_hi, below_lo);
+}
+
+/* The 16 source pixels from column `col` of source row `row`, those
+** outside [0, end) reading 0. */
+typedef struct Pixels {
+  const PadPlanes *pp;
+  GiltValue *row, *col, *end;
+} Pixels;
+
+static GiltValue *pixels_whole(Lower *l, void *user)
+{
+  Pixels *px = user;
+  GiltValue *at[4] = {px->pp->n, px->pp->c, px->row, px->col};
+  return lower_lanes_load(l, &px->pp->v, NULL, px->pp->p->x, at);
+}
+
+static GiltValue *pixels_masked(Lower *l, void *user)
+{
+  Pixels *px = user;
+  const PadPlanes *pp = px->pp;
+  GiltValue *lo = ix_sub(l, lower_index(l, 0), px->col);
+  GiltValue *hi = ix_sub(l, px->end, px->col);
+  GiltValue *exists = lane_range(l, pp, lo, hi);
+  GiltValue *at[4] = {pp->n, pp->c, px->row, px->col};
+  return lower_lanes_load(l, &pp->v, exists, pp->p->x, at);
+}
+
+/* Those pixels loaded whole where they all exist (every vector but those
+** at a row's two ends and on rows of padding), masked elsewhere: the
+** masks of a range take AVX2 a dozen instructions a vector, which made
+** up most of the copy's. */
+static GiltValue *load_pixels(Lower *l, const PadPlanes *pp, GiltValue *row,
+                              GiltValue *col, GiltValue *end)
+{
+  GiltValue *starts_inside = lower_cmp(l, "sge", col, lower_index(l, 0));
+  GiltValue *room = ix_sub(l, end, col);
+  GiltValue *ends_inside =
+      lower_cmp(l, "sge", room, lower_index(l, LOWER_F32_LANES));
+  GiltValue *inside =
+      lower_binary(l, LOOP_OP_ANDI, starts_inside, ends_inside);
+  Pixels px = {pp, row, col, end};
+  return lower_if_value(l, inside, pp->v.type, pixels_whole, pixels_masked,
+                        &px);
 }
 
 /* Phase px's 16 lanes out of the sw vectors of source pixels from c0:
@@ -109,11 +155,7 @@ static void vector_body(Lower *l, GiltValue *const *ivs, void *user)
   GiltValue *pixels[sw];
   for (int64_t q = 0; q < sw; q++) {
     GiltValue *col = ix_add(l, c0, lower_index(l, q * LOWER_F32_LANES));
-    GiltValue *lo = ix_sub(l, zero, col);
-    GiltValue *hi = ix_sub(l, end, col);
-    GiltValue *at[4] = {pp->n, pp->c, row, col};
-    pixels[q] =
-        lower_lanes_load(l, &pp->v, lane_range(l, pp, lo, hi), p->x, at);
+    pixels[q] = load_pixels(l, pp, row, col, end);
   }
   /* Masked only where the vector reaches past the channel's planes: a
   ** count of lanes, so the store goes whole elsewhere (vector.c). */
@@ -122,7 +164,7 @@ static void vector_body(Lower *l, GiltValue *const *ivs, void *user)
   GiltValue *first_plane = ix_mul(l, pp->py, col_step);
   for (int64_t px = 0; px < sw; px++) {
     GiltValue *plane = ix_add(l, first_plane, lower_index(l, px));
-    GiltValue *at[4] = {pp->n, plane, pp->c, flat};
+    GiltValue *at[4] = {pp->at_n, plane, pp->at_c, flat};
     lower_lanes_store(l, &pp->v, store_mask, pick_phase(l, pp, pixels, px),
                       p->planes, at);
   }
@@ -143,11 +185,46 @@ static void plane_row_body(Lower *l, GiltValue *const *ivs, void *user)
 static void phase_row_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   PadPlanes *pp = user;
-  pp->n = ivs[0];
+  pp->n = pp->at_n = ivs[0];
   GiltValue *phase_rows = lower_index(l, pp->p->strides[0]);
-  pp->c = ix_div(l, ivs[1], phase_rows);
+  pp->c = pp->at_c = ix_div(l, ivs[1], phase_rows);
   pp->py = ix_rem(l, ivs[1], phase_rows);
   lower_nest(l, 1, &pp->rows, plane_row_body, pp);
+}
+
+/* The plane rows of phase row ivs[0] of channel (pp->n, pp->c). */
+static void channel_phase_row_body(Lower *l, GiltValue *const *ivs, void *user)
+{
+  PadPlanes *pp = user;
+  pp->py = ivs[0];
+  lower_nest(l, 1, &pp->rows, plane_row_body, pp);
+}
+
+/* What every fill shares: the vectors' type, the input's sizes, the
+** planes' rows. */
+static void pad_init(Lower *l, PadPlanes *pp)
+{
+  const LowerPlanes *p = pp->p;
+  GiltType *elem = gilt_value_get_type(p->x)->shaped.elem;
+  lower_lanes_init(l, &pp->v, elem);
+  GILT_ASSERT(pp->v.width == LOWER_F32_LANES); /* the kernels' inputs: f32 */
+  pp->rows = lower_binary(l, LOOP_OP_CEILDIVSI, pp->length, p->pitch);
+  pp->height = lower_dim(l, p->x, 2);
+  pp->width = lower_dim(l, p->x, 3);
+  pp->vectors = lower_binary(l, LOOP_OP_CEILDIVSI, p->pitch,
+                             lower_index(l, LOWER_F32_LANES));
+}
+
+/* A new buffer [n, sh * sw, c, length] for the planes. */
+static GiltValue *alloc_planes(Lower *l, const LowerPlanes *p, GiltValue *n,
+                               GiltValue *c, GiltValue *length)
+{
+  int64_t planes = p->strides[0] * p->strides[1];
+  GiltValue *dims[4] = {n, lower_index(l, planes), c, length};
+  int64_t shape[4] = {GILT_DYNAMIC, planes, GILT_DYNAMIC, GILT_DYNAMIC};
+  GiltType *elem = gilt_value_get_type(p->x)->shaped.elem;
+  return lower_alloc(
+      l, gilt_memref_type_get(l->ctx, 4, shape, elem, NULL, NULL), dims);
 }
 
 void lower_pad_planes(Lower *l, LowerPlanes *p, GiltValue *length)
@@ -164,23 +241,24 @@ void lower_pad_planes(Lower *l, LowerPlanes *p, GiltValue *length)
                 ", %" PRId64 ") into %" PRId64 " planes, [N, %" PRId64
                 ", C, rows * pitch], each plane's rows end to end",
                 p->strides[0], p->strides[1], planes, planes);
-  GiltValue *dims[4] = {lower_dim(l, p->x, 0),
-                        lower_index(l, p->strides[0] * p->strides[1]),
-                        lower_dim(l, p->x, 1), length};
-  int64_t shape[4] = {GILT_DYNAMIC, p->strides[0] * p->strides[1], GILT_DYNAMIC,
-                      GILT_DYNAMIC};
-  GiltType *elem = gilt_value_get_type(p->x)->shaped.elem;
-  p->planes = lower_alloc(
-      l, gilt_memref_type_get(l->ctx, 4, shape, elem, NULL, NULL), dims);
+  GiltValue *batch = lower_dim(l, p->x, 0), *channels = lower_dim(l, p->x, 1);
+  p->planes = alloc_planes(l, p, batch, channels, length);
   PadPlanes pp = {.p = p, .length = length};
-  lower_lanes_init(l, &pp.v, elem);
-  GILT_ASSERT(pp.v.width == LOWER_F32_LANES); /* the tiles' inputs: f32 */
-  pp.rows = lower_binary(l, LOOP_OP_CEILDIVSI, length, p->pitch);
-  pp.height = lower_dim(l, p->x, 2);
-  pp.width = lower_dim(l, p->x, 3);
-  pp.vectors = lower_binary(l, LOOP_OP_CEILDIVSI, p->pitch,
-                            lower_index(l, LOWER_F32_LANES));
+  pad_init(l, &pp);
   GiltValue *phase_rows[2] = {
-      dims[0], ix_mul(l, dims[2], lower_index(l, p->strides[0]))};
+      batch, ix_mul(l, channels, lower_index(l, p->strides[0]))};
   lower_parallel(l, 2, phase_rows, phase_row_body, &pp);
+}
+
+void lower_pad_channel_planes(Lower *l, LowerPlanes *p, GiltValue *length,
+                              GiltValue *n, GiltValue *c)
+{
+  GiltValue *one = lower_index(l, 1);
+  p->planes = alloc_planes(l, p, one, one, length);
+  GiltValue *zero = lower_index(l, 0);
+  PadPlanes pp = {.p = p, .length = length, .n = n, .c = c,
+                  .at_n = zero, .at_c = zero};
+  pad_init(l, &pp);
+  GiltValue *phase_rows = lower_index(l, p->strides[0]);
+  lower_nest(l, 1, &phase_rows, channel_phase_row_body, &pp);
 }

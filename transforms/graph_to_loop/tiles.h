@@ -97,9 +97,16 @@ typedef struct LowerPlanes {
 } LowerPlanes;
 
 /* Allocates p->planes, [N, sh * sw, C, length], and fills it, zeros
-** included (pad_planes.c). */
+** included, in parallel (pad_planes.c). */
 GILT_INTERNAL void lower_pad_planes(Lower *l, LowerPlanes *p,
                                     GiltValue *length);
+/* Allocates p->planes as the planes of channel (n, c) alone, [1, sh * sw,
+** 1, length], and fills them, in the loop being built: inside a parallel
+** loop over channels, what the channel's kernel reads next while it is
+** in the cache. */
+GILT_INTERNAL void lower_pad_channel_planes(Lower *l, LowerPlanes *p,
+                                            GiltValue *length, GiltValue *n,
+                                            GiltValue *c);
 
 /* Whether a tile of rows x vectors accumulators fits the target's
 ** registers (Lower's register_vectors) with the vectors it loads and a
@@ -180,6 +187,20 @@ GILT_INTERNAL bool lower_conv_depthwise_apply(Lower *l, const LowerWindow *w,
 GILT_INTERNAL GiltValue *lower_conv_depthwise(Lower *l, LowerWindow *w,
                                               GiltValue *x, GiltValue *weights,
                                               GiltValue *bias);
+/* Whether the depthwise Conv being lowered goes through the kernel that
+** reads each channel's padded phase planes (conv_depthwise_planes.c):
+** lower_conv_depthwise_apply's, a filter of more than 3x3 taps and a row
+** stride of at most 4. */
+GILT_INTERNAL bool lower_conv_depthwise_planes_apply(Lower *l,
+                                                     const LowerWindow *w,
+                                                     GiltValue *x,
+                                                     GiltValue *weights,
+                                                     int64_t group);
+/* Y = conv(x, weights) + bias by that kernel: the new result buffer. */
+GILT_INTERNAL GiltValue *lower_conv_depthwise_planes(Lower *l, LowerWindow *w,
+                                                     GiltValue *x,
+                                                     GiltValue *weights,
+                                                     GiltValue *bias);
 /* Whether the MaxPool being lowered, of window w, goes through the same
 ** kernel: f32, 2-D, no Indices result, at most 7x7 taps, a column stride
 ** of at most 4. */

@@ -66,6 +66,9 @@ typedef struct L2L {
   GiltPtrMap values;  /* loop value -> llvm value */
   GiltPtrMap symbols; /* interned name -> 1: symbols already in `out` */
   GiltPtrMap strings; /* interned text -> number of its string global */
+  /* Ops of a parallel body lowered around its chunk's loop rather than
+  ** in it (parallel.c's private buffers): l2l_lower_block skips them. */
+  GiltPtrMap hoisted;
   unsigned num_strings;
   unsigned num_shared; /* shared-memory globals made (device mode) */
   size_t num_errors;
@@ -94,6 +97,8 @@ GILT_INTERNAL GiltValue *l2l_value(L2L *l, GiltValue *v);
 GILT_INTERNAL void l2l_map(L2L *l, GiltValue *from, GiltValue *to);
 /* Lowers the ops of `block` but its terminator, which it returns. */
 GILT_INTERNAL GiltOp *l2l_lower_block(L2L *l, GiltBlock *block);
+/* Lowers one op at the insertion point, errors counted and named at it. */
+GILT_INTERNAL void l2l_lower_one(L2L *l, GiltOp *op);
 /* Reports that l->op cannot be lowered, and why; returns failure. */
 GILT_INTERNAL GiltStatus l2l_error(L2L *l, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -49,6 +49,9 @@
 
 typedef GILT_VEC(GiltValue *) ValueVec;
 
+/* Buffers private to an iteration that one chunk allocates once, at most. */
+#define MAX_PRIVATE_BUFFERS 8
+
 /* ---- what the body uses from outside ----------------------------------------------- */
 
 typedef struct Captures {
@@ -270,6 +273,55 @@ static void restore(L2L *l, const Saved *s)
   l2l_set_block(l, s->block);
 }
 
+/* ---- buffers private to an iteration ------------------------------------------ */
+
+/* The loop.dealloc of `alloc`'s buffer in `block`, or NULL. */
+static GiltOp *freed_in(GiltOp *alloc, GiltBlock *block)
+{
+  GiltValue *buffer = gilt_op_get_result(alloc, 0);
+  for (GiltOperand *u = gilt_value_get_first_use(buffer); u;
+       u = gilt_operand_get_next_use(u)) {
+    GiltOp *user = gilt_operand_get_owner(u);
+    if (loop_op_is(user, LOOP_OP_DEALLOC) &&
+        gilt_op_get_block(user) == block)
+      return user;
+  }
+  return NULL;
+}
+
+/* A buffer that each iteration of the parallel loop op allocates and
+** frees again (a kernel's scratch: a channel's padded planes) is
+** allocated once per chunk instead, before the chunk's iterations, and
+** freed after them, when its size does not change from one iteration to
+** the next: an iteration's buffer starts undefined and dies within the
+** iteration, so the chunk's iterations, which run one after the other on
+** one thread, can all take the same bytes, as OpenMP's private arrays
+** do. Lowers the allocs now and returns the deallocs, which the caller
+** lowers after the loop; marks both as hoisted. */
+static size_t hoist_private_buffers(L2L *l, GiltOp *op, GiltOp **frees,
+                                    size_t cap)
+{
+  GiltBlock *block = gilt_region_get_first_block(gilt_op_get_region(op, 0));
+  size_t n = 0;
+  for (GiltOp *a = gilt_block_get_first_op(block); a && n < cap;
+       a = gilt_op_get_next(a)) {
+    if (!loop_op_is(a, LOOP_OP_ALLOC))
+      continue;
+    bool invariant = true;
+    for (size_t i = 0; i < gilt_op_get_num_operands(a); i++)
+      invariant = invariant && gilt_loop_like_is_defined_outside(
+                                   op, gilt_op_get_operand(a, i));
+    GiltOp *dealloc = invariant ? freed_in(a, block) : NULL;
+    if (!dealloc)
+      continue;
+    l2l_lower_one(l, a);
+    gilt_ptr_map_put(&l->hoisted, a, 1);
+    gilt_ptr_map_put(&l->hoisted, dealloc, 1);
+    frees[n++] = dealloc;
+  }
+  return n;
+}
+
 /* Builds the body of `fn`: loads the captured values (`lowered`, the
 ** parent's llvm values of `captured`; field[i] their context field or
 ** SIZE_MAX) and runs the chunk. */
@@ -313,7 +365,15 @@ static void build_body(L2L *l, Rebuild *r, GiltOp *op, size_t dim,
                            l2l_binary(l, LLVM_OP_MUL, begin, step));
   bounds[rank + dim] = l2l_binary(l, LLVM_OP_ADD, lb,
                                   l2l_binary(l, LLVM_OP_MUL, end, step));
+  GiltOp *frees[MAX_PRIVATE_BUFFERS];
+  size_t num_frees = hoist_private_buffers(l, op, frees, MAX_PRIVATE_BUFFERS);
   l2l_parallel_loops(l, op, bounds);
+  for (size_t i = 0; i < num_frees; i++) {
+    gilt_ptr_map_remove(&l->hoisted, frees[i]);
+    gilt_ptr_map_remove(&l->hoisted, gilt_value_get_defining_op(
+                                         gilt_op_get_operand(frees[i], 0)));
+    l2l_lower_one(l, frees[i]);
+  }
   l2l_exit_scope(l);
   l2l_emit(l, LLVM_OP_RETURN, NULL, 0, NULL);
 }

@@ -187,20 +187,25 @@ static GiltStatus lower_op(L2L *l, GiltOp *op)
   return fn(l, op);
 }
 
+void l2l_lower_one(L2L *l, GiltOp *op)
+{
+  GiltOp *outer = l->op;
+  GiltLocation *outer_loc = l->loc;
+  l->op = op;
+  l->loc = gilt_op_get_location(op);
+  if (lower_op(l, op) != GILT_SUCCESS)
+    l->num_errors++;
+  l->op = outer;
+  l->loc = outer_loc;
+}
+
 GiltOp *l2l_lower_block(L2L *l, GiltBlock *block)
 {
   GiltOp *last = gilt_block_get_terminator(block);
   for (GiltOp *op = gilt_block_get_first_op(block); op && op != last;
-       op = gilt_op_get_next(op)) {
-    GiltOp *outer = l->op;
-    GiltLocation *outer_loc = l->loc;
-    l->op = op;
-    l->loc = gilt_op_get_location(op);
-    if (lower_op(l, op) != GILT_SUCCESS)
-      l->num_errors++;
-    l->op = outer;
-    l->loc = outer_loc;
-  }
+       op = gilt_op_get_next(op))
+    if (!gilt_ptr_map_get(&l->hoisted, op, NULL))
+      l2l_lower_one(l, op);
   return last;
 }
 
@@ -214,6 +219,7 @@ void l2l_init(L2L *l, GiltContext *ctx, GiltOp *module)
   gilt_ptr_map_init(&l->values, ctx);
   gilt_ptr_map_init(&l->symbols, ctx);
   gilt_ptr_map_init(&l->strings, ctx);
+  gilt_ptr_map_init(&l->hoisted, ctx);
   l->i1 = gilt_integer_type_get(ctx, 1, GILT_SIGNLESS);
   l->i8 = gilt_integer_type_get(ctx, 8, GILT_SIGNLESS);
   l->i32 = gilt_integer_type_get(ctx, 32, GILT_SIGNLESS);
@@ -229,6 +235,7 @@ void l2l_finish(L2L *l)
   gilt_ptr_map_free(&l->values);
   gilt_ptr_map_free(&l->symbols);
   gilt_ptr_map_free(&l->strings);
+  gilt_ptr_map_free(&l->hoisted);
   gilt_vec_free(l->ctx, &l->outlined);
   gilt_vec_free(l->ctx, &l->locations);
 }
