@@ -1,21 +1,24 @@
 /*
 ** pad_planes.c - the padded, phase-split input that the convolutions
-** through the tiles read (conv_tiled.c, conv_winograd.c, conv_first.c):
+** through the tiles read (conv_tiled.c, conv_winograd.c, conv_first.c),
+** and one channel's of it, which conv_depthwise_planes.c reads:
 ** planes[n, py * sw + px, c, i * pitch + j] = padded pixel
 ** (i * sh + py, j * sw + px) of channel c, zero in the padding and past
 ** the input.
 **
 ** Every element of the planes is written once, by vectors, and no fill
-** goes before: one parallel loop over the phase rows py of every channel,
-** each writing its planes' rows in order. A vector of 16 plane columns
-** of phase px reads source columns c0 + k * sw + px (k < 16): the sw
-** vectors of source pixels from c0 are loaded once, masked to the pixels
-** that exist (those before the row, the padding, and those after it read
-** as zero; a row of padding reads none), and each phase's 16 lanes are
-** picked out of them by a chain of sw - 1 shuffles (the first takes the
-** lanes that lie in vectors 0 and 1, each next one adds those of the
-** next vector). At stride 1 that is one masked load and one store a
-** vector.
+** goes before: one parallel loop over the phase rows py of every channel
+** (or, for one channel, a loop over its phase rows), each writing its
+** planes' rows in order. A vector of 16 plane columns of phase px reads
+** source columns c0 + k * sw + px (k < 16): the sw vectors of source
+** pixels from c0 are loaded once, whole where all their pixels exist,
+** else masked to those that do (those before the row, the padding, and
+** those after it read as zero; a row of padding reads none), and each
+** phase's 16 lanes are picked out of them by a chain of sw - 1 shuffles
+** (the first takes the lanes that lie in vectors 0 and 1, each next one
+** adds those of the next vector). At stride 1 that is one load and one
+** store a vector. The masks of a range take AVX2 a dozen instructions a
+** vector, most of the copy's where every vector was masked.
 **
 ** The stores are not masked at the end of a row: the lanes past the
 ** pitch land on the next row's first columns, which its own first store
