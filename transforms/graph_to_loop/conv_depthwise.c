@@ -272,6 +272,24 @@ static void interior_rows(Lower *l, Depthwise *d)
 
 /* ---- the channel ---------------------------------------------------------------- */
 
+void lower_depthwise_taps(Lower *l, const LowerLanes *v, GiltValue *weights,
+                          GiltValue *c, GiltValue **scalars,
+                          GiltValue **splats)
+{
+  GiltType *wt = gilt_value_get_type(weights);
+  int64_t kh = wt->shaped.shape[2], kw = wt->shaped.shape[3];
+  for (int64_t a = 0; a < kh; a++)
+    for (int64_t b = 0; b < kw; b++) {
+      GiltValue *idx[4] = {c, NULL, NULL, NULL};
+      idx[1] = lower_index(l, 0);
+      idx[2] = lower_index(l, a);
+      idx[3] = lower_index(l, b);
+      GiltValue *t = lower_load(l, weights, idx);
+      scalars[a * kw + b] = t;
+      splats[a * kw + b] = lower_lanes_splat(l, v, t);
+    }
+}
+
 typedef struct Channel {
   Depthwise *d;
   GiltValue *weights, *bias;
@@ -284,16 +302,8 @@ static void channel_body(Lower *l, GiltValue *const *ivs, void *user)
   const LowerWindow *w = d->w;
   d->n = ivs[0];
   d->c = ivs[1];
-  for (int64_t a = 0; a < d->kh && !d->max; a++)
-    for (int64_t b = 0; b < d->kw; b++) {
-      GiltValue *idx[4] = {d->c, NULL, NULL, NULL};
-      idx[1] = lower_index(l, 0);
-      idx[2] = lower_index(l, a);
-      idx[3] = lower_index(l, b);
-      GiltValue *t = lower_load(l, ch->weights, idx);
-      d->scalar[a * d->kw + b] = t;
-      d->splat[a * d->kw + b] = lower_lanes_splat(l, &d->v, t);
-    }
+  if (!d->max)
+    lower_depthwise_taps(l, &d->v, ch->weights, d->c, d->scalar, d->splat);
   d->bias = ch->bias  ? lower_load(l, ch->bias, &d->c)
             : d->max ? lower_constant(l, d->v.elem, -INFINITY)
                      : lower_constant(l, d->v.elem, 0);

@@ -55,7 +55,7 @@ typedef struct Depthwise {
   LowerWindow *w;
   LowerLanes v;
   LowerEpilogue epilogue;
-  GiltValue *x, *y;
+  GiltValue *x, *weights, *given_bias, *y; /* given_bias: B or NULL */
   LowerPlanes planes;           /* the channel's, once it is being computed */
   GiltValue *length;            /* of a plane */
   size_t rows;                  /* R, the output rows of a group */
@@ -141,29 +141,16 @@ static void group_step(Lower *l, GiltValue *const *ivs, void *user)
 
 /* ---- the channel ---------------------------------------------------------------- */
 
-typedef struct Channel {
-  Depthwise *d;
-  GiltValue *weights, *bias;
-} Channel;
-
 static void channel_body(Lower *l, GiltValue *const *ivs, void *user)
 {
-  Channel *ch = user;
-  Depthwise *d = ch->d;
+  Depthwise *d = user;
   d->n = ivs[0];
   d->c = ivs[1];
   lower_pad_channel_planes(l, &d->planes, d->length, d->n, d->c);
-  for (int64_t a = 0; a < d->kh; a++)
-    for (int64_t b = 0; b < d->kw; b++) {
-      GiltValue *idx[4] = {d->c, NULL, NULL, NULL};
-      idx[1] = lower_index(l, 0);
-      idx[2] = lower_index(l, a);
-      idx[3] = lower_index(l, b);
-      GiltValue *t = lower_load(l, ch->weights, idx);
-      d->splat[a * d->kw + b] = lower_lanes_splat(l, &d->v, t);
-    }
-  GiltValue *bias = ch->bias ? lower_load(l, ch->bias, &d->c)
-                            : lower_constant(l, d->v.elem, 0);
+  GiltValue *taps[MAX_TAPS];
+  lower_depthwise_taps(l, &d->v, d->weights, d->c, taps, d->splat);
+  GiltValue *bias = d->given_bias ? lower_load(l, d->given_bias, &d->c)
+                                  : lower_constant(l, d->v.elem, 0);
   d->bias = lower_lanes_splat(l, &d->v, bias);
   GiltValue *groups = lower_binary(l, LOOP_OP_CEILDIVSI, d->w->out[0],
                                    lower_index(l, (int64_t)d->rows));
@@ -238,7 +225,7 @@ bool lower_conv_depthwise_planes_apply(Lower *l, const LowerWindow *w,
 GiltValue *lower_conv_depthwise_planes(Lower *l, LowerWindow *w, GiltValue *x,
                                        GiltValue *weights, GiltValue *bias)
 {
-  Depthwise d = {.w = w, .x = x};
+  Depthwise d = {.w = w, .x = x, .weights = weights, .given_bias = bias};
   lower_lanes_init(l, &d.v, gilt_float_type_get(l->ctx, GILT_F32));
   lower_epilogue_read(l, &d.epilogue);
   d.kh = w->kernel[0];
@@ -256,8 +243,7 @@ GiltValue *lower_conv_depthwise_planes(Lower *l, LowerWindow *w, GiltValue *x,
   GiltValue *batch = lower_dim(l, x, 0), *c = lower_dim(l, x, 1);
   GiltValue *ydims[4] = {batch, c, w->out[0], w->out[1]};
   d.y = lower_alloc_result(l, 0, ydims);
-  Channel ch = {&d, weights, bias};
   GiltValue *uppers[2] = {batch, c};
-  lower_parallel(l, 2, uppers, channel_body, &ch);
+  lower_parallel(l, 2, uppers, channel_body, &d);
   return d.y;
 }

@@ -187,6 +187,13 @@ GILT_INTERNAL bool lower_conv_depthwise_apply(Lower *l, const LowerWindow *w,
 GILT_INTERNAL GiltValue *lower_conv_depthwise(Lower *l, LowerWindow *w,
                                               GiltValue *x, GiltValue *weights,
                                               GiltValue *bias);
+/* Channel c's taps of depthwise weights [C, 1, KH, KW] loaded (into
+** scalars[kh * KW + kw]) and splat (into splats[...]), at most
+** LOWER_DEPTHWISE_MAX_TAPS of them. */
+GILT_INTERNAL void lower_depthwise_taps(Lower *l, const LowerLanes *v,
+                                        GiltValue *weights, GiltValue *c,
+                                        GiltValue **scalars,
+                                        GiltValue **splats);
 /* Whether the depthwise Conv being lowered goes through the kernel that
 ** reads each channel's padded phase planes (conv_depthwise_planes.c):
 ** lower_conv_depthwise_apply's, a filter of more than 3x3 taps and a row
