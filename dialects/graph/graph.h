@@ -350,6 +350,8 @@ GILT_INTERNAL GiltStatus graph_parse(GiltAsmParser *p, GiltOpBuild *b);
 /* patterns.c: reshape/transpose chains, squeeze/unsqueeze pairs, casts to
 ** the same type, slices keeping everything. */
 GILT_INTERNAL void graph_movement_patterns(GiltPatternSet *set);
+/* reduce.c: ReduceMean over the spatial axes becomes GlobalAveragePool. */
+GILT_INTERNAL void graph_reduce_mean_patterns(GiltPatternSet *set);
 
 /* ---- scalar evaluators for constant folding (eval.c) ----------------------- */
 

@@ -8,11 +8,18 @@
 ** operand the result keeps the rank only under keepdims, with every
 ** dimension unknown. Not here: the reductions' lowering, and the
 ** normalization ops (normalization.c).
+**
+** One canonicalization: ReduceMean of f32 or f64 over exactly the
+** spatial axes (2 to the last) is GlobalAveragePool, followed, without
+** keepdims, by a Flatten from axis 1 ([N, C, 1, 1] to [N, C]). PyTorch exports x.mean((2, 3)), MnasNet's head, as a
+** ReduceMean; as a global pool it computes in NCHW16c
+** (graph-layout-nchwc), and so does the convolution before it.
 */
 #include "dialects/graph/graph.h"
 
 #include <string.h>
 
+#include "ir/rewrite/rewrite.h"
 #include "ir/support/checked_math.h"
 
 /* Applies the reduction of `axes` (already read, n of them, named by
@@ -173,4 +180,89 @@ GiltStatus graph_infer_flatten(const GraphOpView *v, GiltType **types)
                        "int64", graph_operand_name(v, 0));
   types[0] = graph_tensor_type(v->ctx, &out, elem);
   return GILT_SUCCESS;
+}
+
+/* ---- canonicalization: spatial reductions are global pools ------------------ */
+
+/* Whether op reduces an f32 or f64 tensor of static rank r >= 3 over exactly
+** axes 2 ... r - 1 (a constant axes operand, in any order and sign), its
+** result of the type the global pool (and, without keepdims, a Flatten)
+** would give: [N, C, 1, ..., 1], or [N, C]. */
+static bool reduces_spatial_axes(GiltOp *op, bool keepdims)
+{
+  GiltValue *x = op->operands[0].value;
+  GiltType *t = x->type, *rt = gilt_op_result_array(op)[0].type;
+  if (t->kind != GILT_TYPE_TENSOR || !t->shaped.ranked ||
+      t->shaped.rank < 3 || t->shaped.rank > GRAPH_MAX_RANK ||
+      !gilt_type_is_float(t->shaped.elem) ||
+      gilt_type_get_bit_width(t->shaped.elem) < 32 || op->num_operands < 2 ||
+      rt->kind != GILT_TYPE_TENSOR || !rt->shaped.ranked ||
+      rt->shaped.elem != t->shaped.elem)
+    return false;
+  GiltAttr *c = graph_value_constant(op->operands[1].value);
+  size_t r = t->shaped.rank;
+  if (!c || c->type->shaped.elem->kind != GILT_TYPE_INTEGER ||
+      gilt_dense_attr_get_num_elements(c) != (int64_t)r - 2)
+    return false;
+  bool named[GRAPH_MAX_RANK] = {false};
+  for (int64_t k = 0; k < (int64_t)r - 2; k++) {
+    int64_t a;
+    if (!graph_normalize_axis(gilt_dense_attr_get_int(c, k), r, &a) ||
+        a < 2 || named[a])
+      return false;
+    named[a] = true;
+  }
+  size_t out_rank = keepdims ? r : 2;
+  if (rt->shaped.rank != out_rank)
+    return false;
+  for (size_t d = 0; d < out_rank; d++)
+    if (rt->shaped.shape[d] != (d < 2 ? t->shaped.shape[d] : 1))
+      return false;
+  return true;
+}
+
+/* One new graph op at the rewriter's insertion point, its type inferred. */
+static GiltValue *create(GiltRewriter *rw, GiltOp *at, const char *name,
+                         GiltValue *operand, size_t num_attrs,
+                         const GiltNamedAttr *attrs)
+{
+  GiltOpState st = gilt_op_state_get(name, gilt_op_get_location(at));
+  st.num_operands = 1;
+  st.operands = &operand;
+  st.num_results = 1;
+  st.num_attrs = num_attrs;
+  st.attrs = attrs;
+  st.infer_result_types = true;
+  GiltOp *op = gilt_rewriter_create_op(rw, &st);
+  return op ? gilt_op_get_result(op, 0) : NULL;
+}
+
+static GiltStatus mean_to_global_pool(const GiltPattern *pat, GiltOp *op,
+                                        GiltRewriter *rw)
+{
+  (void)pat;
+  bool keepdims = graph_attr_int(op, "keepdims", 1) != 0;
+  if (!reduces_spatial_axes(op, keepdims))
+    return GILT_FAILURE;
+  GiltValue *y = create(rw, op, "graph.global_average_pool",
+                        op->operands[0].value, 0, NULL);
+  if (y && !keepdims) {
+    GiltContext *ctx = gilt_rewriter_get_context(rw);
+    GiltNamedAttr axis = {
+        "axis",
+        gilt_integer_attr_get(gilt_integer_type_get(ctx, 64, GILT_SIGNLESS),
+                              1)};
+    y = create(rw, op, "graph.flatten", y, 1, &axis);
+  }
+  if (!y)
+    return GILT_FAILURE;
+  gilt_rewriter_replace_op(rw, op, &y);
+  return GILT_SUCCESS;
+}
+
+void graph_reduce_mean_patterns(GiltPatternSet *set)
+{
+  GiltPattern p = {"graph-reduce-mean-spatial", "graph.reduce_mean", 1,
+                   mean_to_global_pool, NULL};
+  gilt_pattern_set_add(set, p);
 }
