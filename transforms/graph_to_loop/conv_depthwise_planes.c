@@ -96,9 +96,12 @@ static void vector_at(Lower *l, Depthwise *d, GiltValue *ow0)
       for (int64_t b = 0; b < d->kw; b++) {
         if (!loaded[py][b]) {
           int64_t px = b * dw % sw;
+          /* One op built per statement: C leaves the order of an
+          ** initializer's calls to the compiler. */
           GiltValue *col = lower_index(l, b * dw / sw);
-          GiltValue *idx[4] = {zero, lower_index(l, py * sw + px), zero,
-                               ix_add(l, row_start, col)};
+          GiltValue *at = ix_add(l, row_start, col);
+          GiltValue *plane = lower_index(l, py * sw + px);
+          GiltValue *idx[4] = {zero, plane, zero, at};
           loaded[py][b] =
               lower_lanes_load(l, &d->v, NULL, d->planes.planes, idx);
         }
@@ -188,8 +191,8 @@ static void plane_shape(Lower *l, Depthwise *d)
       ix_add(l, w->out[1], lower_index(l, (w->ek[1] - 1) / w->strides[1]));
   GiltValue *r = lower_index(l, (int64_t)d->rows);
   GiltValue *groups = lower_binary(l, LOOP_OP_CEILDIVSI, w->out[0], r);
-  GiltValue *rows = ix_add(l, ix_mul(l, groups, r),
-                           lower_index(l, (w->ek[0] - 1) / w->strides[0]));
+  GiltValue *reach = lower_index(l, (w->ek[0] - 1) / w->strides[0]);
+  GiltValue *rows = ix_add(l, ix_mul(l, groups, r), reach);
   GiltValue *row_end =
       ix_mul(l, lower_binary(l, LOOP_OP_CEILDIVSI, w->out[1], lanes), lanes);
   d->length = ix_add(l, ix_mul(l, rows, d->planes.pitch), row_end);
