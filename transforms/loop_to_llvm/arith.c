@@ -195,7 +195,6 @@ static const FloatRow float_rows[LOOP_NUM_OPS] = {
     INTRINSIC(ROUNDEVEN, "llvm.roundeven") INTRINSIC(TRUNC, "llvm.trunc")
     INTRINSIC(SQRT, "llvm.sqrt") INTRINSIC(RSQRT, "llvm.sqrt")
     INTRINSIC(EXP, "llvm.exp") INTRINSIC(LOG, "llvm.log")
-    INTRINSIC(LOGISTIC, "llvm.exp")
     INTRINSIC(SIN, "llvm.sin") INTRINSIC(COS, "llvm.cos")
 #undef INTRINSIC
 #define LIBM(sym, name) [LOOP_OP_##sym] = {LLVM_NUM_OPS, 0, name},
@@ -248,12 +247,6 @@ static GiltValue *compute(L2L *l, LoopOpId id, size_t n,
     return l2l_emit(l, row->llvm, t, n, args);
   if (row->libm)
     return libm(l, row->libm, n, args);
-  if (id == LOOP_OP_LOGISTIC) { /* 1 / (1 + exp(-x)) */
-    GiltValue *minus_x = l2l_emit(l, LLVM_OP_FNEG, t, 1, args);
-    GiltValue *e = l2l_intrinsic(l, row->intrinsic, t, 1, &minus_x);
-    GiltValue *one = l2l_float(l, t, 1.0);
-    return l2l_binary(l, LLVM_OP_FDIV, one, l2l_binary(l, LLVM_OP_FADD, one, e));
-  }
   GiltValue *r = l2l_intrinsic(l, row->intrinsic, t, n, args);
   if (id == LOOP_OP_RSQRT)
     r = l2l_binary(l, LLVM_OP_FDIV, l2l_float(l, t, 1.0), r);
@@ -273,8 +266,7 @@ static bool float_constant(GiltValue *v, double *c)
   return true;
 }
 
-/* Device code (NVPTX) has no instruction for pow, exp (nor the logistic
-** function, which takes one), log, sin and cos:
+/* Device code (NVPTX) has no instruction for pow, exp, log, sin and cos:
 ** LLVM would call the C library, which is not there. pow by the constant
 ** 1 or 2 is exact as x or x * x; the others are reported (the C library
 ** rows are, by l2l_call_extern). */
@@ -300,8 +292,8 @@ GiltStatus l2l_lower_float(L2L *l, GiltOp *op)
   for (size_t i = 0; i < n; i++)
     args[i] = l2l_value(l, gilt_op_get_operand(op, i));
   if (l->device && (id == LOOP_OP_POWF || id == LOOP_OP_EXP ||
-                    id == LOOP_OP_LOGISTIC || id == LOOP_OP_LOG ||
-                    id == LOOP_OP_SIN || id == LOOP_OP_COS))
+                    id == LOOP_OP_LOG || id == LOOP_OP_SIN ||
+                    id == LOOP_OP_COS))
     return lower_device_math(l, op, args);
   GiltType *t = gilt_value_get_type(args[0]);
   GiltType *elem = t->kind == GILT_TYPE_VECTOR ? t->shaped.elem : t;

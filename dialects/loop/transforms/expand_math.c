@@ -1,7 +1,7 @@
 /*
 ** expand_math.c - `loop-expand-math`: rewrites loop.exp, loop.expm1,
-** loop.log, loop.log1p, loop.tanh, loop.logistic and loop.erf on f32 (and
-** on f16 and bf16, which compute in f32) scalars and vectors into plain loop
+** loop.log, loop.log1p, loop.tanh and loop.erf on f32 (and on f16 and
+** bf16, which compute in f32) scalars and vectors into plain loop
 ** arithmetic: range reduction, polynomials evaluated with loop.fma, bit
 ** manipulation of the exponent, selects.
 **
@@ -37,9 +37,6 @@
 **   log    0.85 ulp; subnormals included; -inf at ±0, NaN below 0.
 **   log1p  1.44 ulp; -inf at -1, NaN below.
 **   tanh   1.05 ulp; ±1 from |x| = 9.01 on.
-**   logistic  2.26 ulp over the unit test's sweep (every 509th input,
-**          not all 2^32); 1 from x = 17.33 on, 0 from -87.68 down
-**          (the subnormal results, below 0x1.6ap-127: see logistic_of).
 **   erf    1.13 ulp; ±1 from |x| = 3.92 on.
 ** A NaN operand is the result, its own bits in both back ends; so is ±0
 ** where f(±0) = ±0.
@@ -202,14 +199,16 @@ static GiltValue *scale(Expand *e, GiltValue *y, GiltValue *n)
   return binary(e, "loop.mulf", y, pow2(e, rest));
 }
 
-/* x = n ln2 + r, |r| <= ln(2)/2 (Cody and Waite), for x in [-150 ln2,
-** 128 ln2]: n = round(x / ln2) by adding 1.5 * 2^23, which leaves n in
-** the low bits of the sum; ln2 subtracted in two parts, the first of 17
-** bits so that x - n * 0x1.62e4p-1 is exact. Both parts are subtracted as
-** negative products: r of -0 is -0. Returns r, and n in *n. */
-static GiltValue *split_ln2(Expand *e, GiltValue *x, GiltValue **n)
+/* x clamped to [lo, 89] = n ln2 + r, |r| <= ln(2)/2 (Cody and Waite):
+** n = round(x / ln2) by adding 1.5 * 2^23, which leaves n in the low bits
+** of the sum; ln2 subtracted in two parts, the first of 17 bits so that
+** x - n * 0x1.62e4p-1 is exact. Both parts are subtracted as negative
+** products: r of -0 is -0. Returns r, and n in *n. */
+static GiltValue *reduce_ln2(Expand *e, GiltValue *x, float lo, GiltValue **n)
 {
   const float shifter = 0x1.8p23f;
+  x = binary(e, "loop.maximumf", x, f32c(e, lo));
+  x = binary(e, "loop.minimumf", x, f32c(e, 89.0f));
   GiltValue *log2e = f32c(e, 0x1.715476p+0f);
   GiltValue *k = fma3(e, x, log2e, f32c(e, shifter));
   GiltValue *kbits = bitcast(e, k, e->i32);
@@ -217,14 +216,6 @@ static GiltValue *split_ln2(Expand *e, GiltValue *x, GiltValue **n)
   GiltValue *nf = binary(e, "loop.subf", k, f32c(e, shifter));
   GiltValue *r = fma3(e, nf, f32c(e, -0x1.62e4p-1f), x);
   return fma3(e, nf, f32c(e, -0x1.7f7d1cp-20f), r);
-}
-
-/* split_ln2 of x clamped to [lo, 89]. */
-static GiltValue *reduce_ln2(Expand *e, GiltValue *x, float lo, GiltValue **n)
-{
-  x = binary(e, "loop.maximumf", x, f32c(e, lo));
-  x = binary(e, "loop.minimumf", x, f32c(e, 89.0f));
-  return split_ln2(e, x, n);
 }
 
 /* r + r^2 P(r) by Horner's rule. */
@@ -383,34 +374,6 @@ static GiltValue *tanh_of(Expand *e, GiltValue *x)
       e, x, select3(e, cmpf(e, "olt", a, f32c(e, 0.875f)), small, large));
 }
 
-/* ---- logistic ------------------------------------------------------------ */
-
-/* 1 / (1 + exp(-x)) from t = exp(-|x|), in (0, 1], so that nothing
-** overflows: 1 / (1 + t) for x >= 0, t / (1 + t) below, one division.
-** t is exp_core's but for one power of two where exp_core scales by two
-** (for the subnormal results, which a logistic has no use for): |x|
-** clamped to 88 keeps n from -127 up, and 2^-127 built that way has a
-** zero exponent field, so t is 0 from |x| = 87.68 on and the results
-** that would be subnormal (below 0x1.6ap-127) are 0. The clamp is a
-** select, which keeps a NaN (the caller returns it), where maximumf
-** costs x86 three instructions. */
-static GiltValue *logistic_of(Expand *e, GiltValue *x)
-{
-  GiltValue *a = unary(e, "loop.absf", x);
-  GiltValue *limit = f32c(e, 88.0f);
-  a = select3(e, cmpf(e, "ogt", a, limit), limit, a);
-  GiltValue *n;
-  GiltValue *r = split_ln2(e, unary(e, "loop.negf", a), &n);
-  GiltValue *y = r_plus_r2_poly(e, r, exp_poly,
-                                sizeof exp_poly / sizeof *exp_poly);
-  GiltValue *one = f32c(e, 1.0f);
-  GiltValue *exp_r = binary(e, "loop.addf", y, one);
-  GiltValue *t = binary(e, "loop.mulf", exp_r, pow2(e, n));
-  GiltValue *negative = cmpf(e, "olt", x, f32c(e, 0.0f));
-  GiltValue *numerator = select3(e, negative, t, one);
-  return binary(e, "loop.divf", numerator, binary(e, "loop.addf", one, t));
-}
-
 /* ---- erf ---------------------------------------------------------------- */
 
 /* erf(x) = x + x P(x^2) for |x| < 0.921875: 0.22 ulp before the f32
@@ -460,7 +423,6 @@ static const Expansion expansions[LOOP_NUM_OPS] = {
     [LOOP_OP_EXP] = {exp_core, false},  [LOOP_OP_EXPM1] = {expm1_of, true},
     [LOOP_OP_LOG] = {log_of, false},    [LOOP_OP_LOG1P] = {log1p_of, true},
     [LOOP_OP_TANH] = {tanh_of, true},   [LOOP_OP_ERF] = {erf_of, true},
-    [LOOP_OP_LOGISTIC] = {logistic_of, false},
 };
 
 /* f32 computes as it is; f16 and bf16 through f32, rounded once at the
@@ -528,8 +490,7 @@ static GiltStatus run(GiltPass *pass, GiltOp *op)
 
 const GiltPassDef gilt_loop_expand_math_pass = {
     .name = "loop-expand-math",
-    .description = "Expand exp, expm1, log, log1p, tanh, logistic and erf "
-                   "on f32 "
+    .description = "Expand exp, expm1, log, log1p, tanh and erf on f32 "
                    "(f16, bf16) into loop arithmetic that vectorizes and "
                    "that the interpreter and the compiled code compute "
                    "alike",
