@@ -11,9 +11,10 @@
 **
 ** One canonicalization: ReduceMean of f32 or f64 over exactly the
 ** spatial axes (2 to the last) is GlobalAveragePool, followed, without
-** keepdims, by a Flatten from axis 1 ([N, C, 1, 1] to [N, C]). PyTorch exports x.mean((2, 3)), MnasNet's head, as a
-** ReduceMean; as a global pool it computes in NCHW16c
-** (graph-layout-nchwc), and so does the convolution before it.
+** keepdims, by a Flatten from axis 1 ([N, C, 1, 1] to [N, C]). PyTorch
+** exports x.mean((2, 3)), MnasNet's head, as a ReduceMean; as a global
+** pool it computes in NCHW16c (graph-layout-nchwc), and so does the
+** convolution before it.
 */
 #include "dialects/graph/graph.h"
 
@@ -221,10 +222,11 @@ static bool reduces_spatial_axes(GiltOp *op, bool keepdims)
   return true;
 }
 
-/* One new graph op at the rewriter's insertion point, its type inferred. */
-static GiltValue *create(GiltRewriter *rw, GiltOp *at, const char *name,
-                         GiltValue *operand, size_t num_attrs,
-                         const GiltNamedAttr *attrs)
+/* One new graph op at the rewriter's insertion point, its type inferred;
+** NULL (reported) when it cannot be created. */
+static GiltOp *create(GiltRewriter *rw, GiltOp *at, const char *name,
+                      GiltValue *operand, size_t num_attrs,
+                      const GiltNamedAttr *attrs)
 {
   GiltOpState st = gilt_op_state_get(name, gilt_op_get_location(at));
   st.num_operands = 1;
@@ -233,29 +235,34 @@ static GiltValue *create(GiltRewriter *rw, GiltOp *at, const char *name,
   st.num_attrs = num_attrs;
   st.attrs = attrs;
   st.infer_result_types = true;
-  GiltOp *op = gilt_rewriter_create_op(rw, &st);
-  return op ? gilt_op_get_result(op, 0) : NULL;
+  return gilt_rewriter_create_op(rw, &st);
 }
 
 static GiltStatus mean_to_global_pool(const GiltPattern *pat, GiltOp *op,
-                                        GiltRewriter *rw)
+                                      GiltRewriter *rw)
 {
   (void)pat;
   bool keepdims = graph_attr_int(op, "keepdims", 1) != 0;
   if (!reduces_spatial_axes(op, keepdims))
     return GILT_FAILURE;
-  GiltValue *y = create(rw, op, "graph.global_average_pool",
+  GiltOp *pool = create(rw, op, "graph.global_average_pool",
                         op->operands[0].value, 0, NULL);
-  if (y && !keepdims) {
+  if (!pool)
+    return GILT_FAILURE;
+  GiltValue *y = gilt_op_get_result(pool, 0);
+  if (!keepdims) {
     GiltContext *ctx = gilt_rewriter_get_context(rw);
     GiltNamedAttr axis = {
         "axis",
         gilt_integer_attr_get(gilt_integer_type_get(ctx, 64, GILT_SIGNLESS),
                               1)};
-    y = create(rw, op, "graph.flatten", y, 1, &axis);
+    GiltOp *flatten = create(rw, op, "graph.flatten", y, 1, &axis);
+    if (!flatten) { /* a failed pattern leaves the IR as it was */
+      gilt_rewriter_erase_op(rw, pool);
+      return GILT_FAILURE;
+    }
+    y = gilt_op_get_result(flatten, 0);
   }
-  if (!y)
-    return GILT_FAILURE;
   gilt_rewriter_replace_op(rw, op, &y);
   return GILT_SUCCESS;
 }
