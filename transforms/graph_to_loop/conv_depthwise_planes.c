@@ -41,7 +41,6 @@
 #include "gilt/remarks.h"
 #include "transforms/graph_to_loop/indexing.h"
 
-
 /* Taps unrolled at most: their splats live in registers. */
 #define MAX_TAPS LOWER_DEPTHWISE_MAX_TAPS
 /* Filters of more taps than this go through the planes (see above). */
