@@ -285,7 +285,8 @@ void lower_depthwise_taps(Lower *l, const LowerLanes *v, GiltValue *weights,
       idx[2] = lower_index(l, a);
       idx[3] = lower_index(l, b);
       GiltValue *t = lower_load(l, weights, idx);
-      scalars[a * kw + b] = t;
+      if (scalars)
+        scalars[a * kw + b] = t;
       splats[a * kw + b] = lower_lanes_splat(l, v, t);
     }
 }

@@ -149,8 +149,7 @@ static void channel_body(Lower *l, GiltValue *const *ivs, void *user)
   d->n = ivs[0];
   d->c = ivs[1];
   lower_pad_channel_planes(l, &d->planes, d->length, d->n, d->c);
-  GiltValue *taps[MAX_TAPS];
-  lower_depthwise_taps(l, &d->v, d->weights, d->c, taps, d->splat);
+  lower_depthwise_taps(l, &d->v, d->weights, d->c, NULL, d->splat);
   GiltValue *bias = d->given_bias ? lower_load(l, d->given_bias, &d->c)
                                   : lower_constant(l, d->v.elem, 0);
   d->bias = lower_lanes_splat(l, &d->v, bias);
@@ -171,11 +170,11 @@ static size_t group_rows(const Lower *l, int64_t oh)
   most = most < 1 ? 1 : most > MAX_ROWS ? MAX_ROWS : most;
   if (oh == GILT_DYNAMIC)
     return (size_t)most;
-  int64_t best = most;
-  for (int64_t r = most - 1; r > most / 2; r--)
-    if ((oh + r - 1) / r * r < (oh + best - 1) / best * best)
-      best = r;
-  return (size_t)(best < oh ? best : oh > 0 ? oh : 1);
+  if (oh <= 0)
+    return 1;
+  size_t best =
+      lower_rows_fewest_past(oh, (size_t)(most / 2 + 1), (size_t)most);
+  return best < (size_t)oh ? best : (size_t)oh;
 }
 
 /* The planes' pitch (a row's plane columns: the output's columns and the

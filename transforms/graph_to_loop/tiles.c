@@ -429,17 +429,21 @@ static size_t fewest_rows(const Lower *l)
   return (most_rows(l) * 3 + 3) / 4;
 }
 
-size_t lower_tile_rows(const Lower *l, int64_t m)
+size_t lower_rows_fewest_past(int64_t m, size_t fewest, size_t most)
 {
-  size_t best = fewest_rows(l);
-  if (m == GILT_DYNAMIC || m <= 0)
-    return best;
-  size_t most = most_rows(l);
+  size_t best = fewest;
   for (int64_t r = (int64_t)best + 1; r <= (int64_t)most; r++)
     if ((m + r - 1) / r * r <= (m + (int64_t)best - 1) / (int64_t)best *
                                     (int64_t)best)
       best = (size_t)r;
   return best;
+}
+
+size_t lower_tile_rows(const Lower *l, int64_t m)
+{
+  if (m == GILT_DYNAMIC || m <= 0)
+    return fewest_rows(l);
+  return lower_rows_fewest_past(m, fewest_rows(l), most_rows(l));
 }
 
 size_t lower_tile_rows_dividing(const Lower *l, int64_t m)

@@ -129,6 +129,10 @@ GILT_INTERNAL size_t lower_tile_max_rows(const Lower *l, size_t vectors);
 ** rows past m, the larger on a tie. 6 rows waste 5 of 54 on ResNet's 7x7 outputs (49 = 7
 ** x 7) and 4 of 516 on 512 channels. */
 GILT_INTERNAL size_t lower_tile_rows(const Lower *l, int64_t m);
+/* Of the counts of rows from fewest to most, the one whose blocks cover m
+** (static, > 0) with the fewest rows past it, the larger on a tie. */
+GILT_INTERNAL size_t lower_rows_fewest_past(int64_t m, size_t fewest,
+                                            size_t most);
 /* A tile's rows for a product whose tiles must not straddle blocks of m
 ** rows (a grouped convolution's groups): the largest divisor of m (static)
 ** up to lower_tile_max_rows, 1 where no other divides it. */
@@ -188,8 +192,8 @@ GILT_INTERNAL GiltValue *lower_conv_depthwise(Lower *l, LowerWindow *w,
                                               GiltValue *x, GiltValue *weights,
                                               GiltValue *bias);
 /* Channel c's taps of depthwise weights [C, 1, KH, KW] loaded (into
-** scalars[kh * KW + kw]) and splat (into splats[...]), at most
-** LOWER_DEPTHWISE_MAX_TAPS of them. */
+** scalars[kh * KW + kw], unless scalars is NULL) and splat (into
+** splats[...]), at most LOWER_DEPTHWISE_MAX_TAPS of them. */
 GILT_INTERNAL void lower_depthwise_taps(Lower *l, const LowerLanes *v,
                                         GiltValue *weights, GiltValue *c,
                                         GiltValue **scalars,
