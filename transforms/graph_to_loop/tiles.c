@@ -26,10 +26,15 @@
 **
 ** Rows past M (the last tile of rows) compute on the last row and are not
 ** stored, so that the inner loop has no conditions; columns past N are
-** masked lanes. Where the last tile of columns can hold 16 or fewer
-** (N static and a few tiles wide, or the caller says so), a tile that
-** has no more than that left computes one vector of columns instead of
-** NV: SqueezeNet's classifier, 169 columns, would else compute 192. The
+** masked lanes. Only the last tile of columns can pass N, and it is
+** emitted apart from the others, which load and store whole vectors: a
+** mask costs AVX2 two of its 16 registers, which a tile's 15 leave no
+** room for, and LLVM rebuilt the masks at every step of the reduction
+** (SqueezeNet's 128 channels into 16 at 55x55, 3025 columns, ran 27%
+** slower per column than at 56x56, 3136, before). Where the last tile
+** can hold 16 columns or fewer (N static, or the caller says so), it
+** computes one vector of columns instead of NV: SqueezeNet's classifier,
+** 169 columns, would else compute 192. The
 ** reduction keeps its order per output element (the caller's loops,
 ** outermost first), so results are the untiled kernel's bit for bit.
 **
@@ -58,13 +63,6 @@
 
 #include "gilt/remarks.h"
 
-/* The most tiles of columns for which a narrow last one is emitted: it
-** saves one vector of each row's multiply-adds, some 5% here, less past
-** it, and each kernel it is emitted for is compiled twice over
-** (MobileNetV2's 28x28 layers, 784 columns, would save 2% of their
-** products for a tenth more of the model's compile time). */
-#define NARROW_TAIL_MAX_TILES 10
-
 /* Panel blocking (above): for a panel of B larger than this, in bytes
 ** (half of a Zen core's 1 MB L2, which the panels of A share; ResNet's
 ** 295 KB panels at 256 channels measured no faster blocked), and by
@@ -83,13 +81,12 @@ typedef struct Tile {
   size_t depth;
   size_t vectors;  /* of the tile being emitted: t->vectors, or 1 */
   bool rows_outer; /* the loop over tiles: rows outer (else columns) */
-  /* The last tile of columns can hold 16 columns or fewer: such a tile is
-  ** emitted apart, one vector wide. */
-  bool narrow_tail;
-  /* Whether a tile of t->vectors, and a narrow one, may pass N: their
-  ** vectors need masks. */
-  bool wide_masks, narrow_masks;
-  GiltValue *masks[LOWER_TILE_MAX_VECTORS]; /* when they do */
+  /* The last tile of columns may pass N: it is emitted apart, masked;
+  ** and when it can hold 16 columns or fewer, one vector wide. */
+  bool ragged_tail, narrow_tail;
+  /* Whether a narrow last tile may pass N too (else it ends at N). */
+  bool narrow_masks;
+  GiltValue *masks[LOWER_TILE_MAX_VECTORS]; /* when ragged_tail */
   /* Panel blocking: the outermost reduction by blocks of `block` (0: not
   ** blocked), the current block from `block_start`; the sums between
   ** blocks in `partial`, [column tiles, row tiles * rows, vectors * 16]. */
@@ -201,6 +198,15 @@ static void emit_tile(Lower *l, Tile *tile, bool masked)
   store_rows(l, tile, acc);
 }
 
+/* A tile of whole vectors, all of whose columns exist. */
+static void full_tile(Lower *l, GiltValue *const *ivs, void *user)
+{
+  (void)ivs;
+  Tile *tile = user;
+  tile->vectors = tile->t->vectors;
+  emit_tile(l, tile, false);
+}
+
 static void narrow_tile(Lower *l, GiltValue *const *ivs, void *user)
 {
   (void)ivs;
@@ -209,12 +215,31 @@ static void narrow_tile(Lower *l, GiltValue *const *ivs, void *user)
   emit_tile(l, tile, tile->narrow_masks);
 }
 
-static void wide_tile(Lower *l, GiltValue *const *ivs, void *user)
+static void wide_masked_tile(Lower *l, GiltValue *const *ivs, void *user)
 {
   (void)ivs;
   Tile *tile = user;
   tile->vectors = tile->t->vectors;
-  emit_tile(l, tile, tile->wide_masks);
+  emit_tile(l, tile, true);
+}
+
+/* The last tile of columns, which passes N: one vector wide where 16
+** columns or fewer are left (always, when N is static and narrow_tail). */
+static void last_tile(Lower *l, GiltValue *const *ivs, void *user)
+{
+  Tile *tile = user;
+  const LowerTiles *t = tile->t;
+  if (!tile->narrow_tail) {
+    wide_masked_tile(l, ivs, tile);
+    return;
+  }
+  if (constant_size(t->n) >= 0) {
+    narrow_tile(l, ivs, tile);
+    return;
+  }
+  GiltValue *left = lower_minus(l, t->n, tile->at.n0);
+  lower_if(l, lower_cmp(l, "sle", left, lower_index(l, LOWER_F32_LANES)),
+           narrow_tile, wide_masked_tile, tile);
 }
 
 /* The tile's rows from tile of rows mb: at->m0 and each row, clamped to
@@ -243,13 +268,13 @@ static void place_columns(Lower *l, Tile *tile, GiltValue *nb)
   at->nb = nb;
   at->n0 = lower_times(l, nb,
                        lower_index(l, (int64_t)(t->vectors * LOWER_F32_LANES)));
-  bool masks = tile->wide_masks || tile->narrow_masks;
   for (size_t v = 0; v < t->vectors; v++) {
     at->cols[v] =
         lower_plus(l, at->n0, lower_index(l, (int64_t)(v * LOWER_F32_LANES)));
     tile->masks[v] =
-        masks ? lower_lanes_mask(l, &tile->v, lower_minus(l, t->n, at->cols[v]))
-              : NULL;
+        tile->ragged_tail
+            ? lower_lanes_mask(l, &tile->v, lower_minus(l, t->n, at->cols[v]))
+            : NULL;
   }
 }
 
@@ -259,13 +284,13 @@ static void tile_body(Lower *l, GiltValue *const *ivs, void *user)
   const LowerTiles *t = tile->t;
   place_columns(l, tile, ivs[tile->rows_outer]);
   place_rows(l, tile, ivs[!tile->rows_outer]);
-  if (!tile->narrow_tail) {
-    wide_tile(l, NULL, tile);
+  if (!tile->ragged_tail) {
+    full_tile(l, NULL, tile);
     return;
   }
-  GiltValue *left = lower_minus(l, t->n, tile->at.n0);
-  lower_if(l, lower_cmp(l, "sle", left, lower_index(l, LOWER_F32_LANES)),
-           narrow_tile, wide_tile, tile);
+  GiltValue *width = lower_index(l, (int64_t)(t->vectors * LOWER_F32_LANES));
+  lower_if(l, lower_cmp(l, "sle", lower_plus(l, tile->at.n0, width), t->n),
+           full_tile, last_tile, tile);
 }
 
 /* ---- panel blocking --------------------------------------------------------- */
@@ -511,15 +536,13 @@ void lower_tiles(Lower *l, const LowerTiles *t)
   ** is also the one the threads share. */
   int64_t m = constant_size(t->m), n = constant_size(t->n);
   Tile tile = {.t = t, .rows_outer = m >= 0 && n >= 0 && m > n};
-  /* Masks wherever a tile may pass N, which only a static N rules out. */
+  /* A last tile past N, which only a static N rules out. */
   int64_t width = (int64_t)(t->vectors * LOWER_F32_LANES);
   int64_t rem = n >= 0 ? n % width : -1;
+  tile.ragged_tail = rem != 0;
   tile.narrow_tail =
       t->vectors > 1 &&
-      (n >= 0 ? rem > 0 && rem <= LOWER_F32_LANES &&
-                    (n + width - 1) / width <= NARROW_TAIL_MAX_TILES
-              : t->narrow_tail);
-  tile.wide_masks = n < 0 || (rem != 0 && !tile.narrow_tail);
+      (n >= 0 ? rem > 0 && rem <= LOWER_F32_LANES : t->narrow_tail);
   tile.narrow_masks = n < 0 || rem % LOWER_F32_LANES != 0;
   tile.block = panel_block(&tile, m, n);
   remark(l, &tile);
