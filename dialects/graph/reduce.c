@@ -9,12 +9,14 @@
 ** dimension unknown. Not here: the reductions' lowering, and the
 ** normalization ops (normalization.c).
 **
-** One canonicalization: ReduceMean of f32 or f64 over exactly the
-** spatial axes (2 to the last) is GlobalAveragePool, followed, without
-** keepdims, by a Flatten from axis 1 ([N, C, 1, 1] to [N, C]). PyTorch
-** exports x.mean((2, 3)), MnasNet's head, as a ReduceMean; as a global
-** pool it computes in NCHW16c (graph-layout-nchwc), and so does the
-** convolution before it.
+** One canonicalization: ReduceMean of an f32 or f64 image, [N, C, H, W],
+** over exactly its spatial axes (2 and 3) is GlobalAveragePool, followed,
+** without keepdims, by a Flatten from axis 1 ([N, C, 1, 1] to [N, C]).
+** PyTorch exports x.mean((2, 3)), MnasNet's head, as a ReduceMean; as a
+** global pool it computes in NCHW16c (graph-layout-nchwc), and so does
+** the convolution before it. Rank 4 only: a rank-3 [N, L, D] reduced
+** over its last axis is a transformer's layer norm, whose ReduceMeans
+** graph-fuse-layer-norm (after canonicalize) must still find.
 */
 #include "dialects/graph/graph.h"
 
@@ -185,16 +187,16 @@ GiltStatus graph_infer_flatten(const GraphOpView *v, GiltType **types)
 
 /* ---- canonicalization: spatial reductions are global pools ------------------ */
 
-/* Whether op reduces an f32 or f64 tensor of static rank r >= 3 over exactly
-** axes 2 ... r - 1 (a constant axes operand, in any order and sign), its
-** result of the type the global pool (and, without keepdims, a Flatten)
-** would give: [N, C, 1, ..., 1], or [N, C]. */
+/* Whether op reduces an f32 or f64 tensor of rank 4 over exactly axes 2
+** and 3 (a constant axes operand, in any order and sign), its result of
+** the type the global pool (and, without keepdims, a Flatten) would
+** give: [N, C, 1, 1], or [N, C]. */
 static bool reduces_spatial_axes(GiltOp *op, bool keepdims)
 {
   GiltValue *x = op->operands[0].value;
   GiltType *t = x->type, *rt = gilt_op_result_array(op)[0].type;
   if (t->kind != GILT_TYPE_TENSOR || !t->shaped.ranked ||
-      t->shaped.rank < 3 || t->shaped.rank > GRAPH_MAX_RANK ||
+      t->shaped.rank != 4 ||
       !gilt_type_is_float(t->shaped.elem) ||
       gilt_type_get_bit_width(t->shaped.elem) < 32 || op->num_operands < 2 ||
       rt->kind != GILT_TYPE_TENSOR || !rt->shaped.ranked ||
