@@ -38,6 +38,11 @@ typedef struct LowerTiles {
   ** may hold 16 or fewer, so that a tile one vector wide is worth
   ** emitting for it (a static n decides that itself). */
   bool narrow_tail;
+  /* B is read where it lies, its rows far apart (a 1x1 convolution's
+  ** input channels, H * W floats apart): each column of tiles copies its
+  ** panel of B into a buffer of its own first, and its tiles of rows read
+  ** that (tiles.c). Ignored where the tiles go rows outer. */
+  bool copy_panels;
   /* The reduction: loops over [0, reductions[d]), outermost first. */
   size_t num_reductions;
   GiltValue *reductions[LOWER_TILE_MAX_REDUCTIONS];
