@@ -317,42 +317,19 @@ static void channel_body(Lower *l, GiltValue *const *ivs, void *user)
   rows(l, d, d->row_hi, w->out[0], true);
 }
 
-/* The first output along axis i (0 rows, 1 columns) whose taps all lie
-** right of (below) the input's start: ceil(begin / s), at most out. */
-static GiltValue *first_inside(Lower *l, const LowerWindow *w, size_t i)
-{
-  GiltValue *s = lower_index(l, w->strides[i]);
-  GiltValue *first = lower_binary(l, LOOP_OP_CEILDIVSI, w->begin[i], s);
-  return ix_min(l, first, w->out[i]);
-}
-
-/* The outputs along axis i whose taps, the last reaching `reach`
-** elements past the first's, all lie inside the input's `size`: from
-** `lo` to (size + begin - reach) / s + 1, at least lo, at most out. */
-static GiltValue *end_inside(Lower *l, const LowerWindow *w, size_t i,
-                             GiltValue *size, int64_t reach, GiltValue *lo)
-{
-  GiltValue *s = lower_index(l, w->strides[i]);
-  GiltValue *padded = ix_add(l, size, w->begin[i]);
-  GiltValue *room = ix_sub(l, padded, lower_index(l, reach));
-  GiltValue *last = lower_binary(l, LOOP_OP_FLOORDIVSI, room, s);
-  GiltValue *end = ix_add(l, last, lower_index(l, 1));
-  return ix_max(l, ix_min(l, end, w->out[i]), lo);
-}
-
 /* Where the rows and columns stop reaching outside the input. A vector
 ** at column ow0 loads 16 * s columns from ow0 * s - begin + kw * dw. */
 static void split(Lower *l, Depthwise *d)
 {
   const LowerWindow *w = d->w;
-  d->row_lo = first_inside(l, w, 0);
-  d->row_hi = end_inside(l, w, 0, d->rows, (d->kh - 1) * w->dilations[0] + 1,
+  d->row_lo = lower_window_first_inside(l, w, 0);
+  d->row_hi = lower_window_end_inside(l, w, 0, d->rows, (d->kh - 1) * w->dilations[0] + 1,
                          d->row_lo);
-  d->col_lo = first_inside(l, w, 1);
+  d->col_lo = lower_window_first_inside(l, w, 1);
   int64_t reach = (d->kw - 1) * w->dilations[1] +
                   LOWER_F32_LANES * w->strides[1];
   /* The last column a vector may start at (col_lo - 1 when none). */
-  GiltValue *end = end_inside(l, w, 1, d->cols, reach, d->col_lo);
+  GiltValue *end = lower_window_end_inside(l, w, 1, d->cols, reach, d->col_lo);
   GiltValue *last = ix_sub(l, end, lower_index(l, 1));
   GiltValue *lanes = lower_index(l, LOWER_F32_LANES);
   GiltValue *more = lower_binary(l, LOOP_OP_FLOORDIVSI,

@@ -338,6 +338,19 @@ typedef struct LowerWindow {
 ** 0's type where static. */
 GILT_INTERNAL void lower_window_read(Lower *l, GiltValue *x, size_t n,
                                      const int64_t *kernel, LowerWindow *w);
+/* The first output along axis i (0 rows, 1 columns) whose taps all lie
+** right of (below) the input's start: ceil(begin / s), at most out. */
+GILT_INTERNAL GiltValue *lower_window_first_inside(Lower *l,
+                                                   const LowerWindow *w,
+                                                   size_t i);
+/* The end of the outputs along axis i whose taps, the last reaching
+** `reach` elements past the first's, all lie inside the input's `size`:
+** (size + begin - reach) / s + 1, at least lo, at most out. */
+GILT_INTERNAL GiltValue *lower_window_end_inside(Lower *l,
+                                                 const LowerWindow *w,
+                                                 size_t i, GiltValue *size,
+                                                 int64_t reach,
+                                                 GiltValue *lo);
 /* The ints attribute `name` of the op into out[0..n), every entry def
 ** when it is absent or not n long (a window attribute's default). */
 GILT_INTERNAL void lower_window_attr(Lower *l, const char *name, size_t n,

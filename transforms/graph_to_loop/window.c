@@ -115,3 +115,22 @@ void lower_window_read(Lower *l, GiltValue *x, size_t n,
     w->extent[i] = ix_max(l, last_end, padded_in);
   }
 }
+
+GiltValue *lower_window_first_inside(Lower *l, const LowerWindow *w, size_t i)
+{
+  GiltValue *s = lower_index(l, w->strides[i]);
+  GiltValue *first = lower_binary(l, LOOP_OP_CEILDIVSI, w->begin[i], s);
+  return ix_min(l, first, w->out[i]);
+}
+
+GiltValue *lower_window_end_inside(Lower *l, const LowerWindow *w, size_t i,
+                                   GiltValue *size, int64_t reach,
+                                   GiltValue *lo)
+{
+  GiltValue *s = lower_index(l, w->strides[i]);
+  GiltValue *padded = ix_add(l, size, w->begin[i]);
+  GiltValue *room = ix_sub(l, padded, lower_index(l, reach));
+  GiltValue *last = lower_binary(l, LOOP_OP_FLOORDIVSI, room, s);
+  GiltValue *end = ix_add(l, last, lower_index(l, 1));
+  return ix_max(l, ix_min(l, end, w->out[i]), lo);
+}
