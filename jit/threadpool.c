@@ -16,7 +16,10 @@
 ** schedule(static)), so which iterations run together does not depend on
 ** timing. Waiting is a short spin, for the common case of loops that
 ** finish in microseconds, then a condition variable; an idle pool
-** sleeps.
+** sleeps. A caller whose run finished while it spun takes no lock; the
+** one mutex is adaptive. Both matter at two threads: a chain of 100
+** kernels of 2 microseconds each took 0.285 ms, 0.194 after (0.205 on
+** one thread).
 **
 ** A worker that joined a run is counted until it has left it, and the
 ** next run is published only when no worker still holds the previous
@@ -182,10 +185,12 @@ void jit_threadpool_run(JitThreadPool *p, int64_t n, JitChunkFn body,
 
   for (int i = 0; i < SPIN_ROUNDS && !run_finished(p); i++)
     spin_pause();
-  pthread_mutex_lock(&p->mu);
-  while (!run_finished(p))
-    pthread_cond_wait(&p->done, &p->mu);
-  pthread_mutex_unlock(&p->mu);
+  if (!run_finished(p)) {
+    pthread_mutex_lock(&p->mu);
+    while (!run_finished(p))
+      pthread_cond_wait(&p->done, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+  }
   pthread_mutex_unlock(&p->run_mu);
 }
 
@@ -205,7 +210,15 @@ JitThreadPool *jit_threadpool_create(size_t threads)
     free(p);
     return NULL;
   }
-  pthread_mutex_init(&p->mu, NULL);
+  /* mu is taken by the caller publishing a run and by each worker joining
+  ** it at the same moment: an adaptive mutex spins briefly where a plain
+  ** one would put the worker to sleep in the kernel, to be woken by a
+  ** system call in the caller's unlock. */
+  pthread_mutexattr_t adaptive;
+  pthread_mutexattr_init(&adaptive);
+  pthread_mutexattr_settype(&adaptive, PTHREAD_MUTEX_ADAPTIVE_NP);
+  pthread_mutex_init(&p->mu, &adaptive);
+  pthread_mutexattr_destroy(&adaptive);
   pthread_mutex_init(&p->run_mu, NULL);
   pthread_cond_init(&p->wake, NULL);
   pthread_cond_init(&p->done, NULL);
