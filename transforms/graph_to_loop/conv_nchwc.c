@@ -290,8 +290,9 @@ static GiltValue *tap_input(Lower *l, const BlockedConv *t, GiltValue *row,
 {
   const LowerWindow *w = t->w;
   GiltValue *zero = lower_index(l, 0);
-  GiltValue *at[2] = {ix_add(l, row, lower_index(l, kh * w->dilations[0])),
-                      ix_add(l, col, lower_index(l, kw * w->dilations[1]))};
+  GiltValue *at[2];
+  at[0] = ix_add(l, row, lower_index(l, kh * w->dilations[0]));
+  at[1] = ix_add(l, col, lower_index(l, kw * w->dilations[1]));
   GiltValue *inside = NULL;
   if (t->guarded)
     for (size_t d = 0; d < 2; d++) {
@@ -369,9 +370,9 @@ static void depthwise_row(Lower *l, GiltValue *const *ivs, void *user)
     }
   }
   GiltValue *ow = t->w->out[1];
-  GiltValue *inside = lower_binary(l, LOOP_OP_ANDI,
-                                   ix_in_range(l, t->oh, t->row_lo, t->row_hi),
-                                   lower_cmp(l, "slt", t->col_lo, t->col_hi));
+  GiltValue *rows_in = ix_in_range(l, t->oh, t->row_lo, t->row_hi);
+  GiltValue *cols_in = lower_cmp(l, "slt", t->col_lo, t->col_hi);
+  GiltValue *inside = lower_binary(l, LOOP_OP_ANDI, rows_in, cols_in);
   GiltValue *lo = lower_select(l, inside, t->col_lo, ow);
   GiltValue *hi = lower_select(l, inside, t->col_hi, ow);
   row_pixels(l, t, lower_index(l, 0), lo, true);

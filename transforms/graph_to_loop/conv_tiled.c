@@ -82,7 +82,7 @@ typedef struct TiledConv {
   LowerEpilogue epilogue;
   GiltValue *x, *xp, *panels, *wide, *y, *bias;
   bool pack_x;         /* direct, not swapped: X packed as B (choose_pack_x) */
-  bool copy_panels;    /* else the tiles copy X by panels (choose_copy_panels) */
+  bool copy_panels;    /* the tiles keep X's panels as they read it (choose_copy_panels) */
   GiltValue *x_panels; /* the packing, in batch_body */
   /* Grouped: each group's output channels (NULL for one group). A
   ** tile's rows lie in one group (its rows divide the group's outputs),

@@ -38,21 +38,22 @@
 ** reduction keeps its order per output element (the caller's loops,
 ** outermost first), so results are the untiled kernel's bit for bit.
 **
-** Where B is read where it lies with its rows far apart (a 1x1
-** convolution reading X as [C, H * W]), each column of tiles first copies
-** its panel of B, [reduction, NV * 16], into a buffer of its own, and its
-** tiles of rows read that:
+** Where B is read where it lies with its rows far apart and the caller
+** asks (copy_panels: a 1x1 convolution reading X as [C, H * W]), each
+** column of tiles keeps its panel of B, [reduction, NV * 16], in a
+** buffer of its own, which the first tile of rows fills as it reads B:
 **
 **   parallel nb:
-**     panel[r] = B(r, n0 + 16 v), masked past N, for every step r
-**     for each tile of rows mb: the tile, B from panel
+**     tile of rows 0, each b[v] loaded also stored: panel[r] = b[v]
+**     for each tile of rows mb >= 1: the tile, B from panel
 **
 ** Read in place, the rows of a panel are H * W floats apart: at 112x112,
 ** 50176 bytes, a multiple of 1024, so every fourth row falls in the same
 ** sets of L1, and the 32 rows of MobileNetV2's 32-into-16 projection
-** evicted each other between its three tiles of rows (0.32 ms in the
-** model, 0.19 where its buffers happened to lie apart). The copy reads
-** each line of B once, and the tiles then read consecutive floats.
+** evicted each other between its three tiles of rows (0.30 ms in the
+** model, 0.19 where its buffers happened to lie apart; 0.22 copied).
+** A copy made before the tiles, tried first, gained less there (0.28 to
+** 0.26 ms): the first tile's multiply-adds hide the filling's stores.
 **
 ** A panel of B of more than half of L2 (ResNet's 7x7 layers of 512
 ** channels: a panel of 32 channels is 4608 x 32 floats, 590 KB) is

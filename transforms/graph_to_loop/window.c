@@ -4,7 +4,9 @@
 ** input size, the output size, the padding before the first element
 ** (what auto_pad SAME_UPPER / SAME_LOWER implies, computed at run time
 ** when the input size is dynamic) and the extent of a padded copy of the
-** input that every window reads inside. dialects/graph/conv.c checks the
+** input that every window reads inside; and the outputs whose windows
+** lie wholly inside the input (the depthwise nests read it unguarded
+** there). dialects/graph/conv.c checks the
 ** attributes and infers the static sizes; this file only reads them (the
 ** verifier has run) and turns the formulas into index arithmetic, which
 ** folds to constants for static shapes.
