@@ -323,13 +323,13 @@ static void split(Lower *l, Depthwise *d)
 {
   const LowerWindow *w = d->w;
   d->row_lo = lower_window_first_inside(l, w, 0);
-  d->row_hi = lower_window_end_inside(l, w, 0, d->rows, (d->kh - 1) * w->dilations[0] + 1,
-                         d->row_lo);
+  d->row_hi = lower_window_end_inside(l, w, 0, d->rows, w->ek[0], d->row_lo);
   d->col_lo = lower_window_first_inside(l, w, 1);
   int64_t reach = (d->kw - 1) * w->dilations[1] +
                   LOWER_F32_LANES * w->strides[1];
   /* The last column a vector may start at (col_lo - 1 when none). */
-  GiltValue *end = lower_window_end_inside(l, w, 1, d->cols, reach, d->col_lo);
+  GiltValue *end =
+      lower_window_end_inside(l, w, 1, d->cols, reach, d->col_lo);
   GiltValue *last = ix_sub(l, end, lower_index(l, 1));
   GiltValue *lanes = lower_index(l, LOWER_F32_LANES);
   GiltValue *more = lower_binary(l, LOOP_OP_FLOORDIVSI,

@@ -76,9 +76,10 @@ typedef struct BlockedConv {
   GiltValue *cb, *oh, *row_bias;
   GiltValue *taps[LOWER_DEPTHWISE_MAX_TAPS];
   /* Outputs [row_lo, row_hi) x [col_lo, col_hi) have every tap inside X;
-  ** the others are `guarded`: each tap checks, and reads t->fill (or 0)
-  ** outside, as a padded copy would hold. */
-  GiltValue *row_lo, *row_hi, *col_lo, *col_hi;
+  ** the others are `guarded`: each tap checks, and reads `pad` (t->fill,
+  ** or 0, in every lane; made once a row) outside, as a padded copy
+  ** would hold. */
+  GiltValue *row_lo, *row_hi, *col_lo, *col_hi, *pad;
   bool guarded;
   /* A pool: what its windows compute; the padding's value (-inf for the
   ** maximum, else NULL: zeros); an average's taps counted in the row. */
@@ -303,11 +304,7 @@ static GiltValue *tap_input(Lower *l, const BlockedConv *t, GiltValue *row,
     }
   GiltValue *idx[5] = {t->n, t->cb, at[0], at[1], zero};
   GiltValue *xv = lower_lanes_load(l, &t->v, NULL, t->given, idx);
-  if (!t->guarded)
-    return xv;
-  GiltValue *fill = t->fill ? lower_lanes_splat(l, &t->v, t->fill)
-                            : lower_lanes_zero(&t->v);
-  return lower_select(l, inside, xv, fill);
+  return t->guarded ? lower_select(l, inside, xv, t->pad) : xv;
 }
 
 /* Output pixel (oh, ow) of the row's 16 channels: a vector of X per tap
@@ -354,9 +351,10 @@ static void depthwise_row(Lower *l, GiltValue *const *ivs, void *user)
 {
   BlockedConv *t = user;
   t->n = ivs[0], t->cb = ivs[1], t->oh = ivs[2];
+  t->pad = t->fill ? lower_lanes_splat(l, &t->v, t->fill)
+                   : lower_lanes_zero(&t->v);
   if (t->pool != LOWER_BLOCKED_CONV) {
-    t->row_bias = t->fill ? lower_lanes_splat(l, &t->v, t->fill)
-                          : lower_lanes_zero(&t->v);
+    t->row_bias = t->pad;
     if (t->pool != LOWER_BLOCKED_MAX)
       t->row_count = taps_counted(l, t, 0, t->oh);
   } else {

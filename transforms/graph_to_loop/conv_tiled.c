@@ -266,11 +266,12 @@ static int64_t gcd(int64_t a, int64_t b)
 static bool choose_copy_panels(const TiledConv *t, GiltType *wt)
 {
   GiltType *yt = gilt_value_get_type(t->y);
-  int64_t hw = yt->shaped.shape[2] * yt->shaped.shape[3];
+  int64_t h = yt->shaped.shape[2], w = yt->shaped.shape[3];
   int64_t c = wt->shaped.shape[1];
-  if (!t->direct || t->swapped || t->pack_x || yt->shaped.shape[2] < 0 ||
-      yt->shaped.shape[3] < 0 || c == GILT_DYNAMIC || (hw * 4) % 64)
+  if (!t->direct || t->swapped || t->pack_x || h == GILT_DYNAMIC ||
+      w == GILT_DYNAMIC || c == GILT_DYNAMIC || (h * w * 4) % 64)
     return false;
+  int64_t hw = h * w;
   int64_t sets = L1_SETS / gcd(hw * 4 / 64, L1_SETS);
   return sets <= 4 && c / sets >= L1_WAYS;
 }

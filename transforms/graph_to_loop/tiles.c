@@ -109,8 +109,10 @@ typedef struct Tile {
   ** blocks in `partial`, [column tiles, row tiles * rows, vectors * 16]. */
   int64_t block;
   GiltValue *block_start, *partial, *row_tiles;
-  /* Panel copying: the current column's panel of B, [reductions...,
-  ** vectors * 16], or NULL; whether the tile being emitted fills it. */
+  /* Panel copying (the caller's copy_panels, where it applies: `copied`):
+  ** the current column's panel of B, [reductions..., vectors * 16], or
+  ** NULL; whether the tile being emitted fills it. */
+  bool copied;
   GiltValue *panel;
   bool filling;
 } Tile;
@@ -355,7 +357,8 @@ static void panel_row_step(Lower *l, GiltValue *mb, GiltValue *const *iter,
   tile_columns(l, tile);
 }
 
-/* The column of tiles nb: its panel of B copied, then its tiles. */
+/* The column of tiles nb: its tiles of rows, the first filling the
+** column's panel of B, the others reading it. */
 static void panel_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   Tile *tile = user;
@@ -593,7 +596,6 @@ static void remark(Lower *l, const Tile *tile)
                            {"tile_rows", NULL, (int64_t)t->rows},
                            {"tile_cols", NULL, cols},
                            {"reduction_block", NULL, tile->block}};
-  bool copied = t->copy_panels && !tile->rows_outer && !tile->block;
   char blocked[128] = "";
   if (tile->block)
     snprintf(blocked, sizeof blocked,
@@ -604,8 +606,8 @@ static void remark(Lower *l, const Tile *tile)
               "%s: register tiles of %zu x %" PRId64 " (%zu vector "
               "accumulators) over packed operands, parallel over %s%s%s%s",
               t->algorithm, t->rows, cols, t->rows * t->vectors,
-              tile->block || copied ? "columns of tiles" : "tiles",
-              copied ? "; each column's panel of B copied first" : "",
+              tile->block || tile->copied ? "columns of tiles" : "tiles",
+              tile->copied ? "; each column's panel of B copied first" : "",
               tile->narrow_tail ? "; a last tile of 16 columns or fewer is "
                                   "one vector wide"
                                 : "",
@@ -640,6 +642,7 @@ void lower_tiles(Lower *l, const LowerTiles *t)
       (n >= 0 ? rem > 0 && rem <= LOWER_F32_LANES : t->narrow_tail);
   tile.narrow_masks = n < 0 || rem % LOWER_F32_LANES != 0;
   tile.block = panel_block(&tile, m, n);
+  tile.copied = t->copy_panels && !tile.rows_outer && !tile.block;
   remark(l, &tile);
   lower_lanes_init(l, &tile.v, gilt_float_type_get(l->ctx, GILT_F32));
   GiltValue *col_tiles =
@@ -660,7 +663,7 @@ void lower_tiles(Lower *l, const LowerTiles *t)
     lower_parallel(l, 1, &col_tiles, blocked_body, &tile);
     return;
   }
-  if (t->copy_panels && !tile.rows_outer) {
+  if (tile.copied) {
     lower_parallel(l, 1, &col_tiles, panel_body, &tile);
     return;
   }

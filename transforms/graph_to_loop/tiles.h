@@ -39,9 +39,10 @@ typedef struct LowerTiles {
   ** emitting for it (a static n decides that itself). */
   bool narrow_tail;
   /* B is read where it lies, its rows far apart (a 1x1 convolution's
-  ** input channels, H * W floats apart): each column of tiles copies its
-  ** panel of B into a buffer of its own first, and its tiles of rows read
-  ** that (tiles.c). Ignored where the tiles go rows outer. */
+  ** input channels, H * W floats apart): each column of tiles keeps its
+  ** panel of B in a buffer of its own, which its first tile of rows fills
+  ** as it reads B and the others read (tiles.c). Ignored where the tiles
+  ** go rows outer or block the reduction. */
   bool copy_panels;
   /* The reduction: loops over [0, reductions[d]), outermost first. */
   size_t num_reductions;
