@@ -488,6 +488,13 @@ static GiltStatus lower_conv_nchwc(Lower *l)
   GiltValue *ydims[5] = {lower_dim(l, x, 0),
                          ix_div(l, oc, lower_index(l, LOWER_F32_LANES)),
                          w.out[0], w.out[1], lower_index(l, LOWER_F32_LANES)};
+  int winograd =
+      depthwise ? 0 : lower_conv_winograd_nchwc_apply(l, &w, weights, in_block);
+  if (winograd) {
+    GiltValue *y =
+        lower_conv_winograd_nchwc(l, &w, x, weights, t.bias, ydims, winograd);
+    return lower_replace(l, &y);
+  }
   t.y = lower_alloc_result(l, 0, ydims);
   remark_layout(l, &t, depthwise);
   GiltType *yt = lower_result_type(l, 0);

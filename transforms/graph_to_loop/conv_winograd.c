@@ -12,12 +12,10 @@
 **   Y    = A^T M A        per output block and channel, bias and the
 **                         fused epilogue added
 **
-** with the standard G, B^T and A^T of F(2, 3) (points 0, 1, -1, inf) and
-** of F(4, 3) (0, 1, -1, 2, -2, inf). F(2x2)'s transforms are additions:
-** its error stays within a few ulps of the direct sum's. F(4x4)'s
-** constants (1/6, 1/24, 8, ...) make it larger, some 1e-6 relative on
-** ResNet's layers, still well inside the models' tolerance. A cost
-** model picks the tile size per layer, or the direct tiles.
+** with winograd.c's transforms. A cost model picks the tile size per
+** layer, or the direct tiles. This file lays the blocks out along
+** vectors, for NCHW; conv_winograd_nchwc.c lays channels along them,
+** for NCHW16c.
 **
 ** Blocks run along the padded input's rows, as the direct path's wide
 ** positions do (conv_tiled.c): the input is split into m x m phase
@@ -45,39 +43,7 @@
 
 #include "gilt/remarks.h"
 #include "transforms/graph_to_loop/indexing.h"
-
-/* One tile size: F(m x m, 3x3) reads blocks of alpha = m + 2 inputs a
-** side and multiplies alpha^2 products per channel pair for m^2
-** outputs, through G (alpha x 3), B^T (alpha x alpha) and A^T (m x
-** alpha), row by row. */
-typedef struct WinogradTile {
-  int m, alpha;
-  const char *algorithm; /* the tiles' remark names it */
-  const char *name;      /* the cost model's remark names it */
-  const double *g, *bt, *at;
-} WinogradTile;
-
-#define WINOGRAD_MAX_ALPHA 6
-
-static const double F2_G[4 * 3] = {1, 0, 0, .5, .5, .5, .5, -.5, .5, 0, 0, 1};
-static const double F2_BT[4 * 4] = {1, 0, -1, 0, 0, 1,  1, 0,
-                                    0, -1, 1, 0, 0, 1, 0, -1};
-static const double F2_AT[2 * 4] = {1, 1, 1, 0, 0, 1, -1, -1};
-
-static const double F4_G[6 * 3] = {
-    1.0 / 4,  0,          0,          -1.0 / 6, -1.0 / 6, -1.0 / 6,
-    -1.0 / 6, 1.0 / 6,    -1.0 / 6,   1.0 / 24, 1.0 / 12, 1.0 / 6,
-    1.0 / 24, -1.0 / 12,  1.0 / 6,    0,        0,        1};
-static const double F4_BT[6 * 6] = {
-    4, 0,  -5, 0, 1, 0, 0, -4, -4, 1,  1, 0, 0, 4, -4, -1, 1, 0,
-    0, -2, -1, 2, 1, 0, 0, 2,  -1, -2, 1, 0, 0, 4, 0,  -5, 0, 1};
-static const double F4_AT[4 * 6] = {1, 1, 1,  1, 1, 0,  0, 1, -1, 2, -2, 0,
-                                    0, 1, 1,  4, 4, 0,  0, 1, -1, 8, -8, 1};
-
-static const WinogradTile WINOGRAD_TILES[2] = {
-    {2, 4, "winograd-f2x2-3x3", "F(2x2, 3x3)", F2_G, F2_BT, F2_AT},
-    {4, 6, "winograd-f4x4-3x3", "F(4x4, 3x3)", F4_G, F4_BT, F4_AT},
-};
+#include "transforms/graph_to_loop/winograd.h"
 
 typedef struct Winograd {
   const WinogradTile *f;
@@ -107,21 +73,6 @@ typedef struct WinogradGroups {
 
 /* ---- weights, at compile time ------------------------------------------- */
 
-/* U = G g G^T for the 3x3 filter g: alpha^2 elements. */
-static void transform_filter(const WinogradTile *f, const float *g, double *u)
-{
-  double gg[WINOGRAD_MAX_ALPHA][3];
-  for (int i = 0; i < f->alpha; i++)
-    for (int j = 0; j < 3; j++)
-      gg[i][j] = f->g[i * 3] * g[j] + f->g[i * 3 + 1] * g[3 + j] +
-                 f->g[i * 3 + 2] * g[6 + j];
-  for (int i = 0; i < f->alpha; i++)
-    for (int j = 0; j < f->alpha; j++)
-      u[i * f->alpha + j] = gg[i][0] * f->g[j * 3] +
-                            gg[i][1] * f->g[j * 3 + 1] +
-                            gg[i][2] * f->g[j * 3 + 2];
-}
-
 /* U as the tiles read A: [alpha^2 * ceil(OC/6), C, 6], element e's
 ** panels first, rows past OC repeating the last. NULL when the weights
 ** are not a constant. */
@@ -148,7 +99,7 @@ static GiltValue *transform_weights(Lower *l, Winograd *t, GiltValue *weights)
       int64_t src = o < oc ? o : oc - 1;
       memcpy(g, data + (size_t)((src * c + k) * 9) * sizeof(float), sizeof g);
       double u[WINOGRAD_MAX_ALPHA * WINOGRAD_MAX_ALPHA];
-      transform_filter(t->f, g, u);
+      winograd_transform_filter(t->f, g, u);
       for (int64_t e = 0; e < elements; e++)
         packed[((e * t->oc_blocks + o / 6) * c + k) * 6 + o % 6] = (float)u[e];
     }
@@ -157,49 +108,6 @@ static GiltValue *transform_weights(Lower *l, Winograd *t, GiltValue *weights)
       l, gilt_dense_elements_attr_get(type, packed, count * sizeof *packed));
   gilt_free(l->ctx, packed);
   return g;
-}
-
-/* ---- the transforms' arithmetic ------------------------------------------ */
-
-/* out[r * step] = the sum over k of mat[r][k] * x[k * step] for each of
-** the `rows` rows of a matrix of `cols` columns: a term of coefficient 1
-** first, then the others added, subtracted or multiply-added. */
-static void combine(Lower *l, const LowerLanes *v, const double *mat,
-                    int rows, int cols, GiltValue *const *x, size_t step,
-                    GiltValue **out)
-{
-  for (int r = 0; r < rows; r++) {
-    const double *c = mat + r * cols;
-    int first = -1;
-    for (int k = 0; k < cols && first < 0; k++)
-      if (c[k] == 1)
-        first = k;
-    GiltValue *sum = first >= 0 ? x[(size_t)first * step] : NULL;
-    for (int k = 0; k < cols; k++) {
-      GiltValue *xk = x[(size_t)k * step];
-      if (c[k] == 0 || k == first)
-        continue;
-      if (c[k] == 1 && sum)
-        sum = lower_plus(l, sum, xk);
-      else if (c[k] == -1 && sum)
-        sum = lower_minus(l, sum, xk);
-      else {
-        GiltValue *coef = lower_constant(l, v->type, c[k]);
-        sum = sum ? lower_lanes_fma(l, coef, xk, sum)
-                  : lower_times(l, coef, xk);
-      }
-    }
-    out[(size_t)r * step] = sum;
-  }
-}
-
-/* The vector operations combine emits for mat: the cost model's. */
-static int combine_ops(const double *mat, int rows, int cols)
-{
-  int terms = 0;
-  for (int i = 0; i < rows * cols; i++)
-    terms += mat[i] != 0;
-  return terms - rows;
 }
 
 /* ---- inputs ----------------------------------------------------------------- */
@@ -240,17 +148,11 @@ static void input_body(Lower *l, GiltValue *const *ivs, void *user)
   GiltValue *col = group_column(l, t, ivs[1], ivs[2], &bw);
   GiltValue *at[4] = {t->n, ivs[0], ix_add(l, t->first_row, ivs[1]), bw};
   GiltValue *d[WINOGRAD_MAX_ALPHA * WINOGRAD_MAX_ALPHA];
-  GiltValue *rows[WINOGRAD_MAX_ALPHA * WINOGRAD_MAX_ALPHA];
-  GiltValue *v[WINOGRAD_MAX_ALPHA * WINOGRAD_MAX_ALPHA];
   load_blocks(l, t, at, d);
-  for (int j = 0; j < alpha; j++) /* B^T d, column by column */
-    combine(l, &t->v, t->f->bt, alpha, alpha, d + j, (size_t)alpha, rows + j);
-  for (int i = 0; i < alpha; i++) /* then times B, row by row */
-    combine(l, &t->v, t->f->bt, alpha, alpha, rows + i * alpha, 1,
-            v + i * alpha);
+  winograd_input(l, &t->v, t->f, d);
   for (int e = 0; e < alpha * alpha; e++) {
     GiltValue *idx[5] = {t->n, t->g, ivs[0], lower_index(l, e), col};
-    lower_lanes_store(l, &t->v, NULL, v[e], t->vt, idx);
+    lower_lanes_store(l, &t->v, NULL, d[e], t->vt, idx);
   }
 }
 
@@ -376,20 +278,16 @@ static void store_blocks(Lower *l, Winograd *t, GiltValue *oc, GiltValue *bh,
 static void output_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   Winograd *t = user;
-  int m = t->f->m, alpha = t->f->alpha;
+  int alpha = t->f->alpha;
   GiltValue *bw;
   GiltValue *col = group_column(l, t, ivs[1], ivs[2], &bw);
   GiltValue *mv[WINOGRAD_MAX_ALPHA * WINOGRAD_MAX_ALPHA];
-  GiltValue *rows[WINOGRAD_MAX_ALPHA * WINOGRAD_MAX_ALPHA];
   GiltValue *y[WINOGRAD_MAX_ALPHA * WINOGRAD_MAX_ALPHA];
   for (int e = 0; e < alpha * alpha; e++) {
     GiltValue *idx[5] = {t->n, t->g, ivs[0], lower_index(l, e), col};
     mv[e] = lower_lanes_load(l, &t->v, NULL, t->m, idx);
   }
-  for (int j = 0; j < alpha; j++) /* A^T M, column by column */
-    combine(l, &t->v, t->f->at, m, alpha, mv + j, (size_t)alpha, rows + j);
-  for (int a = 0; a < m; a++) /* then times A, row by row */
-    combine(l, &t->v, t->f->at, m, alpha, rows + a * alpha, 1, y + a * m);
+  winograd_output(l, &t->v, t->f, mv, y);
   store_blocks(l, t, ivs[0], ix_add(l, t->first_row, ivs[1]), bw, y);
 }
 
@@ -506,8 +404,10 @@ static double winograd_cost(const WinogradTile *f, int64_t c, int64_t oc,
                             int64_t oh, int64_t ow)
 {
   double a2 = f->alpha * f->alpha;
-  double bt_ops = 2 * f->alpha * combine_ops(f->bt, f->alpha, f->alpha);
-  double at_ops = (f->alpha + f->m) * combine_ops(f->at, f->m, f->alpha);
+  double bt_ops =
+      2 * f->alpha * winograd_combine_ops(f->bt, f->alpha, f->alpha);
+  double at_ops =
+      (f->alpha + f->m) * winograd_combine_ops(f->at, f->m, f->alpha);
   double input = (double)c * (2 * a2 + bt_ops);
   double zips = f->m * (f->m == 4 ? 2 : 1); /* m log2(m) shuffles */
   double output =

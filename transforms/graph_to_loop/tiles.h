@@ -175,6 +175,25 @@ GILT_INTERNAL GiltValue *lower_conv_winograd(Lower *l, LowerWindow *w,
                                              GiltValue *x, GiltValue *weights,
                                              GiltValue *bias, int m);
 
+/* Which Winograd F(m x m, 3x3) the graph.conv_nchwc being lowered goes
+** through with channels along the vectors (conv_winograd_nchwc.c): m = 2
+** or 4 as its cost model chooses, 0 for none. Only X in NCHW16c
+** (in_block 16), 3x3, stride and dilation 1, static multiples of 16
+** channels in and out, constant weights and a static output size
+** qualify; one group (the caller's). */
+GILT_INTERNAL int lower_conv_winograd_nchwc_apply(Lower *l,
+                                                  const LowerWindow *w,
+                                                  GiltValue *weights,
+                                                  int64_t in_block);
+/* Y [N, OC/16, OH, OW, 16] of dimensions ydims = conv(x, weights) + bias
+** by that F(m x m, 3x3): the new result buffer. */
+GILT_INTERNAL GiltValue *lower_conv_winograd_nchwc(Lower *l, LowerWindow *w,
+                                                   GiltValue *x,
+                                                   GiltValue *weights,
+                                                   GiltValue *bias,
+                                                   GiltValue *const *ydims,
+                                                   int m);
+
 /* Whether the Conv being lowered goes through the kernel of few input
 ** channels (conv_first.c): f32, 2-D, one group, at most 4 input
 ** channels, a static multiple of 8 output channels, at most 7x7 taps,
