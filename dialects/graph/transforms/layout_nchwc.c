@@ -7,8 +7,10 @@
 **
 ** - a Conv chosen by the cost model below reads its input blocked when
 **   the input was computed blocked, and as NCHW where it lies when not
-**   (no conversion on the way in; conv_nchwc reads either); a residual
-**   Z is taken blocked, converted when it is not;
+**   (no conversion on the way in; conv_nchwc reads either), except a
+**   3x3 layer of stride 1, whose input is converted: Winograd in
+**   NCHW16c (conv_winograd_nchwc.c) reads only blocked inputs; a
+**   residual Z is taken blocked, converted when it is not;
 ** - an elementwise op (Relu, Add of equal shapes, ...) whose tensor
 **   operands all were computed blocked computes blocked, and so does a
 **   Concat of them along the channels whose operands' channels are
@@ -25,9 +27,12 @@
 **
 ** The cost model, per Conv (f32, 2-D, static shapes, constant weights,
 ** output channels a multiple of 16, one group or depthwise): not a 3x3
-** layer of stride 1 on more than 14x14 outputs, which Winograd computes
-** with a quarter to a half of the multiply-adds in NCHW
-** (conv_winograd.c); not a layer of at most 4 input channels, which
+** layer of stride 1 on more than 14x14 outputs whose input channels are
+** no multiple of 16, which Winograd computes with a quarter to a half of
+** the multiply-adds in NCHW (conv_winograd.c; with whole blocks of input
+** channels, Winograd in NCHW16c computes it faster still: ResNet-18's
+** 128-channel layers at 28x28 took 0.87 ms blocked, 1.83 in NCHW); not a
+** layer of at most 4 input channels, which
 ** conv_first.c computes at near peak in NCHW; then, to a fixed point, not
 ** a layer whose neighbours make the layout cost more than it saves
 ** (why_not_chosen). A remark of category "layout" at each Conv says which
@@ -156,6 +161,19 @@ static bool depthwise(GiltOp *conv)
 
 /* Why conv cannot or should not compute in NCHW16c whatever its
 ** neighbours do, or NULL. */
+/* A 3x3 layer of stride and dilation 1 whose input channels fill whole
+** blocks: one Winograd computes. */
+static bool winograd_shape(GiltOp *conv)
+{
+  const int64_t *ws = static_shape(gilt_op_get_operand(conv, 1), 4);
+  int64_t strides[2], dilations[2];
+  read_window_attr(conv, "strides", strides);
+  read_window_attr(conv, "dilations", dilations);
+  return ws && ws[2] == 3 && ws[3] == 3 && ws[1] % BLOCK == 0 &&
+         strides[0] == 1 && strides[1] == 1 && dilations[0] == 1 &&
+         dilations[1] == 1 && !depthwise(conv);
+}
+
 static const char *why_nchw(GiltOp *conv)
 {
   GiltValue *x = gilt_op_get_operand(conv, 0);
@@ -182,9 +200,11 @@ static const char *why_nchw(GiltOp *conv)
   read_window_attr(conv, "strides", strides);
   read_window_attr(conv, "dilations", dilations);
   if (ws[2] == 3 && ws[3] == 3 && strides[0] == 1 && strides[1] == 1 &&
-      dilations[0] == 1 && dilations[1] == 1 && ys[2] * ys[3] > 14 * 14)
-    return "a 3x3 layer of stride 1 on more than 14x14 outputs: Winograd "
-           "computes it with fewer multiply-adds in NCHW";
+      dilations[0] == 1 && dilations[1] == 1 && ys[2] * ys[3] > 14 * 14 &&
+      !winograd_shape(conv))
+    return "a 3x3 layer of stride 1 on more than 14x14 outputs, its input "
+           "channels no multiple of 16: Winograd computes it with fewer "
+           "multiply-adds in NCHW";
   return NULL;
 }
 
@@ -439,9 +459,11 @@ static bool convert_conv(Rewriter *r, GiltOp *conv)
   for (size_t i = 0; i < n; i++)
     ops[i] = gilt_op_get_operand(conv, i);
   /* A depthwise layer reads its input blocked only: the plan makes it
-  ** so, but a conversion keeps the IR right whatever the plan missed. */
+  ** so, but a conversion keeps the IR right whatever the plan missed. A
+  ** 3x3 layer of stride 1 reads it blocked too, converted where it is
+  ** not: Winograd in NCHW16c (conv_winograd_nchwc.c) takes only that. */
   GiltValue *xb = blocked_source(ops[0]);
-  if (!xb && depthwise(conv))
+  if (!xb && (depthwise(conv) || winograd_shape(conv)))
     xb = transform(r, conv, ops[0], "NCHW", BLOCKED);
   const char *data_layout = xb ? BLOCKED : "NCHW";
   if (xb)
