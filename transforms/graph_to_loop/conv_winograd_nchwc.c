@@ -58,6 +58,7 @@ typedef struct BlockedWinograd {
   GiltValue *x, *y, *bias;
   GiltValue *u, *vt, *m; /* U, V and M above */
   GiltValue *c, *oc, *blocks, *block_cols;
+  int64_t block_count;   /* T, the products' rows */
   int64_t panels;        /* U's panels of columns per element */
   bool partial;          /* blocks may pass Y's last row or column */
   GiltValue *n, *e;      /* the image, and the product's element */
@@ -169,14 +170,11 @@ static void product_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   BlockedWinograd *t = user;
   t->e = ivs[0];
-  GiltType *yt = lower_result_type(l, 0);
-  int64_t blocks = (yt->shaped.shape[2] + t->f->m - 1) / t->f->m *
-                   ((yt->shaped.shape[3] + t->f->m - 1) / t->f->m);
   LowerTiles tiles = {
       .algorithm = t->f->algorithm,
       .m = t->blocks,
       .n = t->oc,
-      .rows = lower_tile_rows(l, blocks),
+      .rows = lower_tile_rows(l, t->block_count),
       .vectors = lower_tile_vectors(l),
       .num_reductions = 1,
       .reductions = {t->c},
@@ -352,6 +350,7 @@ GiltValue *lower_conv_winograd_nchwc(Lower *l, LowerWindow *w, GiltValue *x,
   t.partial = oh % m || ow % m;
   t.c = lower_index(l, c);
   t.oc = lower_index(l, oc);
+  t.block_count = blocks;
   t.blocks = lower_index(l, blocks);
   t.block_cols = lower_index(l, block_cols);
   GiltRemarkArg args[1] = {{"elements", NULL, elements}};
