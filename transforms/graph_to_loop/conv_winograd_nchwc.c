@@ -23,7 +23,10 @@
 ** products' rows instead (49 at 14x14). The cost model below weighs the
 ** products, the rows the tiles compute past T, the transforms, and U,
 ** alpha^2 / 9 times the direct layer's weights, which stream from memory
-** once a run.
+** once a run. Larger images gain too: graph-layout-nchwc blocks every
+** 3x3 layer of stride 1 whose input channels fill whole blocks, and
+** ResNet-18's 128-channel layers at 28x28 ran here in 0.87 ms where the
+** NCHW Winograd took 1.83.
 **
 ** Per image, three parallel loops one after the other: the input
 ** transform over (input channel block, block row, block column), each

@@ -38,6 +38,16 @@
 ** reduction keeps its order per output element (the caller's loops,
 ** outermost first), so results are the untiled kernel's bit for bit.
 **
+** Rows outer, the tiles of rows go by groups whose rows of A over the
+** whole reduction fit in L1, each group through every column of tiles
+** before the next (row_group):
+**
+**   parallel (group g, nb, i < G):     the tile of rows g * G + i
+**
+** so that each column of tiles stores a group's rows as one run, where
+** tile by tile the columns' stores (NCHW16c: one block of channels H * W
+** * 16 floats from the next) were as many streams, a few rows each.
+**
 ** Where B is read where it lies with its rows far apart and the caller
 ** asks (copy_panels: a 1x1 convolution reading X as [C, H * W]), each
 ** column of tiles keeps its panel of B, [reduction, NV * 16], in a
@@ -401,8 +411,8 @@ static int64_t row_group(const Tile *tile, int64_t row_tiles)
   int64_t reduction = 1;
   for (size_t d = 0; d < t->num_reductions; d++) {
     int64_t r = constant_size(t->reductions[d]);
-    if (r <= 0)
-      return 0;
+    if (r <= 0 || reduction > GROUP_PANEL_MAX_BYTES / r)
+      return 0; /* unknown, or past the panel's bytes already */
     reduction *= r;
   }
   int64_t group = GROUP_PANEL_MAX_BYTES / (reduction * 4 * (int64_t)t->rows);

@@ -159,10 +159,8 @@ static bool depthwise(GiltOp *conv)
          ws[1] == 1;
 }
 
-/* Why conv cannot or should not compute in NCHW16c whatever its
-** neighbours do, or NULL. */
 /* A 3x3 layer of stride and dilation 1 whose input channels fill whole
-** blocks: one Winograd computes. */
+** blocks: one Winograd in NCHW16c computes. */
 static bool winograd_shape(GiltOp *conv)
 {
   const int64_t *ws = static_shape(gilt_op_get_operand(conv, 1), 4);
@@ -174,6 +172,8 @@ static bool winograd_shape(GiltOp *conv)
          dilations[1] == 1 && !depthwise(conv);
 }
 
+/* Why conv cannot or should not compute in NCHW16c whatever its
+** neighbours do, or NULL. */
 static const char *why_nchw(GiltOp *conv)
 {
   GiltValue *x = gilt_op_get_operand(conv, 0);
