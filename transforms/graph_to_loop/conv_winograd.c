@@ -404,10 +404,7 @@ static double winograd_cost(const WinogradTile *f, int64_t c, int64_t oc,
                             int64_t oh, int64_t ow)
 {
   double a2 = f->alpha * f->alpha;
-  double bt_ops =
-      2 * f->alpha * winograd_combine_ops(f->bt, f->alpha, f->alpha);
-  double at_ops =
-      (f->alpha + f->m) * winograd_combine_ops(f->at, f->m, f->alpha);
+  double bt_ops = winograd_input_ops(f), at_ops = winograd_output_ops(f);
   double input = (double)c * (2 * a2 + bt_ops);
   double zips = f->m * (f->m == 4 ? 2 : 1); /* m log2(m) shuffles */
   double output =

@@ -269,10 +269,7 @@ static double winograd_cost(const Lower *l, const WinogradTile *f, int64_t c,
   int64_t blocks = (oh + f->m - 1) / f->m * ((ow + f->m - 1) / f->m);
   int64_t rows = (int64_t)lower_tile_rows(l, blocks);
   double computed = (double)((blocks + rows - 1) / rows * rows);
-  double bt_ops =
-      2 * f->alpha * winograd_combine_ops(f->bt, f->alpha, f->alpha);
-  double at_ops =
-      (f->alpha + f->m) * winograd_combine_ops(f->at, f->m, f->alpha);
+  double bt_ops = winograd_input_ops(f), at_ops = winograd_output_ops(f);
   /* Per block and 16 channels: loads, selects and stores; per block and
   ** 16 output channels: loads and the m^2 stores. */
   double input = (double)c / LOWER_F32_LANES * (3 * a2 + bt_ops);

@@ -77,7 +77,8 @@ void winograd_combine(Lower *l, const LowerLanes *v, const double *mat,
   }
 }
 
-int winograd_combine_ops(const double *mat, int rows, int cols)
+/* The vector operations winograd_combine emits for mat. */
+static int combine_ops(const double *mat, int rows, int cols)
 {
   int terms = 0;
   for (int i = 0; i < rows * cols; i++)
@@ -107,4 +108,14 @@ void winograd_output(Lower *l, const LowerLanes *v, const WinogradTile *f,
     winograd_combine(l, v, f->at, m, alpha, mv + j, (size_t)alpha, rows + j);
   for (int a = 0; a < m; a++) /* then times A, row by row */
     winograd_combine(l, v, f->at, m, alpha, rows + a * alpha, 1, y + a * m);
+}
+
+int winograd_input_ops(const WinogradTile *f)
+{
+  return 2 * f->alpha * combine_ops(f->bt, f->alpha, f->alpha);
+}
+
+int winograd_output_ops(const WinogradTile *f)
+{
+  return (f->alpha + f->m) * combine_ops(f->at, f->m, f->alpha);
 }

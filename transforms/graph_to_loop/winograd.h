@@ -37,8 +37,6 @@ GILT_INTERNAL void winograd_combine(Lower *l, const LowerLanes *v,
                                     const double *mat, int rows, int cols,
                                     GiltValue *const *x, size_t step,
                                     GiltValue **out);
-/* The vector operations winograd_combine emits for mat: cost models'. */
-GILT_INTERNAL int winograd_combine_ops(const double *mat, int rows, int cols);
 
 /* The alpha^2 vectors d (d[i * alpha + j], row i, column j of a block)
 ** transformed in place to V = B^T d B; and the alpha^2 vectors mv of a
@@ -48,5 +46,10 @@ GILT_INTERNAL void winograd_input(Lower *l, const LowerLanes *v,
 GILT_INTERNAL void winograd_output(Lower *l, const LowerLanes *v,
                                    const WinogradTile *f,
                                    GiltValue *const *mv, GiltValue **y);
+/* The vector operations (additions, subtractions, multiply-adds) that
+** winograd_input and winograd_output emit for one block: the cost
+** models'. */
+GILT_INTERNAL int winograd_input_ops(const WinogradTile *f);
+GILT_INTERNAL int winograd_output_ops(const WinogradTile *f);
 
 #endif /* GILT_TRANSFORMS_GRAPH_TO_LOOP_WINOGRAD_H */
