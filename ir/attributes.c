@@ -472,6 +472,7 @@ static GiltResourceBlob *new_blob(GiltContext *ctx, GiltIdent *name)
   b->name = name;
   b->next = ctx->blobs;
   ctx->blobs = b;
+  ctx->num_blobs++;
   gilt_hashset_insert(ctx, &ctx->blobs_by_name, name->hash, b);
   return b;
 }
@@ -576,6 +577,41 @@ GiltAttr *gilt_dense_resource_attr_get(GiltType *type, const char *name,
     memcpy(copy, data, nbytes);
   return gilt_dense_resource_attr_take(type, name, copy, nbytes,
                                        free_blob_data, ctx);
+}
+
+/* Blob bytes a pass computes start on a 64-byte boundary, where dense
+** elements in the arena start too: a JIT links a weight at its own
+** address only when it is that aligned (jit.c copies it otherwise), and
+** vector loads of it then never straddle a cache line. The byte before
+** the data says how far past the allocation's start it lies. */
+enum { BLOB_ALIGN = 64 };
+
+void *gilt_blob_alloc(GiltContext *ctx, size_t nbytes)
+{
+  uint8_t *raw = gilt_calloc(ctx, 1, nbytes + BLOB_ALIGN);
+  size_t pad = BLOB_ALIGN - (uintptr_t)raw % BLOB_ALIGN; /* 1 to 64 */
+  raw[pad - 1] = (uint8_t)pad;
+  return raw + pad;
+}
+
+static void free_aligned_blob(void *ctx, void *data, size_t nbytes)
+{
+  (void)nbytes;
+  uint8_t *p = data;
+  gilt_free(ctx, p - p[-1]);
+}
+
+GiltAttr *gilt_dense_attr_take(GiltType *type, const char *name, void *data,
+                               size_t nbytes)
+{
+  int64_t n = gilt_shaped_type_get_num_elements(type);
+  if (n >= 0 && n <= GILT_INLINE_ELEMENTS) {
+    GiltAttr *inline_value = gilt_dense_elements_attr_get(type, data, nbytes);
+    free_aligned_blob(type->ctx, data, nbytes);
+    return inline_value;
+  }
+  return gilt_dense_resource_attr_take(type, name, data, nbytes,
+                                       free_aligned_blob, type->ctx);
 }
 
 /* ---- queries --------------------------------------------------------------- */

@@ -54,6 +54,7 @@ struct GiltContext {
   GiltArena arena;            /* types, attributes, identifiers, locations */
   GiltHashSet idents, types, attrs, locs, op_infos, dialects;
   GiltResourceBlob *blobs;    /* in creation order, reversed */
+  size_t num_blobs;           /* in that list */
   GiltHashSet blobs_by_name;
   bool allow_unregistered;
   GiltDiagnosticHandler diag_handler;

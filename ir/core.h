@@ -102,7 +102,7 @@ typedef struct GiltNamedAttrI {
 struct GiltResourceBlob {
   GiltIdent *name;
   size_t nbytes;
-  uint8_t *data; /* NULL for `__elided__` */
+  uint8_t *data; /* NULL for `__elided__` and once released */
   GiltBlobDeleter deleter; /* releases data when the context goes; or NULL */
   void *deleter_user;
   GiltResourceBlob *next;
@@ -179,6 +179,19 @@ GILT_INTERNAL GiltResourceBlob *gilt_resource_blob_lookup(GiltContext *ctx,
                                                           const char *name);
 GILT_INTERNAL GiltAttr *gilt_dense_resource_attr_get_blob(
     GiltType *type, GiltResourceBlob *blob);
+/* Constants a pass computed: up to this many elements print in place
+** (dense elements), more become a resource printed by name. */
+#define GILT_INLINE_ELEMENTS 64
+/* `nbytes` zeroed bytes, 64-byte aligned, for gilt_dense_attr_take. */
+GILT_INTERNAL void *gilt_blob_alloc(GiltContext *ctx, size_t nbytes);
+/* Such a constant of `type` from `nbytes` bytes at `data` (from
+** gilt_blob_alloc on type's context), which the call takes: dense elements
+** when small (the bytes freed), else a resource named after `name`
+** holding the bytes without a copy, nor a hash of them. NULL after
+** reporting (the bytes freed), as gilt_dense_elements_attr_get and
+** gilt_dense_resource_attr_take. */
+GILT_INTERNAL GiltAttr *gilt_dense_attr_take(GiltType *type, const char *name,
+                                             void *data, size_t nbytes);
 /* Gives a blob's bytes back to their owner (the context's destruction). */
 GILT_INTERNAL void gilt_resource_blob_release(GiltResourceBlob *blob);
 /* Number of elements a dense elements attribute stands for. */

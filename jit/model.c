@@ -433,9 +433,14 @@ static GiltStatus finish_lowered(GiltModel *m, GiltOp *module,
   return m->type ? GILT_SUCCESS : GILT_FAILURE;
 }
 
-/* The rest of gilt_model_create after import: consumes `module`. */
+/* The rest of gilt_model_create after import: consumes `module`. The
+** blobs the context made after the first `own_blobs` are the model's
+** (its weights, the constants its passes folded or packed): once it is
+** lowered, those it no longer reads are given back before LLVM compiles,
+** so that a model's original weights and their repacked copies are not
+** all resident at once. */
 static GiltStatus finish(GiltModel *m, GiltOp *module, GiltAttr *output_names,
-                         const GiltModelOptions *o)
+                         size_t own_blobs, const GiltModelOptions *o)
 {
   GiltOp *fn = gilt_model_find_function(module, o->function);
   size_t n = 0;
@@ -454,6 +459,7 @@ static GiltStatus finish(GiltModel *m, GiltOp *module, GiltAttr *output_names,
     gilt_op_destroy(module);
     return GILT_FAILURE;
   }
+  gilt_context_release_blobs(gilt_op_get_context(module), own_blobs, module);
   return finish_lowered(m, module, o);
 }
 
@@ -497,9 +503,10 @@ GiltModel *gilt_model_create(GiltContext *ctx, const char *path,
   m->jm = NULL;
   double start = model_now_ms();
   GiltAttr *output_names = NULL;
+  size_t own_blobs = gilt_context_get_num_blobs(ctx);
   GiltOp *module = import(ctx, path, &output_names);
   m->phase_ms[MODEL_PHASE_IMPORT] = model_now_ms() - start;
-  if (!module || finish(m, module, output_names, o)) {
+  if (!module || finish(m, module, output_names, own_blobs, o)) {
     gilt_model_destroy(m);
     return NULL;
   }
@@ -512,7 +519,8 @@ GiltModel *gilt_model_create_from_module(GiltOp *module,
   const GiltModelOptions *o = opts ? opts : &default_options;
   GiltModel *m = model_alloc(gilt_op_get_context(module), NULL);
   bool ready = m && !choose_device(m, gilt_op_get_location(module), o);
-  if (!ready || finish(m, module, NULL, o)) {
+  size_t own_blobs = gilt_context_get_num_blobs(gilt_op_get_context(module));
+  if (!ready || finish(m, module, NULL, own_blobs, o)) {
     if (!ready)
       gilt_op_destroy(module);
     gilt_model_destroy(m);

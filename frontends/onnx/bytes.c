@@ -7,9 +7,11 @@
 ** atomic: a context, and so everything holding these ranges, is used by
 ** one thread at a time.
 */
+#define _DEFAULT_SOURCE /* madvise */
 #include "frontends/onnx/bytes.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -100,10 +102,28 @@ void gilt_onnx_bytes_release(GiltOnnxBytes *b)
   gilt_free(b->ctx, b);
 }
 
+/* A blob's bytes given back while the range they lie in lives on (other
+** weights of the same mapped file are still read): the pages wholly
+** inside them leave the process's memory now. They are never written, so
+** the file still holds them, and nothing reads a released blob again. */
+static void drop_pages(const GiltOnnxBytes *b, const void *data,
+                       size_t nbytes)
+{
+  if (!b->map)
+    return;
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  uintptr_t start = ((uintptr_t)data + page - 1) / page * page;
+  uintptr_t end = ((uintptr_t)data + nbytes) / page * page;
+  if (start < end)
+    madvise((void *)start, end - start, MADV_DONTNEED);
+}
+
 static void release_blob(void *user, void *data, size_t nbytes)
 {
-  (void)data, (void)nbytes;
-  gilt_onnx_bytes_release(user);
+  GiltOnnxBytes *b = user;
+  if (b->refs > 1)
+    drop_pages(b, data, nbytes);
+  gilt_onnx_bytes_release(b);
 }
 
 GiltAttr *gilt_onnx_bytes_resource(GiltOnnxBytes *b, GiltType *type,

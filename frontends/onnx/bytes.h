@@ -8,9 +8,11 @@
 ** stay where the file put them, and a dense resource made from one holds a
 ** reference to the range it lies in (gilt_dense_resource_attr_take with a
 ** deleter that drops the reference). A range is unmapped or freed when its
-** last holder lets go: the reader, or the context that outlives it. A
-** mapped model is MAP_PRIVATE and read-only; truncating the file while a
-** context uses its weights is as unsafe as with any mapped file.
+** last holder lets go: the reader, or the context that outlives it; the
+** pages of a weight the context gives back earlier
+** (gilt_context_release_blobs) leave memory then. A mapped model is
+** MAP_PRIVATE and read-only; truncating the file while a context uses its
+** weights is as unsafe as with any mapped file.
 **
 ** This is not a general buffer type: it holds read-only bytes, nothing
 ** writes to a range once it is made. Nothing here reports diagnostics;

@@ -385,6 +385,18 @@ GILT_API GiltAttr *gilt_dense_resource_attr_take(GiltType *type,
                                                  void *data, size_t nbytes,
                                                  GiltBlobDeleter deleter,
                                                  void *user);
+/* How many resource blobs the context has made so far: a mark for
+** gilt_context_release_blobs. */
+GILT_API size_t gilt_context_get_num_blobs(GiltContext *ctx);
+/* Gives back (through their deleters) the bytes of every blob the context
+** made after the first `since` that no attribute of `root`, or of an op
+** inside it, refers to; returns how many bytes that was. Their attributes
+** stay, without data, as a `dense_resource` parsed without its blob:
+** printing names them, reading their elements reports that there is no
+** data. For a caller that owns those blobs: gilt_model_create lets go of
+** the weights a model's lowering repacked into new ones. */
+GILT_API size_t gilt_context_release_blobs(GiltContext *ctx, size_t since,
+                                           GiltOp *root);
 /* `strided<[s0, s1], offset: o>`; GILT_DYNAMIC prints as `?`. */
 GILT_API GiltAttr *gilt_strided_layout_attr_get(GiltContext *ctx,
                                                 int64_t offset, size_t rank,

@@ -4,7 +4,9 @@
 ** constant stood. The data is not copied: the global holds the same
 ** attribute (a dense_resource blob for weights). Lowerings that build
 ** tables at compile time (TfIdfVectorizer's pool) make globals the same
-** way, through lower_global.
+** way, through lower_global; weights packed at compile time (panels,
+** Winograd's transformed filters) through lower_packed_global, which
+** hands their bytes to the context as they are.
 */
 #include "transforms/graph_to_loop/lowering.h"
 
@@ -52,3 +54,14 @@ const GraphLoweringRow graph_lower_misc[] = {
     {GRAPH_OP_CONSTANT, {lower_constant_op}},
     {0, {NULL}},
 };
+
+GiltValue *lower_packed_global(Lower *l, size_t rank, const int64_t *shape,
+                               float *data)
+{
+  GiltType *type = gilt_tensor_type_get(
+      l->ctx, rank, shape, gilt_float_type_get(l->ctx, GILT_F32), NULL);
+  size_t nbytes = (size_t)gilt_shaped_type_get_num_elements(type) *
+                  sizeof *data;
+  GiltAttr *value = gilt_dense_attr_take(type, "packed", data, nbytes);
+  return value ? lower_global(l, value) : NULL;
+}

@@ -92,7 +92,7 @@ static GiltValue *transform_weights(Lower *l, Winograd *t, GiltValue *weights)
   t->oc_blocks = (oc + 5) / 6;
   int64_t shape[3] = {elements * t->oc_blocks, c, 6};
   size_t count = (size_t)(shape[0] * c * 6);
-  float *packed = gilt_malloc(l->ctx, count * sizeof *packed);
+  float *packed = gilt_blob_alloc(l->ctx, count * sizeof *packed);
   for (int64_t o = 0; o < t->oc_blocks * 6; o++)
     for (int64_t k = 0; k < c; k++) {
       float g[9];
@@ -103,11 +103,7 @@ static GiltValue *transform_weights(Lower *l, Winograd *t, GiltValue *weights)
       for (int64_t e = 0; e < elements; e++)
         packed[((e * t->oc_blocks + o / 6) * c + k) * 6 + o % 6] = (float)u[e];
     }
-  GiltType *type = gilt_tensor_type_get(l->ctx, 3, shape, t->v.elem, NULL);
-  GiltValue *g = lower_global(
-      l, gilt_dense_elements_attr_get(type, packed, count * sizeof *packed));
-  gilt_free(l->ctx, packed);
-  return g;
+  return lower_packed_global(l, 3, shape, packed);
 }
 
 /* ---- inputs ----------------------------------------------------------------- */

@@ -83,7 +83,7 @@ static GiltValue *transform_weights(Lower *l, BlockedWinograd *t,
   t->panels = (oc + columns - 1) / columns;
   int64_t shape[3] = {elements * t->panels, c, columns};
   size_t count = (size_t)(shape[0] * c * columns);
-  float *packed = gilt_calloc(l->ctx, count, sizeof *packed);
+  float *packed = gilt_blob_alloc(l->ctx, count * sizeof *packed);
   for (int64_t o = 0; o < oc; o++)
     for (int64_t k = 0; k < c; k++) {
       float g[9];
@@ -94,11 +94,7 @@ static GiltValue *transform_weights(Lower *l, BlockedWinograd *t,
         packed[((e * t->panels + o / columns) * c + k) * columns +
                o % columns] = (float)u[e];
     }
-  GiltType *type = gilt_tensor_type_get(l->ctx, 3, shape, t->v.elem, NULL);
-  GiltValue *u = lower_global(
-      l, gilt_dense_elements_attr_get(type, packed, count * sizeof *packed));
-  gilt_free(l->ctx, packed);
-  return u;
+  return lower_packed_global(l, 3, shape, packed);
 }
 
 /* ---- the input transform ------------------------------------------------------ */

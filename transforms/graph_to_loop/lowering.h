@@ -240,6 +240,13 @@ GILT_INTERNAL bool lower_constant_operand_int(Lower *l, size_t i,
 ** at module level by constant.c), read through loop.get_global at the
 ** insertion point: tables a lowering computes at compile time. */
 GILT_INTERNAL GiltValue *lower_global(Lower *l, GiltAttr *value);
+/* Such a global of f32 shaped `shape` holding `data` (from
+** gilt_blob_alloc, taken without a copy): weights a lowering packed or
+** transformed at compile time, a resource once larger than a few
+** vectors. */
+GILT_INTERNAL GiltValue *lower_packed_global(Lower *l, size_t rank,
+                                             const int64_t *shape,
+                                             float *data);
 
 /* ---- loops -------------------------------------------------------------------------- */
 

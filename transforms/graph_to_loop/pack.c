@@ -74,19 +74,6 @@ static float constant_at(const LowerMatrix *m, const unsigned char *data,
   return f;
 }
 
-/* A global of `n` floats shaped [blocks, k, width]. */
-static GiltValue *panel_global(Lower *l, float *packed, int64_t blocks,
-                               int64_t k, int64_t width)
-{
-  int64_t shape[3] = {blocks, k, width};
-  GiltType *t = gilt_tensor_type_get(l->ctx, 3, shape,
-                                     gilt_float_type_get(l->ctx, GILT_F32),
-                                     NULL);
-  GiltAttr *value = gilt_dense_elements_attr_get(
-      t, packed, (size_t)(blocks * k * width) * sizeof(float));
-  return lower_global(l, value);
-}
-
 /* Packs a constant matrix into panels of `width` rows (rows_major) or
 ** columns; NULL when m is not a constant. */
 static GiltValue *pack_constant(Lower *l, const LowerMatrix *m, size_t width,
@@ -100,7 +87,8 @@ static GiltValue *pack_constant(Lower *l, const LowerMatrix *m, size_t width,
   int64_t w = (int64_t)width;
   int64_t outer = by_rows ? rows : cols, k = by_rows ? cols : rows;
   int64_t blocks = (outer + w - 1) / w;
-  float *packed = gilt_malloc(l->ctx, (size_t)(blocks * k * w) * sizeof *packed);
+  float *packed =
+      gilt_blob_alloc(l->ctx, (size_t)(blocks * k * w) * sizeof *packed);
   for (int64_t b = 0; b < blocks; b++)
     for (int64_t kk = 0; kk < k; kk++)
       for (int64_t j = 0; j < w; j++) {
@@ -111,9 +99,8 @@ static GiltValue *pack_constant(Lower *l, const LowerMatrix *m, size_t width,
         else
           *to = o < cols ? constant_at(m, data, stride, kk, o) : 0.0f;
       }
-  GiltValue *g = panel_global(l, packed, blocks, k, w);
-  gilt_free(l->ctx, packed);
-  return g;
+  int64_t shape[3] = {blocks, k, w};
+  return lower_packed_global(l, 3, shape, packed);
 }
 
 /* ---- at run time ----------------------------------------------------------- */

@@ -133,14 +133,11 @@ static GiltValue *new_constant(GiltBuilder *b, GiltOp *before, GiltType *type,
   GiltContext *ctx = before->loc->ctx;
   GiltType *elem = type->shaped.elem;
   size_t esize = gilt_type_get_storage_size(elem);
-  uint8_t *buf = gilt_calloc(ctx, (size_t)n + 1, esize);
+  uint8_t *buf = gilt_blob_alloc(ctx, (size_t)n * esize);
   for (int64_t i = 0; i < n; i++)
     graph_store_element(elem, vals[i], buf + (size_t)i * esize);
-  GiltAttr *value = n > 64 ? gilt_dense_resource_attr_get(
-                                 type, "folded_weight", buf, (size_t)n * esize)
-                           : gilt_dense_elements_attr_get(type, buf,
-                                                          (size_t)n * esize);
-  gilt_free(ctx, buf);
+  GiltAttr *value =
+      gilt_dense_attr_take(type, "folded_weight", buf, (size_t)n * esize);
   if (!value)
     return NULL;
   GiltNamedAttr attr = {"value", value};

@@ -26,9 +26,6 @@
 #include "dialects/graph/transforms/passes.h"
 #include "transforms/graph_to_loop/evaluate.h"
 
-/* Results above this many elements are stored as dense resources. */
-#define INLINE_ELEMENTS 64
-
 static const GiltPassOptionDef options[] = {
     {"max-elements", GILT_OPTION_INT, "1048576",
      "Largest result (in elements) the pass folds"},
@@ -73,7 +70,7 @@ static bool constant_operands(GiltOp *op, GiltAttr **consts)
 static GiltAttr *storage_for(Folder *f, GiltAttr *value)
 {
   if (value->kind != GILT_ATTR_DENSE_ELEMENTS ||
-      gilt_dense_attr_get_num_elements(value) <= INLINE_ELEMENTS ||
+      gilt_dense_attr_get_num_elements(value) <= GILT_INLINE_ELEMENTS ||
       gilt_dense_attr_is_splat(value))
     return value;
   size_t nbytes;
