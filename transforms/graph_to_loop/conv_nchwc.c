@@ -104,11 +104,9 @@ static void pad_body(Lower *l, GiltValue *const *ivs, void *user)
   GiltValue *to[5] = {ivs[0], ivs[1], ivs[2], ivs[3], zero};
   GiltValue *inside = NULL;
   for (size_t d = 0; d < 2; d++) {
-    GiltValue *at = ix_sub(l, ivs[2 + d], t->w->begin[d]);
-    GiltValue *in = ix_in_range(l, at, zero, t->w->in[d]);
+    GiltValue *in, *at = ix_sub(l, ivs[2 + d], t->w->begin[d]);
+    from[2 + d] = ix_clamp_into(l, at, t->w->in[d], &in);
     inside = inside ? lower_binary(l, LOOP_OP_ANDI, inside, in) : in;
-    GiltValue *last = ix_sub(l, t->w->in[d], lower_index(l, 1));
-    from[2 + d] = ix_max(l, zero, ix_min(l, at, last));
   }
   if (blocked) {
     GiltValue *mask = lower_lanes_mask_all(l, &t->v, inside);
@@ -297,10 +295,9 @@ static GiltValue *tap_input(Lower *l, const BlockedConv *t, GiltValue *row,
   GiltValue *inside = NULL;
   if (t->guarded)
     for (size_t d = 0; d < 2; d++) {
-      GiltValue *in = ix_in_range(l, at[d], zero, w->in[d]);
+      GiltValue *in;
+      at[d] = ix_clamp_into(l, at[d], w->in[d], &in);
       inside = inside ? lower_binary(l, LOOP_OP_ANDI, inside, in) : in;
-      GiltValue *last = ix_sub(l, w->in[d], lower_index(l, 1));
-      at[d] = ix_max(l, zero, ix_min(l, at[d], last));
     }
   GiltValue *idx[5] = {t->n, t->cb, at[0], at[1], zero};
   GiltValue *xv = lower_lanes_load(l, &t->v, NULL, t->given, idx);

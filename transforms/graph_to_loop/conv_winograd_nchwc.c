@@ -110,12 +110,9 @@ static void input_body(Lower *l, GiltValue *const *ivs, void *user)
   for (size_t d = 0; d < 2; d++) {
     first[d] = ix_sub(l, ix_mul(l, ivs[1 + d], lower_index(l, m)),
                       w->begin[d]);
-    GiltValue *last = ix_sub(l, w->in[d], lower_index(l, 1));
-    for (int i = 0; i < alpha; i++) {
-      GiltValue *p = ix_add(l, first[d], lower_index(l, i));
-      in[d][i] = ix_in_range(l, p, zero, w->in[d]);
-      at[d][i] = ix_max(l, zero, ix_min(l, p, last));
-    }
+    for (int i = 0; i < alpha; i++)
+      at[d][i] = ix_clamp_into(l, ix_add(l, first[d], lower_index(l, i)),
+                               w->in[d], &in[d][i]);
   }
   GiltValue *d[WINOGRAD_MAX_ALPHA * WINOGRAD_MAX_ALPHA];
   GiltValue *none = lower_lanes_zero(&t->v);

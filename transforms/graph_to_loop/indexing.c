@@ -168,6 +168,16 @@ GiltValue *ix_in_range(Lower *l, GiltValue *v, GiltValue *lo, GiltValue *hi)
   return lower_binary(l, LOOP_OP_ANDI, above, below);
 }
 
+GiltValue *ix_clamp_into(Lower *l, GiltValue *p, GiltValue *n,
+                         GiltValue **inside)
+{
+  GiltValue *zero = lower_index(l, 0);
+  if (inside)
+    *inside = ix_in_range(l, p, zero, n);
+  GiltValue *last = ix_sub(l, n, lower_index(l, 1));
+  return ix_max(l, zero, ix_min(l, p, last));
+}
+
 GiltValue *ix_wrap_negative(Lower *l, GiltValue *v, GiltValue *size)
 {
   GiltValue *neg = lower_cmp(l, "slt", v, lower_index(l, 0));

@@ -42,6 +42,11 @@ GILT_INTERNAL void lower_assert_nonzero(Lower *l, GiltValue *v,
 /* lo <= v < hi, as an i1. */
 GILT_INTERNAL GiltValue *ix_in_range(Lower *l, GiltValue *v, GiltValue *lo,
                                      GiltValue *hi);
+/* p clamped into [0, n): a position always in bounds to load at. When
+** `inside` is not NULL, *inside says whether p lay there (0 <= p < n), to
+** select the padding's fill where it did not. */
+GILT_INTERNAL GiltValue *ix_clamp_into(Lower *l, GiltValue *p, GiltValue *n,
+                                       GiltValue **inside);
 /* v + size when v is negative (ONNX's negative indices and axes). */
 GILT_INTERNAL GiltValue *ix_wrap_negative(Lower *l, GiltValue *v,
                                           GiltValue *size);

@@ -94,8 +94,7 @@ static GiltValue *source_coordinate(Lower *l, Resize *r, size_t d,
 
 static GiltValue *clamp_index(Lower *l, Resize *r, size_t d, GiltValue *i)
 {
-  GiltValue *last = ix_sub(l, r->in_dim[d], lower_index(l, 1));
-  return ix_min(l, ix_max(l, i, lower_index(l, 0)), last);
+  return ix_clamp_into(l, i, r->in_dim[d], NULL);
 }
 
 static void nearest_taps(Lower *l, Resize *r, size_t d, GiltValue *x, Taps *t)
