@@ -150,6 +150,26 @@ static GiltValue *rebuild(Rebuild *r, GiltValue *v)
   return result;
 }
 
+/* The fields of the parent's struct v (n of them) that its chain of
+** insertvalues sets: fields[k] the value the last insertvalue at k
+** inserts, NULL where none does. Returns whether the chain starts from a
+** poison value and so sets every field there is to know: the struct can
+** then be built again in the outlined function from its fields alone. */
+static bool chain_fields(GiltValue *v, size_t n, GiltValue **fields)
+{
+  for (size_t k = 0; k < n; k++)
+    fields[k] = NULL;
+  GiltOp *def = gilt_value_get_defining_op(v);
+  while (def && llvm_op_is(def, LLVM_OP_INSERTVALUE)) {
+    size_t pos =
+        (size_t)gilt_integer_attr_get_value(gilt_op_get_attr(def, "position"));
+    if (pos < n && !fields[pos])
+      fields[pos] = gilt_op_get_operand(def, 1);
+    def = gilt_value_get_defining_op(gilt_op_get_operand(def, 0));
+  }
+  return def && llvm_op_is(def, LLVM_OP_POISON);
+}
+
 /* `loaded` (the context's copy of the struct `v` of the parent) with the
 ** fields the parent computed from constants computed again: a
 ** descriptor's static sizes and strides (not a weight's address, which
@@ -160,23 +180,32 @@ static GiltValue *rebuild_fields(Rebuild *r, GiltValue *v, GiltValue *loaded)
   if (!llvm_is_struct(t))
     return loaded;
   size_t n = llvm_struct_num_fields(t);
-  bool done[n + 1];
-  for (size_t i = 0; i < n; i++)
-    done[i] = false;
-  /* The last insertvalue of a field decides it: walk the chain back. */
-  GiltOp *def = gilt_value_get_defining_op(v);
-  while (def && llvm_op_is(def, LLVM_OP_INSERTVALUE)) {
-    size_t pos =
-        (size_t)gilt_integer_attr_get_value(gilt_op_get_attr(def, "position"));
-    GiltValue *field = gilt_op_get_operand(def, 1);
-    if (pos < n && !done[pos]) {
-      done[pos] = true;
-      if (rebuildable(r, field))
-        loaded = l2l_insert(r->l, loaded, rebuild(r, field), (int64_t)pos);
-    }
-    def = gilt_value_get_defining_op(gilt_op_get_operand(def, 0));
-  }
+  GiltValue *fields[n + 1];
+  chain_fields(v, n, fields);
+  for (size_t k = 0; k < n; k++)
+    if (fields[k] && rebuildable(r, fields[k]))
+      loaded = l2l_insert(r->l, loaded, rebuild(r, fields[k]), (int64_t)k);
   return loaded;
+}
+
+/* ---- what the context holds ------------------------------------------------------- */
+
+/* A field of the context: a captured value whole, or one field (`pos`) of
+** a captured struct that the parent built from a poison value, when the
+** struct's other fields can be built again (split_struct): a buffer's
+** descriptor then costs the parent a store of its pointer, not of its
+** static sizes and strides too, a dozen stores for every buffer of every
+** parallel loop. */
+typedef struct Slot {
+  size_t capture;
+  size_t pos; /* SIZE_MAX: the value whole */
+  GiltValue *value; /* the parent's */
+} Slot;
+
+/* Whether captured struct v goes into the context field by field. */
+static bool split_struct(GiltValue *v, size_t n, GiltValue **fields)
+{
+  return llvm_is_struct(gilt_value_get_type(v)) && chain_fields(v, n, fields);
 }
 
 /* ---- the context -------------------------------------------------------------------- */
@@ -322,13 +351,48 @@ static size_t hoist_private_buffers(L2L *l, GiltOp *op, GiltOp **frees,
   return n;
 }
 
-/* Builds the body of `fn`: loads the captured values (`lowered`, the
-** parent's llvm values of `captured`; field[i] their context field or
-** SIZE_MAX) and runs the chunk. */
+/* Captured value i, the parent's `lowered`, in the outlined function:
+** built again, loaded whole from its slot, or, split, built again from
+** its fields, each loaded from its slot (the next ones from *slot on, of
+** `num_slots`) or built again. */
+static GiltValue *captured_value(L2L *l, Rebuild *r, GiltType *context_type,
+                                 GiltValue *context, const Slot *slots,
+                                 size_t num_slots, size_t *slot, size_t i,
+                                 GiltValue *lowered)
+{
+  GiltType *t = gilt_value_get_type(lowered);
+  if (rebuildable(r, lowered))
+    return rebuild(r, lowered);
+  if (slots[*slot].pos == SIZE_MAX) {
+    GiltValue *v = l2l_load(
+        l, t, field_address(l, context_type, context, (*slot)++), 0);
+    return rebuild_fields(r, lowered, v);
+  }
+  size_t n = llvm_struct_num_fields(t);
+  GiltValue *fields[n + 1];
+  chain_fields(lowered, n, fields);
+  GiltValue *v = l2l_poison(l, t);
+  for (size_t k = 0; k < n; k++) {
+    GiltValue *f;
+    if (*slot < num_slots && slots[*slot].capture == i &&
+        slots[*slot].pos == k)
+      f = l2l_load(l, llvm_struct_field(t, k),
+                   field_address(l, context_type, context, (*slot)++), 0);
+    else
+      f = rebuild(r, fields[k]);
+    v = l2l_insert(l, v, f, (int64_t)k);
+  }
+  return v;
+}
+
+/* Builds the body of `fn`: takes the captured values (`lowered`, the
+** parent's llvm values of `captured`) from the context's slots, or
+** builds them again, and runs the chunk. */
 static void build_body(L2L *l, Rebuild *r, GiltOp *op, size_t dim,
                        GiltOp *fn, GiltType *context_type,
                        const ValueVec *captured, GiltValue *const *lowered,
-                       const size_t *field, size_t status_field)
+                       const Slot *slots, size_t num_slots,
+                       size_t status_field)
 {
   GiltType *inputs[3] = {l->i64, l->i64, l->ptr};
   l->body = gilt_op_get_region(fn, 0);
@@ -342,17 +406,11 @@ static void build_body(L2L *l, Rebuild *r, GiltOp *op, size_t dim,
   l->context = context;
   l->context_type = context_type;
   l->locations_field = status_field - 1; /* just before the status */
-  for (size_t i = 0; i < captured->len; i++) {
-    GiltValue *v;
-    if (field[i] == SIZE_MAX)
-      v = rebuild(r, lowered[i]);
-    else {
-      GiltType *t = gilt_value_get_type(lowered[i]);
-      v = l2l_load(l, t, field_address(l, context_type, context, field[i]), 0);
-      v = rebuild_fields(r, lowered[i], v);
-    }
-    l2l_map(l, captured->data[i], v);
-  }
+  size_t slot = 0;
+  for (size_t i = 0; i < captured->len; i++)
+    l2l_map(l, captured->data[i],
+            captured_value(l, r, context_type, context, slots, num_slots,
+                           &slot, i, lowered[i]));
   /* The split dimension runs iterations [begin, end): lb + begin * step
   ** up to lb + end * step. */
   size_t rank = gilt_op_get_num_operands(op) / 3;
@@ -467,20 +525,31 @@ GiltStatus l2l_lower_parallel_outlined(L2L *l, GiltOp *op)
       capture(&c, gilt_op_get_operand(op, i));
   gilt_op_walk(op, GILT_WALK_PRE_ORDER, capture_operands, &c);
 
-  /* The context: a field per captured value that is not a constant, the
-  ** address of the body's failure locations, and the status. */
-  size_t n = c.values.len, num_fields = 0;
+  /* The context: a slot per captured value that is not a constant (or
+  ** per field of it that is not), the address of the body's failure
+  ** locations, and the status. */
+  size_t n = c.values.len;
   GiltValue *lowered[n + 1];
-  GiltType *types[n + 3];
-  size_t field[n + 1];
+  GILT_VEC(Slot) slots = {0};
   for (size_t i = 0; i < n; i++) {
     lowered[i] = l2l_value(l, c.values.data[i]);
-    field[i] = SIZE_MAX;
-    if (!rebuildable(&r, lowered[i])) {
-      field[i] = num_fields;
-      types[num_fields++] = gilt_value_get_type(lowered[i]);
+    if (rebuildable(&r, lowered[i]))
+      continue;
+    GiltType *t = gilt_value_get_type(lowered[i]);
+    size_t num = llvm_is_struct(t) ? llvm_struct_num_fields(t) : 0;
+    GiltValue *fields[num + 1];
+    if (!split_struct(lowered[i], num, fields)) {
+      gilt_vec_push(l->ctx, &slots, ((Slot){i, SIZE_MAX, lowered[i]}));
+      continue;
     }
+    for (size_t k = 0; k < num; k++)
+      if (!rebuildable(&r, fields[k]))
+        gilt_vec_push(l->ctx, &slots, ((Slot){i, k, fields[k]}));
   }
+  size_t num_fields = slots.len;
+  GiltType *types[num_fields + 2];
+  for (size_t j = 0; j < slots.len; j++)
+    types[j] = gilt_value_get_type(slots.data[j].value);
   size_t locations_field = num_fields;
   types[num_fields++] = l->ptr;
   size_t status_field = num_fields;
@@ -490,16 +559,15 @@ GiltStatus l2l_lower_parallel_outlined(L2L *l, GiltOp *op)
   GiltOp *fn = outlined_function(l);
   Saved saved;
   save(l, &saved);
-  build_body(l, &r, op, dim, fn, context_type, &c.values, lowered, field,
-             status_field);
+  build_body(l, &r, op, dim, fn, context_type, &c.values, lowered,
+             slots.data, slots.len, status_field);
   restore(l, &saved);
   fn = share_outlined(l, fn);
 
   GiltValue *context = l2l_entry_alloca(l, context_type);
-  for (size_t i = 0; i < n; i++)
-    if (field[i] != SIZE_MAX)
-      l2l_store(l, lowered[i],
-                field_address(l, context_type, context, field[i]), 0);
+  for (size_t j = 0; j < slots.len; j++)
+    l2l_store(l, slots.data[j].value,
+              field_address(l, context_type, context, j), 0);
   pass_locations(l, context_type, context, locations_field);
   GiltValue *status = field_address(l, context_type, context, status_field);
   l2l_store(l, l2l_int(l, l->i32, 0), status, 4);
@@ -529,5 +597,6 @@ GiltStatus l2l_lower_parallel_outlined(L2L *l, GiltOp *op)
   gilt_ptr_map_free(&r.known);
   gilt_ptr_map_free(&r.copies);
   gilt_vec_free(l->ctx, &c.values);
+  gilt_vec_free(l->ctx, &slots);
   return GILT_SUCCESS;
 }
