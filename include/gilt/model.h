@@ -139,12 +139,16 @@ GILT_API GiltStatus gilt_model_lower(GiltOp *module,
 ** file that does not import, no such function, a pass that fails, code
 ** that does not compile); a cache entry that fails a check, or cannot be
 ** written, is a remark and the model is compiled all the same. ctx must
-** outlive the model. */
+** outlive the model. Once lowered, the resource blobs the call made (the
+** file's weights, constants its passes folded or packed) that the
+** lowered module no longer reads are given back
+** (gilt_context_release_blobs): their attributes keep no data. */
 GILT_API GiltModel *gilt_model_create(GiltContext *ctx, const char *path,
                                       const GiltModelOptions *opts);
 
 /* The same from a verified module, which the call consumes (also when it
-** fails): lowered and compiled, never cached. */
+** fails): lowered and compiled, never cached; the blobs its pipeline made
+** and no longer reads are given back, the module's own are left. */
 GILT_API GiltModel *gilt_model_create_from_module(
     GiltOp *module, const GiltModelOptions *opts);
 

@@ -153,8 +153,7 @@ static GiltValue *rebuild(Rebuild *r, GiltValue *v)
 /* The fields of the parent's struct v (n of them) that its chain of
 ** insertvalues sets: fields[k] the value the last insertvalue at k
 ** inserts, NULL where none does. Returns whether the chain starts from a
-** poison value and so sets every field there is to know: the struct can
-** then be built again in the outlined function from its fields alone. */
+** poison value: then the fields it sets are all the struct holds. */
 static bool chain_fields(GiltValue *v, size_t n, GiltValue **fields)
 {
   for (size_t k = 0; k < n; k++)
@@ -190,22 +189,27 @@ static GiltValue *rebuild_fields(Rebuild *r, GiltValue *v, GiltValue *loaded)
 
 /* ---- what the context holds ------------------------------------------------------- */
 
-/* A field of the context: a captured value whole, or one field (`pos`) of
-** a captured struct that the parent built from a poison value, when the
-** struct's other fields can be built again (split_struct): a buffer's
-** descriptor then costs the parent a store of its pointer, not of its
-** static sizes and strides too, a dozen stores for every buffer of every
-** parallel loop. */
-typedef struct Slot {
-  size_t capture;
-  size_t pos; /* SIZE_MAX: the value whole */
-  GiltValue *value; /* the parent's */
-} Slot;
-
-/* Whether captured struct v goes into the context field by field. */
+/* Whether the captured struct v (n fields) goes into the context field
+** by field, its fields in fields[]: when the parent built it from a
+** poison value, setting every field. Then only the fields that cannot be
+** built again take a slot of the context: a buffer's descriptor costs the
+** parent a store of its pointer, not of its static sizes and strides
+** too, a dozen stores for every buffer of every parallel loop. Anything
+** else that cannot be built again takes one slot whole. */
 static bool split_struct(GiltValue *v, size_t n, GiltValue **fields)
 {
-  return llvm_is_struct(gilt_value_get_type(v)) && chain_fields(v, n, fields);
+  if (!llvm_is_struct(gilt_value_get_type(v)) || !chain_fields(v, n, fields))
+    return false;
+  for (size_t k = 0; k < n; k++)
+    if (!fields[k])
+      return false;
+  return true;
+}
+
+/* The number of fields of struct type t, 0 for any other type. */
+static size_t num_fields_of(GiltType *t)
+{
+  return llvm_is_struct(t) ? llvm_struct_num_fields(t) : 0;
 }
 
 /* ---- the context -------------------------------------------------------------------- */
@@ -351,35 +355,32 @@ static size_t hoist_private_buffers(L2L *l, GiltOp *op, GiltOp **frees,
   return n;
 }
 
-/* Captured value i, the parent's `lowered`, in the outlined function:
-** built again, loaded whole from its slot, or, split, built again from
-** its fields, each loaded from its slot (the next ones from *slot on, of
-** `num_slots`) or built again. */
+/* The parent's value `lowered` in the outlined function: built again,
+** loaded whole from the next slot of the context (from *slot on), or,
+** split, built again from its fields, each loaded from the next slot or
+** built again; the slots in the order l2l_lower_parallel_outlined filled
+** them. */
 static GiltValue *captured_value(L2L *l, Rebuild *r, GiltType *context_type,
-                                 GiltValue *context, const Slot *slots,
-                                 size_t num_slots, size_t *slot, size_t i,
+                                 GiltValue *context, size_t *slot,
                                  GiltValue *lowered)
 {
   GiltType *t = gilt_value_get_type(lowered);
   if (rebuildable(r, lowered))
     return rebuild(r, lowered);
-  if (slots[*slot].pos == SIZE_MAX) {
+  size_t n = num_fields_of(t);
+  GiltValue *fields[n + 1];
+  if (!split_struct(lowered, n, fields)) {
     GiltValue *v = l2l_load(
         l, t, field_address(l, context_type, context, (*slot)++), 0);
     return rebuild_fields(r, lowered, v);
   }
-  size_t n = llvm_struct_num_fields(t);
-  GiltValue *fields[n + 1];
-  chain_fields(lowered, n, fields);
   GiltValue *v = l2l_poison(l, t);
   for (size_t k = 0; k < n; k++) {
-    GiltValue *f;
-    if (*slot < num_slots && slots[*slot].capture == i &&
-        slots[*slot].pos == k)
-      f = l2l_load(l, llvm_struct_field(t, k),
-                   field_address(l, context_type, context, (*slot)++), 0);
-    else
-      f = rebuild(r, fields[k]);
+    GiltValue *f =
+        rebuildable(r, fields[k])
+            ? rebuild(r, fields[k])
+            : l2l_load(l, llvm_struct_field(t, k),
+                       field_address(l, context_type, context, (*slot)++), 0);
     v = l2l_insert(l, v, f, (int64_t)k);
   }
   return v;
@@ -391,7 +392,6 @@ static GiltValue *captured_value(L2L *l, Rebuild *r, GiltType *context_type,
 static void build_body(L2L *l, Rebuild *r, GiltOp *op, size_t dim,
                        GiltOp *fn, GiltType *context_type,
                        const ValueVec *captured, GiltValue *const *lowered,
-                       const Slot *slots, size_t num_slots,
                        size_t status_field)
 {
   GiltType *inputs[3] = {l->i64, l->i64, l->ptr};
@@ -408,9 +408,8 @@ static void build_body(L2L *l, Rebuild *r, GiltOp *op, size_t dim,
   l->locations_field = status_field - 1; /* just before the status */
   size_t slot = 0;
   for (size_t i = 0; i < captured->len; i++)
-    l2l_map(l, captured->data[i],
-            captured_value(l, r, context_type, context, slots, num_slots,
-                           &slot, i, lowered[i]));
+    l2l_map(l, captured->data[i], captured_value(l, r, context_type,
+                                                 context, &slot, lowered[i]));
   /* The split dimension runs iterations [begin, end): lb + begin * step
   ** up to lb + end * step. */
   size_t rank = gilt_op_get_num_operands(op) / 3;
@@ -530,26 +529,25 @@ GiltStatus l2l_lower_parallel_outlined(L2L *l, GiltOp *op)
   ** locations, and the status. */
   size_t n = c.values.len;
   GiltValue *lowered[n + 1];
-  GILT_VEC(Slot) slots = {0};
+  ValueVec slots = {0}; /* the parent's values the context holds */
   for (size_t i = 0; i < n; i++) {
     lowered[i] = l2l_value(l, c.values.data[i]);
     if (rebuildable(&r, lowered[i]))
       continue;
-    GiltType *t = gilt_value_get_type(lowered[i]);
-    size_t num = llvm_is_struct(t) ? llvm_struct_num_fields(t) : 0;
+    size_t num = num_fields_of(gilt_value_get_type(lowered[i]));
     GiltValue *fields[num + 1];
     if (!split_struct(lowered[i], num, fields)) {
-      gilt_vec_push(l->ctx, &slots, ((Slot){i, SIZE_MAX, lowered[i]}));
+      gilt_vec_push(l->ctx, &slots, lowered[i]);
       continue;
     }
     for (size_t k = 0; k < num; k++)
       if (!rebuildable(&r, fields[k]))
-        gilt_vec_push(l->ctx, &slots, ((Slot){i, k, fields[k]}));
+        gilt_vec_push(l->ctx, &slots, fields[k]);
   }
   size_t num_fields = slots.len;
   GiltType *types[num_fields + 2];
   for (size_t j = 0; j < slots.len; j++)
-    types[j] = gilt_value_get_type(slots.data[j].value);
+    types[j] = gilt_value_get_type(slots.data[j]);
   size_t locations_field = num_fields;
   types[num_fields++] = l->ptr;
   size_t status_field = num_fields;
@@ -560,14 +558,14 @@ GiltStatus l2l_lower_parallel_outlined(L2L *l, GiltOp *op)
   Saved saved;
   save(l, &saved);
   build_body(l, &r, op, dim, fn, context_type, &c.values, lowered,
-             slots.data, slots.len, status_field);
+             status_field);
   restore(l, &saved);
   fn = share_outlined(l, fn);
 
   GiltValue *context = l2l_entry_alloca(l, context_type);
   for (size_t j = 0; j < slots.len; j++)
-    l2l_store(l, slots.data[j].value,
-              field_address(l, context_type, context, j), 0);
+    l2l_store(l, slots.data[j], field_address(l, context_type, context, j),
+              0);
   pass_locations(l, context_type, context, locations_field);
   GiltValue *status = field_address(l, context_type, context, status_field);
   l2l_store(l, l2l_int(l, l->i32, 0), status, 4);
