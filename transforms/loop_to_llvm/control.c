@@ -16,10 +16,38 @@
 
 #include <string.h>
 
+/* How many times the loop runs, when its bounds are constants and that
+** is once or never; -1 otherwise. */
+static int trips_up_to_one(GiltValue *lb, GiltValue *ub, GiltValue *step)
+{
+  int64_t lo, hi, by, span;
+  if (!l2l_constant_int(lb, &lo) || !l2l_constant_int(ub, &hi) ||
+      !l2l_constant_int(step, &by) || by <= 0)
+    return -1;
+  if (hi <= lo)
+    return 0;
+  return __builtin_sub_overflow(hi, lo, &span) || span > by ? -1 : 1;
+}
+
 void l2l_loop(L2L *l, GiltValue *lb, GiltValue *ub, GiltValue *step,
               size_t n, GiltValue *const *inits, GiltValue **results,
               L2LBodyFn body, void *user)
 {
+  /* At batch 1, or over a dimension of one, a level of a nest runs once:
+  ** as a loop it would cost LLVM's loop passes (induction variables,
+  ** rotation) as much as a real one, and a model's main function runs
+  ** hundreds around its parallel loops (DenseNet-121: some 840). */
+  int trips = trips_up_to_one(lb, ub, step);
+  if (trips >= 0) {
+    GiltValue *last[n + 1];
+    for (size_t i = 0; i < n; i++)
+      last[i] = inits[i];
+    if (trips == 1)
+      body(l, lb, inits, last, user);
+    for (size_t i = 0; i < n; i++)
+      results[i] = last[i];
+    return;
+  }
   GiltType *types[n + 2];
   types[0] = l->i64;
   for (size_t i = 0; i < n; i++)

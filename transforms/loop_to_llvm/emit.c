@@ -121,6 +121,18 @@ GiltValue *l2l_float(L2L *l, GiltType *t, double v)
   return constant(l, t, gilt_float_attr_get(elem, v));
 }
 
+bool l2l_constant_int(GiltValue *v, int64_t *c)
+{
+  GiltOp *def = gilt_value_get_defining_op(v);
+  if (!def || !llvm_op_is(def, LLVM_OP_CONSTANT))
+    return false;
+  GiltAttr *a = gilt_op_get_attr(def, "value");
+  if (gilt_value_get_type(v)->kind != GILT_TYPE_INTEGER)
+    return false;
+  *c = gilt_integer_attr_get_value(a);
+  return true;
+}
+
 GiltValue *l2l_poison(L2L *l, GiltType *t)
 {
   return l2l_emit(l, LLVM_OP_POISON, t, 0, NULL);

@@ -129,6 +129,8 @@ GILT_INTERNAL GiltValue *l2l_int(L2L *l, GiltType *t, int64_t v);
 GILT_INTERNAL GiltValue *l2l_i64(L2L *l, int64_t v);
 GILT_INTERNAL GiltValue *l2l_float(L2L *l, GiltType *t, double v);
 GILT_INTERNAL GiltValue *l2l_poison(L2L *l, GiltType *t);
+/* Whether the llvm value v is an integer llvm.constant, stored in *c. */
+GILT_INTERNAL bool l2l_constant_int(GiltValue *v, int64_t *c);
 GILT_INTERNAL GiltValue *l2l_gep(L2L *l, GiltType *elem, GiltValue *base,
                                  GiltValue *index);
 GILT_INTERNAL GiltValue *l2l_load(L2L *l, GiltType *t, GiltValue *addr,
@@ -258,7 +260,9 @@ GILT_INTERNAL void l2l_exit_scope(L2L *l);
 ** `inits`: body emits the iteration at the insertion point it is given,
 ** from the induction variable and the current values, and sets the next
 ** ones in `next`. Returns with the insertion point after the loop and the
-** last values (the inits when it never runs) in `results`. */
+** last values (the inits when it never runs) in `results`. Bounds that
+** are constants and run it once, or never, emit no loop: the body once
+** at lb, or nothing. */
 typedef void (*L2LBodyFn)(L2L *l, GiltValue *iv, GiltValue *const *current,
                           GiltValue **next, void *user);
 GILT_INTERNAL void l2l_loop(L2L *l, GiltValue *lb, GiltValue *ub,

@@ -476,20 +476,6 @@ static void pass_locations(L2L *l, GiltType *context_type, GiltValue *context,
 
 /* ---- the loop ------------------------------------------------------------------------ */
 
-/* Whether the parent's llvm value v is the integer constant it stores in
-** *c. */
-static bool constant_int(GiltValue *v, int64_t *c)
-{
-  GiltOp *def = gilt_value_get_defining_op(v);
-  if (!def || !llvm_op_is(def, LLVM_OP_CONSTANT))
-    return false;
-  GiltAttr *a = gilt_op_get_attr(def, "value");
-  if (gilt_value_get_type(v)->kind != GILT_TYPE_INTEGER)
-    return false;
-  *c = gilt_integer_attr_get_value(a);
-  return true;
-}
-
 /* The dimension to split over the threads: the first one not known to
 ** run at most once. Models run at batch 1, so dimension 0 often has one
 ** iteration; the dimensions before the one chosen then run whole in
@@ -500,9 +486,9 @@ static size_t split_dimension(L2L *l, GiltOp *op)
   size_t rank = gilt_op_get_num_operands(op) / 3;
   for (size_t d = 0; d < rank; d++) {
     int64_t lb, ub, step;
-    if (!constant_int(l2l_value(l, gilt_op_get_operand(op, d)), &lb) ||
-        !constant_int(l2l_value(l, gilt_op_get_operand(op, rank + d)), &ub) ||
-        !constant_int(l2l_value(l, gilt_op_get_operand(op, 2 * rank + d)),
+    if (!l2l_constant_int(l2l_value(l, gilt_op_get_operand(op, d)), &lb) ||
+        !l2l_constant_int(l2l_value(l, gilt_op_get_operand(op, rank + d)), &ub) ||
+        !l2l_constant_int(l2l_value(l, gilt_op_get_operand(op, 2 * rank + d)),
                       &step) ||
         step <= 0 || ub - lb > step)
       return d;
