@@ -35,8 +35,8 @@ void l2l_loop(L2L *l, GiltValue *lb, GiltValue *ub, GiltValue *step,
 {
   /* At batch 1, or over a dimension of one, a level of a nest runs once:
   ** as a loop it would cost LLVM's loop passes (induction variables,
-  ** rotation) as much as a real one, and a model's main function runs
-  ** hundreds around its parallel loops (DenseNet-121: some 840). */
+  ** rotation) as much as a real one: 238 of DenseNet-121's main
+  ** function's 358 loops ran once. */
   int trips = trips_up_to_one(lb, ub, step);
   if (trips >= 0) {
     GiltValue *last[n + 1];
