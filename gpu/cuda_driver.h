@@ -28,6 +28,9 @@ typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 
 #define CUDA_SUCCESS 0
+/* cuMemAlloc found no room: the cached buffers are freed, and it is
+** tried again. */
+#define CUDA_ERROR_OUT_OF_MEMORY 2
 /* CUjit_option: where cuModuleLoadDataEx writes the PTX compiler's
 ** errors, and that buffer's size (in, then the length written, out). */
 #define CU_JIT_ERROR_LOG_BUFFER 5

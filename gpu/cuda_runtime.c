@@ -8,13 +8,19 @@
 ** driver, as the CUDA runtime shares it), one stream every launch goes
 ** to, and what is worth keeping between calls: the loaded PTX modules
 ** and their kernels, keyed by the addresses of the module's static
-** strings, and the device copies of the weights, keyed by their host
-** addresses. A mutex guards them, since calls may run in several threads.
+** strings, the device copies of the weights, keyed by their host
+** addresses, and the device buffers calls freed, kept for the next
+** allocation of the same size (PyTorch's caching allocator, in its
+** simplest form): a model's calls allocate the same buffers each time,
+** and cuMemAlloc and cuMemFree cost tens of microseconds each, cuMemFree
+** waiting for the device besides. Reusing a buffer at once is safe: the
+** kernels that used it and those that will are on the one stream, in
+** order. A mutex guards them, since calls may run in several threads.
 **
 ** Per thread: the current session (set around each call by the JIT, as
-** jit/runtime.c's thread pool), the device buffers the call holds, freed
-** when the call ends whatever path it took, and the text of the last
-** failure, which gilt_rt_fail records by address.
+** jit/runtime.c's thread pool), the device buffers the call holds, given
+** back to the session when the call ends whatever path it took, and the
+** text of the last failure, which gilt_rt_fail records by address.
 **
 ** Copies are synchronous (cuMemcpy*_v2, after cuStreamSynchronize): the
 ** host buffer may be freed as soon as the call returns, and a kernel's
@@ -47,6 +53,12 @@ typedef struct CudaGlobal {
   CUdeviceptr device;
 } CudaGlobal;
 
+/* A device buffer and its size, as cuMemAlloc gave it. */
+typedef struct CudaBlock {
+  CUdeviceptr p;
+  size_t bytes;
+} CudaBlock;
+
 struct CudaSession {
   const CudaDriver *d;
   GiltLocation *loc;
@@ -61,10 +73,12 @@ struct CudaSession {
   size_t num_functions, cap_functions;
   CudaGlobal *globals;
   size_t num_globals, cap_globals;
+  CudaBlock *cached; /* freed by calls, for the next of their size */
+  size_t num_cached, cap_cached;
 };
 
 static _Thread_local CudaSession *current;
-static _Thread_local CUdeviceptr *held;
+static _Thread_local CudaBlock *held;
 static _Thread_local size_t num_held, cap_held;
 /* The last failure's text: gilt_rt_fail keeps its address. */
 static _Thread_local char message[1024];
@@ -117,6 +131,64 @@ static CudaSession *session(const char *location)
   return current;
 }
 
+/* ---- the cache of device buffers --------------------------------------------- */
+
+/* A cached buffer of exactly `bytes`, taken out of the cache; 0 when
+** there is none. */
+static CUdeviceptr take_cached(CudaSession *s, size_t bytes)
+{
+  CUdeviceptr p = 0;
+  pthread_mutex_lock(&s->mu);
+  for (size_t i = s->num_cached; i-- > 0;)
+    if (s->cached[i].bytes == bytes) {
+      p = s->cached[i].p;
+      s->cached[i] = s->cached[--s->num_cached];
+      break;
+    }
+  pthread_mutex_unlock(&s->mu);
+  return p;
+}
+
+/* Keeps a buffer the call is done with for a later allocation; frees it
+** when the cache cannot grow. */
+static CUresult give_back(CudaSession *s, CudaBlock block)
+{
+  pthread_mutex_lock(&s->mu);
+  bool kept = reserve((void **)&s->cached, s->num_cached, &s->cap_cached,
+                      sizeof *s->cached);
+  if (kept)
+    s->cached[s->num_cached++] = block;
+  pthread_mutex_unlock(&s->mu);
+  return kept ? CUDA_SUCCESS : s->d->cuMemFree_v2(block.p);
+}
+
+/* Frees every cached buffer, before retrying an allocation the device
+** had no room for; the first failure's result. */
+static CUresult free_cached(CudaSession *s)
+{
+  CUresult first = CUDA_SUCCESS;
+  pthread_mutex_lock(&s->mu);
+  while (s->num_cached) {
+    CUresult r = s->d->cuMemFree_v2(s->cached[--s->num_cached].p);
+    if (first == CUDA_SUCCESS)
+      first = r;
+  }
+  pthread_mutex_unlock(&s->mu);
+  return first;
+}
+
+/* A device buffer of `bytes` (at least 1), from the cache or the driver;
+** the driver's result. */
+static CUresult device_alloc(CudaSession *s, CUdeviceptr *p, size_t bytes)
+{
+  if ((*p = take_cached(s, bytes)))
+    return CUDA_SUCCESS;
+  CUresult r = s->d->cuMemAlloc_v2(p, bytes);
+  if (r == CUDA_ERROR_OUT_OF_MEMORY && free_cached(s) == CUDA_SUCCESS)
+    r = s->d->cuMemAlloc_v2(p, bytes);
+  return r;
+}
+
 /* ---- what compiled code calls ----------------------------------------------- */
 
 void *gilt_cuda_alloc(int64_t bytes, const char *location)
@@ -133,14 +205,14 @@ void *gilt_cuda_alloc(int64_t bytes, const char *location)
     fail(location, "out of memory");
     return NULL;
   }
-  CUdeviceptr p = 0;
-  CUresult r = s->d->cuMemAlloc_v2(&p, bytes ? (size_t)bytes : 1);
+  CudaBlock block = {0, bytes ? (size_t)bytes : 1};
+  CUresult r = device_alloc(s, &block.p, block.bytes);
   if (r != CUDA_SUCCESS) {
     fail_call(s, "cuMemAlloc_v2", r, location);
     return NULL;
   }
-  held[num_held++] = p;
-  return (void *)(uintptr_t)p;
+  held[num_held++] = block;
+  return (void *)(uintptr_t)block.p;
 }
 
 int32_t gilt_cuda_free(void *buffer, const char *location)
@@ -150,13 +222,15 @@ int32_t gilt_cuda_free(void *buffer, const char *location)
     return 1;
   if (!buffer)
     return 0;
-  CUdeviceptr p = (CUdeviceptr)(uintptr_t)buffer;
+  CudaBlock block = {(CUdeviceptr)(uintptr_t)buffer, 0};
   for (size_t i = num_held; i-- > 0;)
-    if (held[i] == p) {
+    if (held[i].p == block.p) {
+      block = held[i];
       memmove(&held[i], &held[i + 1], (--num_held - i) * sizeof *held);
       break;
     }
-  CUresult r = s->d->cuMemFree_v2(p);
+  /* One the call does not hold has no size to be cached by. */
+  CUresult r = block.bytes ? give_back(s, block) : s->d->cuMemFree_v2(block.p);
   return r == CUDA_SUCCESS ? 0 : fail_call(s, "cuMemFree_v2", r, location);
 }
 
@@ -422,6 +496,8 @@ void cuda_session_destroy(CudaSession *s)
     RELEASE(s, cuCtxSetCurrent, s->context);
   for (size_t i = 0; i < s->num_globals; i++)
     RELEASE(s, cuMemFree_v2, s->globals[i].device);
+  for (size_t i = 0; i < s->num_cached; i++)
+    RELEASE(s, cuMemFree_v2, s->cached[i].p);
   for (size_t i = 0; i < s->num_modules; i++)
     RELEASE(s, cuModuleUnload, s->modules[i].module);
   if (s->start)
@@ -433,6 +509,7 @@ void cuda_session_destroy(CudaSession *s)
   if (s->context)
     RELEASE(s, cuDevicePrimaryCtxRelease_v2, s->device);
   free(s->globals);
+  free(s->cached);
   free(s->modules);
   free(s->functions);
   pthread_mutex_destroy(&s->mu);
@@ -455,8 +532,11 @@ GiltStatus cuda_session_end_call(CudaSession *s, const CudaCall *call)
   CUresult r = s->d->cuStreamSynchronize(s->stream);
   if (r != CUDA_SUCCESS)
     status = report(s->d, s->loc, "cuStreamSynchronize", r);
-  while (num_held > call->mark)
-    RELEASE(s, cuMemFree_v2, held[--num_held]);
+  while (num_held > call->mark) {
+    CUresult r_back = give_back(s, held[--num_held]);
+    if (r_back != CUDA_SUCCESS)
+      status = report(s->d, s->loc, "cuMemFree_v2", r_back);
+  }
   if (!num_held) { /* the outermost call returned: give the array back */
     free(held);
     held = NULL;

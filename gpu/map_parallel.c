@@ -431,13 +431,16 @@ static GiltValue *copy_of(Map *m, GiltType *t, GiltValue *from,
   return buf;
 }
 
-/* Whether anything may write the buffer v, or a view of it: any use but
-** reading elements, sizes or copying from it. */
-static bool may_write(GiltValue *v)
+/* Whether anything but `filler` (the copy that fills it, or NULL) may
+** write the buffer v, or a view of it: any use but reading elements,
+** sizes or copying from it. */
+static bool may_write(GiltValue *v, GiltOp *filler)
 {
   for (GiltOperand *u = gilt_value_get_first_use(v); u;
        u = gilt_operand_get_next_use(u)) {
     GiltOp *op = u->owner;
+    if (op == filler)
+      continue;
     switch (loop_op_id(op)) {
     case LOOP_OP_LOAD:
     case LOOP_OP_VECTOR_LOAD:
@@ -449,7 +452,8 @@ static bool may_write(GiltValue *v)
       return true;
     case LOOP_OP_RESHAPE:
     case LOOP_OP_SUBVIEW:
-      if (u - op->operands == 0 && !may_write(gilt_op_get_result(op, 0)))
+      if (u - op->operands == 0 &&
+          !may_write(gilt_op_get_result(op, 0), NULL))
         continue;
       return true;
     default:
@@ -542,7 +546,7 @@ static void copy_results_out(Map *m, GiltOp *func, GiltOp *ret,
     for (; u && !gpu_op_is(u->owner, GPU_OP_MEMCPY);
          u = gilt_operand_get_next_use(u))
       ;
-    if (!u || !may_write(gilt_op_get_operand(u->owner, 0)))
+    if (!u || !may_write(gilt_op_get_operand(u->owner, 0), u->owner))
       continue;
     GiltValue *ops[2] = {arg, gilt_op_get_operand(u->owner, 0)};
     gpu_build(&m->g, "gpu.memcpy", NULL, 2, ops, 0, NULL, 0);

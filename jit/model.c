@@ -40,30 +40,33 @@
 /* From a model on tensors to loops: shapes first, constant subgraphs
 ** folded (through the interpreter), layer normalizations and GELUs
 ** written out op by op made one op each, activations fused into the
-** products before them, the convolutions that gain by it computed in
-** NCHW16c (and what follows them, converted back where it must be), then
-** lowered (a Concat's operands made the slabs of its result where they
+** products before them, the layout chosen (`layout`: the layout pass
+** and its comma, or nothing), then lowered (a Concat's operands made the slabs of its result where they
 ** can be, f32 transcendental math expanded into plain arithmetic, so
 ** that the interpreter and compiled code agree) and cleaned up; buffers
 ** are freed after their last use last, once no pass moves ops any more,
 ** and the globals no code reads any more (weights a lowering packed into
 ** new ones) dropped. Compiling goes on to the llvm dialect. `lowering`
 ** gives graph-to-loop its options. */
-#define LOOP_PIPELINE(lowering)                                           \
+#define LOOP_PIPELINE(layout, lowering)                                   \
   "canonicalize,graph-infer-shapes,graph-fold-constants,"                 \
   "graph-fuse-layer-norm,graph-fuse-gelu,canonicalize,cse,"               \
-  "graph-fuse-epilogues,graph-layout-nchwc,canonicalize,"                 \
+  "graph-fuse-epilogues," layout "canonicalize,"                          \
   "graph-to-loop" lowering ",loop-elide-copies,"                          \
   "loop-expand-math,canonicalize,cse,loop-invariant-code-motion,"         \
   "loop-buffer-deallocation,symbol-dce"
 
-/* For CUDA: the loop level as on the CPU, then each parallel loop nest a
-** grid of threads, outlined into a kernel of the function's gpu.module,
-** the kernels lowered to the llvm dialect with NVVM intrinsics and
-** compiled to PTX for `chip`, and the host code, launches included,
-** lowered as on the CPU (docs/gpu.md). */
+/* For CUDA: the loop level shaped for threads without vector registers
+** (no NCHWc layout, no CPU tiles: each op a nest over its outputs, so
+** that a launch has a thread per output), its temporary buffers in one
+** arena (one device allocation per call), then each parallel loop nest
+** a grid of threads, outlined into a kernel of the function's
+** gpu.module, the kernels lowered to the llvm dialect with NVVM
+** intrinsics and compiled to PTX for `chip`, and the host code, launches
+** included, lowered as on the CPU (docs/gpu.md). */
 #define GPU_PIPELINE(chip)                                                \
-  LOOP_PIPELINE("") ",gpu-map-parallel,gpu-outline-kernels,canonicalize," \
+  LOOP_PIPELINE("", "{vector-bits=0}")                                    \
+  ",loop-plan-memory,gpu-map-parallel,gpu-outline-kernels,canonicalize,"  \
                     "gpu-to-nvvm,gpu-module-to-binary{chip=" chip "},"    \
                     "loop-to-llvm"
 
@@ -88,15 +91,17 @@ double model_now_ms(void)
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* On the CPU the temporary buffers then share one arena per function
-** (loop-plan-memory); the GPU pipeline keeps its allocations, which
-** gpu-map-parallel places on the device one by one. graph-to-loop shapes
+/* On the CPU the convolutions that gain by it compute in NCHW16c (and
+** what follows them, converted back where it must be), and the
+** temporary buffers then share one arena per function
+** (loop-plan-memory). graph-to-loop shapes
 ** its register tiles for the CPU's vector registers: AVX-512's 32 of
 ** 512 bits are its default, AVX2's 16 of 256 bits hold a quarter as
 ** many floats (each pipeline interpreted, then compiled). */
+#define CPU_LOOPS(lowering) LOOP_PIPELINE("graph-layout-nchwc,", lowering)
 #define CPU_PIPELINES(lowering)                                           \
-  LOOP_PIPELINE(lowering) ",loop-plan-memory",                            \
-      LOOP_PIPELINE(lowering) ",loop-plan-memory,loop-to-llvm"
+  CPU_LOOPS(lowering) ",loop-plan-memory",                                \
+      CPU_LOOPS(lowering) ",loop-plan-memory,loop-to-llvm"
 
 static const struct {
   unsigned vector_bits;

@@ -184,10 +184,21 @@ static void session(GiltLocation *loc)
   CHECK(cuda_session_begin_call(s, &call) == GILT_SUCCESS);
   round_trip(s);
   caches_and_launch();
-  /* The weight and the buffer left over. */
-  CHECK(*counter("fake_live_allocations") == 2);
+  /* The weight, the buffer left over and the one freed, which the
+  ** session keeps for the next allocation of its size. */
+  CHECK(*counter("fake_live_allocations") == 3);
   CHECK(cuda_session_end_call(s, &call) == GILT_SUCCESS);
-  CHECK(*counter("fake_live_allocations") == 1);
+  CHECK(*counter("fake_live_allocations") == 3);
+  /* The next call's buffers of those sizes are the cached ones; another
+  ** size is a new one. */
+  CHECK(cuda_session_begin_call(s, &call) == GILT_SUCCESS);
+  CHECK(gilt_cuda_alloc(4 * sizeof(float), "a.gilt:1:1") != NULL);
+  CHECK(gilt_cuda_alloc(4 * sizeof(float), "a.gilt:1:1") != NULL);
+  CHECK(*counter("fake_live_allocations") == 3);
+  CHECK(gilt_cuda_alloc(8 * sizeof(float), "a.gilt:1:1") != NULL);
+  CHECK(*counter("fake_live_allocations") == 4);
+  CHECK(cuda_session_end_call(s, &call) == GILT_SUCCESS);
+  CHECK(*counter("fake_live_allocations") == 4);
   /* Outside a call there is no current session. */
   CHECK(gilt_cuda_alloc(4, "a.gilt:7:1") == NULL);
   CHECK(strstr(gilt_rt_last_error(), "a.gilt:7:1: no CUDA session") != NULL);
@@ -232,6 +243,26 @@ static void alloc_fails(GiltLocation *loc)
                  "(CUDA_ERROR_OUT_OF_MEMORY)");
   cuda_session_end_call(s, &call);
   cuda_session_destroy(s);
+}
+
+/* A device without room for a new buffer frees the cached ones and
+** tries again. */
+static void alloc_frees_cache(GiltLocation *loc)
+{
+  CudaCall call;
+  CudaSession *s = begin(loc, &call);
+  CHECK(gilt_cuda_free(gilt_cuda_alloc(32, "m.onnx:3:5"), "m.onnx:3:5") == 0);
+  CHECK(*counter("fake_live_allocations") == 1);
+  setenv("FAKE_CUDA_MEMORY", "64", 1);
+  CHECK(gilt_cuda_alloc(48, "m.onnx:3:5") != NULL);
+  CHECK(*counter("fake_live_allocations") == 1);
+  CHECK(gilt_cuda_alloc(48, "m.onnx:3:5") == NULL);
+  expect_failure("m.onnx:3:5: cuMemAlloc_v2 failed: out of memory "
+                 "(CUDA_ERROR_OUT_OF_MEMORY)");
+  unsetenv("FAKE_CUDA_MEMORY");
+  cuda_session_end_call(s, &call);
+  cuda_session_destroy(s);
+  CHECK(*counter("fake_live_allocations") == 0);
 }
 
 static void ptx_fails(GiltLocation *loc)
@@ -309,6 +340,7 @@ int main(int argc, char **argv)
   run("cuInit fails", init_fails, fake_path, "cuInit=100", NULL);
   run("session", session, fake_path, NULL, NULL);
   run("cuMemAlloc fails", alloc_fails, fake_path, "cuMemAlloc_v2=2", NULL);
+  run("cache freed for room", alloc_frees_cache, fake_path, NULL, NULL);
   run("PTX fails", ptx_fails, fake_path, "cuModuleLoadDataEx=218", NULL);
   run("no kernel", kernel_missing, fake_path, "cuModuleGetFunction=500",
       NULL);

@@ -309,14 +309,15 @@ static void remark_depthwise(Lower *l)
 
 /* Why a Conv takes the generic nest, for --explain=tiling,vectorize: the
 ** kernels of their own take 2-D f32 convolutions of one group or
-** depthwise ones. */
+** depthwise ones, on a target with vector registers. */
 static void remark_generic(Lower *l, int64_t group)
 {
-  const char *why = group != 1 ? "grouped, and no kernel of its own takes it"
-                    : lower_result_elem(l, 0) !=
-                            gilt_float_type_get(l->ctx, GILT_F32)
-                        ? "it is not f32"
-                        : "it is not 2-D";
+  GiltType *elem = lower_result_elem(l, 0);
+  const char *why =
+      group != 1 ? "grouped, and no kernel of its own takes it"
+      : elem != gilt_float_type_get(l->ctx, GILT_F32) ? "it is not f32"
+      : !lower_vectorizes(l, elem) ? "the target has no vector registers"
+                                   : "it is not 2-D";
   GiltRemarkArg args[1] = {{"group", NULL, group}};
   gilt_remark(l->op, "tiling", "generic-nest", 1, args,
               "not tiled (%s): one loop nest over the outputs", why);

@@ -350,8 +350,7 @@ bool lower_conv_depthwise_apply(Lower *l, const LowerWindow *w,
   return w->n == 2 && c != GILT_DYNAMIC && group == c &&
          wt->shaped.shape[0] == c && wt->shaped.shape[1] == 1 &&
          lower_taps_fit(wt->shaped.shape[2], wt->shaped.shape[3], MAX_TAPS) &&
-         w->strides[1] <= MAX_STRIDE &&
-         lower_result_elem(l, 0) == gilt_float_type_get(l->ctx, GILT_F32);
+         w->strides[1] <= MAX_STRIDE && lower_vectorizes(l, lower_result_elem(l, 0));
 }
 
 /* Y = the window's taps of x combined per channel (weights, bias: NULL
@@ -390,7 +389,7 @@ bool lower_max_pool_vector_apply(Lower *l, const LowerWindow *w,
 {
   return w->n == 2 && lower_taps_fit(w->kernel[0], w->kernel[1], MAX_TAPS) &&
          w->strides[1] <= MAX_STRIDE && gilt_op_get_num_results(l->op) == 1 &&
-         lower_result_elem(l, 0) == gilt_float_type_get(l->ctx, GILT_F32) &&
+         lower_vectorizes(l, lower_result_elem(l, 0)) &&
          gilt_value_get_type(x)->shaped.elem == lower_result_elem(l, 0);
 }
 

@@ -452,11 +452,12 @@ static GiltStatus lower_conv_nchwc(Lower *l)
   int64_t out_block = graph_attr_channel_block(l->op, "out_layout");
   if (lower_epilogue_check(l))
     return GILT_FAILURE;
-  if (lower_result_elem(l, 0) != gilt_float_type_get(l->ctx, GILT_F32) ||
+  if (lower_lanes_width(l, lower_result_elem(l, 0)) != LOWER_F32_LANES ||
       out_block != LOWER_F32_LANES ||
       (in_block != 1 && in_block != LOWER_F32_LANES))
     return lower_error(l, "only f32, with data_layout NCHW or NCHW%dc and "
-                          "out_layout NCHW%dc, is supported",
+                          "out_layout NCHW%dc, on a target with vector "
+                          "registers, is supported",
                        LOWER_F32_LANES, LOWER_F32_LANES);
   if (wt->shaped.shape[2] == GILT_DYNAMIC ||
       wt->shaped.shape[3] == GILT_DYNAMIC)
@@ -528,7 +529,7 @@ bool lower_pool_nchwc_apply(Lower *l, const LowerWindow *w, GiltValue *x)
   GiltType *t = gilt_value_get_type(x);
   return w->n == 2 && t->shaped.rank == 5 &&
          t->shaped.shape[4] == LOWER_F32_LANES &&
-         t->shaped.elem == gilt_float_type_get(l->ctx, GILT_F32) &&
+         lower_vectorizes(l, t->shaped.elem) &&
          lower_taps_fit(w->kernel[0], w->kernel[1], LOWER_DEPTHWISE_MAX_TAPS);
 }
 

@@ -550,8 +550,7 @@ static int64_t group_outputs(GiltValue *weights, int64_t group)
 bool lower_conv_tiles_apply(Lower *l, const LowerWindow *w, GiltValue *weights,
                             int64_t group)
 {
-  GiltType *f32 = gilt_float_type_get(l->ctx, GILT_F32);
-  if (w->n != 2 || lower_result_elem(l, 0) != f32)
+  if (w->n != 2 || !lower_vectorizes(l, lower_result_elem(l, 0)))
     return false;
   if (group == 1)
     return true;

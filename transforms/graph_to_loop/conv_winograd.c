@@ -426,8 +426,8 @@ static bool winograd_shape(Lower *l, const LowerWindow *w, GiltType *xt,
          w->dilations[1] == 1 && wt->shaped.shape[2] == 3 &&
          wt->shaped.shape[3] == 3 && wt->shaped.shape[0] != GILT_DYNAMIC &&
          xt->shaped.shape[1] != GILT_DYNAMIC &&
-         lower_result_elem(l, 0) == gilt_float_type_get(l->ctx, GILT_F32) &&
-         value && !gilt_dense_attr_is_splat(value);
+         lower_vectorizes(l, lower_result_elem(l, 0)) && value &&
+         !gilt_dense_attr_is_splat(value);
 }
 
 int lower_conv_winograd_apply(Lower *l, const LowerWindow *w, GiltValue *x,

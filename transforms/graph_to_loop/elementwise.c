@@ -126,7 +126,7 @@ static bool by_lanes(Lower *l)
 {
   GiltType *t = lower_result_type(l, 0);
   size_t rank = t->shaped.rank;
-  if (rank == 0 || lower_lanes_width(t->shaped.elem) != LOWER_F32_LANES ||
+  if (rank == 0 || lower_lanes_width(l, t->shaped.elem) != LOWER_F32_LANES ||
       !gilt_shaped_type_has_static_shape(t) ||
       t->shaped.shape[rank - 1] % LOWER_F32_LANES != 0)
     return false;

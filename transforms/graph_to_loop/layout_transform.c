@@ -302,9 +302,9 @@ static GiltStatus lower_layout_transform(Lower *l)
   t.rows = t.src.dims[t.src.rank - 1] == last &&
            graph_layout_block(&t.src, upper(last)) ==
                graph_layout_block(&t.dst, upper(last)) &&
-           lower_lanes_width(rt->shaped.elem) > 1 &&
+           lower_lanes_width(l, rt->shaped.elem) > 1 &&
            loop_memref_is_contiguous(in);
-  if (lower_lanes_width(rt->shaped.elem) == LOWER_F32_LANES &&
+  if (lower_lanes_width(l, rt->shaped.elem) == LOWER_F32_LANES &&
       (nchw_blocked_pair(&t.src, &t.dst, LOWER_F32_LANES) ||
        nchw_blocked_pair(&t.dst, &t.src, LOWER_F32_LANES))) {
     t.to_blocked = t.src.rank == 4;

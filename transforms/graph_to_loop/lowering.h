@@ -111,7 +111,9 @@ struct Lower {
   /* How many vectors of LOWER_F32_LANES f32 the target's registers hold
   ** at once (the pass's vector-bits and vector-registers options): 32
   ** with AVX-512's 32 of 512 bits, 8 with AVX2's 16 of 256. The
-  ** register-blocked tiles are shaped by it (tiles.c). */
+  ** register-blocked tiles are shaped by it (tiles.c). 0 for a target
+  ** without vector registers (vector-bits=0, a GPU's threads): every op
+  ** its generic nest over its outputs, scalar. */
   int64_t register_vectors;
 };
 
@@ -379,15 +381,21 @@ GILT_INTERNAL GiltValue *lower_requantize(Lower *l, GiltValue *acc,
 
 /* The lanes an inner loop works on: `width` elements of `elem` at once,
 ** as vector<width x elem> (type) with masks of mask_type, or, for width 1
-** (every element type but f32), plain scalars without masks. */
+** (every element type but f32, and every type on a target without vector
+** registers), plain scalars without masks. */
 typedef struct LowerLanes {
   GiltType *elem, *type, *mask_type;
   int64_t width;
   GiltValue *zero; /* 0 in every lane, built where the lanes were */
 } LowerLanes;
 
-/* The width lower_lanes_init chooses for elem. */
-GILT_INTERNAL int64_t lower_lanes_width(GiltType *elem);
+/* The width lower_lanes_init chooses for elem: LOWER_F32_LANES for f32
+** where the target has vector registers, else 1. */
+GILT_INTERNAL int64_t lower_lanes_width(const Lower *l, GiltType *elem);
+/* Whether elem takes the vector kernels: f32 on a target with vector
+** registers. Each f32 kernel of its own (tiles, Winograd, depthwise,
+** rows) applies only then; without, every op is its generic nest. */
+GILT_INTERNAL bool lower_vectorizes(const Lower *l, GiltType *elem);
 /* Chooses the width for elem and builds the zero at the insertion point,
 ** which must dominate every use of the lanes. */
 GILT_INTERNAL void lower_lanes_init(Lower *l, LowerLanes *v, GiltType *elem);

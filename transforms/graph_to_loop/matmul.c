@@ -380,7 +380,7 @@ static GiltStatus lower_gemm(Lower *l)
   /* The tiles pack the operands and read them transposed as they go (a
   ** transposed weight is packed at compile time); the scalar kernel wants
   ** them copied. */
-  bool tiled = elem == gilt_float_type_get(l->ctx, GILT_F32);
+  bool tiled = lower_vectorizes(l, elem);
   bool ta = graph_attr_int(l->op, "transA", 0) != 0;
   bool tb = graph_attr_int(l->op, "transB", 0) != 0;
   if (ta && !tiled)

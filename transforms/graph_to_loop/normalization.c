@@ -166,7 +166,7 @@ static bool batch_norm_by_vectors(Lower *l, const BatchNorm *b)
                  t->shaped.shape[2] != GILT_DYNAMIC &&
                  t->shaped.shape[3] != GILT_DYNAMIC;
   if ((!blocked && b->block != 1) || t->shaped.rank < 2 ||
-      lower_lanes_width(t->shaped.elem) != LOWER_F32_LANES ||
+      lower_lanes_width(l, t->shaped.elem) != LOWER_F32_LANES ||
       lower_result_elem(l, 0) != t->shaped.elem)
     return false;
   GiltValue *params[4] = {b->scale, b->bias, b->mean, b->var};

@@ -71,7 +71,8 @@ static const GiltPassOptionDef options[] = {
     {"vector-bits", GILT_OPTION_INT, "512",
      "The width of the target's vector registers, which the "
      "register-blocked tiles are shaped for: 512 (AVX-512), 256 (AVX2) "
-     "or 128"},
+     "or 128; 0 for none (a GPU's threads): every op a scalar nest over "
+     "its outputs"},
     {"vector-registers", GILT_OPTION_INT, "32",
      "How many vector registers the target has: 32 (AVX-512) or 16"},
     {0}};
@@ -177,11 +178,11 @@ static GiltStatus run(GiltPass *pass, GiltOp *module)
   GiltContext *ctx = gilt_pass_get_context(pass);
   int64_t bits = gilt_pass_get_option_int(pass, "vector-bits");
   int64_t registers = gilt_pass_get_option_int(pass, "vector-registers");
-  if ((bits != 128 && bits != 256 && bits != 512) || registers < 8 ||
-      registers > 64) {
+  if ((bits != 0 && bits != 128 && bits != 256 && bits != 512) ||
+      registers < 8 || registers > 64) {
     gilt_emit_error(gilt_op_get_location(module),
-                    "graph-to-loop: vector-bits must be 128, 256 or 512 and "
-                    "vector-registers 8 to 64 (given %lld and %lld)",
+                    "graph-to-loop: vector-bits must be 0, 128, 256 or 512 "
+                    "and vector-registers 8 to 64 (given %lld and %lld)",
                     (long long)bits, (long long)registers);
     return GILT_FAILURE;
   }

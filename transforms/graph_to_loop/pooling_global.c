@@ -133,7 +133,7 @@ static bool by_blocks(Lower *l, LowerReduceKind kind, GiltValue *in)
   GiltType *t = gilt_value_get_type(in);
   return (kind == LOWER_REDUCE_MEAN || kind == LOWER_REDUCE_MAX) &&
          graph_attr_channel_block(l->op, "layout") == LOWER_F32_LANES &&
-         lower_lanes_width(t->shaped.elem) == LOWER_F32_LANES &&
+         lower_lanes_width(l, t->shaped.elem) == LOWER_F32_LANES &&
          t->shaped.rank == 5 && t->shaped.shape[2] != GILT_DYNAMIC &&
          t->shaped.shape[3] != GILT_DYNAMIC;
 }

@@ -27,7 +27,7 @@
 bool lower_row_apply(Lower *l, size_t rank, const bool *reduced,
                      GiltType *elem)
 {
-  if (rank == 0 || elem != gilt_float_type_get(l->ctx, GILT_F32))
+  if (rank == 0 || !lower_vectorizes(l, elem))
     return false;
   for (size_t d = 0; d < rank; d++)
     if (reduced[d] != (d == rank - 1))

@@ -13,17 +13,21 @@
 
 #include "transforms/graph_to_loop/indexing.h"
 
-int64_t lower_lanes_width(GiltType *elem)
+bool lower_vectorizes(const Lower *l, GiltType *elem)
 {
-  return lower_is_float(elem) && gilt_float_type_get_kind(elem) == GILT_F32
-             ? LOWER_F32_LANES
-             : 1;
+  return l->register_vectors > 0 && lower_is_float(elem) &&
+         gilt_float_type_get_kind(elem) == GILT_F32;
+}
+
+int64_t lower_lanes_width(const Lower *l, GiltType *elem)
+{
+  return lower_vectorizes(l, elem) ? LOWER_F32_LANES : 1;
 }
 
 void lower_lanes_init(Lower *l, LowerLanes *v, GiltType *elem)
 {
   v->elem = elem;
-  v->width = lower_lanes_width(elem);
+  v->width = lower_lanes_width(l, elem);
   v->type = elem;
   v->mask_type = NULL;
   if (v->width > 1) {

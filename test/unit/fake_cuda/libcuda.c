@@ -8,7 +8,9 @@
 ** "Device memory" is host memory (malloc), so copies really copy. The
 ** environment steers it: FAKE_CUDA_FAIL=NAME=CODE makes the function NAME
 ** return CODE (cuModuleLoadDataEx also writes a compiler log),
-** FAKE_CUDA_DEVICES=N sets the device count (default 1), and with
+** FAKE_CUDA_DEVICES=N sets the device count (default 1),
+** FAKE_CUDA_MEMORY=BYTES the device memory (cuMemAlloc_v2 fails with
+** CUDA_ERROR_OUT_OF_MEMORY past it; default unlimited), and with
 ** FAKE_CUDA_TRACE set the calls that move data or launch are traced on
 ** stderr (`fake-cuda: cuLaunchKernel main_kernel_0 grid 1x1x1 ...`), so
 ** that a lit test follows a whole model's host code through gjit
@@ -191,12 +193,23 @@ CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
   return result("cuModuleGetFunction");
 }
 
+/* The bytes allocated and not freed, against FAKE_CUDA_MEMORY. Each
+** allocation's size sits in a header before it. */
+static size_t live_bytes;
+#define HEADER 16
+
 CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes)
 {
   CUresult r = result("cuMemAlloc_v2");
   if (r)
     return r;
-  *p = (CUdeviceptr)(uintptr_t)malloc(bytes);
+  const char *memory = getenv("FAKE_CUDA_MEMORY");
+  if (memory && live_bytes + bytes > strtoull(memory, NULL, 10))
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  char *block = malloc(HEADER + bytes);
+  memcpy(block, &bytes, sizeof bytes);
+  *p = (CUdeviceptr)(uintptr_t)(block + HEADER);
+  live_bytes += bytes;
   fake_live_allocations++;
   trace("cuMemAlloc_v2 %zu bytes", bytes);
   return 0;
@@ -204,7 +217,11 @@ CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes)
 
 CUresult cuMemFree_v2(CUdeviceptr p)
 {
-  free((void *)(uintptr_t)p);
+  char *block = (char *)(uintptr_t)p - HEADER;
+  size_t bytes;
+  memcpy(&bytes, block, sizeof bytes);
+  live_bytes -= bytes;
+  free(block);
   fake_live_allocations--;
   trace("cuMemFree_v2");
   return result("cuMemFree_v2");
