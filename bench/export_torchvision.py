@@ -5,7 +5,7 @@ Runtime hold beyond ../shared/models, on networks nobody tuned for. Do
 not commit the models.
 
     /usr/bin/python3 bench/export_torchvision.py OUT_DIR [NAME ...]
-        [--opset 13]
+        [--opset 13] [--batch 1] [--suffix S]
 
 Names are torchvision.models constructors (default: resnet50,
 densenet121, efficientnet_b0, shufflenet_v2_x1_0, mnasnet1_0,
@@ -13,7 +13,8 @@ regnet_y_400mf, googlenet). Needs Debian's python3-torch and
 python3-torchvision. The weights are random (seed 0; batch-norm
 statistics too, so that they are not the identity): the shapes, not the
 values, set the time, and the reference output is PyTorch's for the
-same random weights. Input: one 3x224x224 image.
+same random weights. Input: --batch 3x224x224 images (one by default);
+each model's folder is its name followed by --suffix.
 """
 
 import argparse
@@ -45,6 +46,8 @@ def main():
     ap.add_argument("out")
     ap.add_argument("names", nargs="*", default=DEFAULT)
     ap.add_argument("--opset", type=int, default=13)
+    ap.add_argument("--batch", type=int, default=1)
+    ap.add_argument("--suffix", default="")
     o = ap.parse_args()
     for name in o.names:
         torch.manual_seed(0)
@@ -53,8 +56,8 @@ def main():
         model = getattr(torchvision.models, name)(**kwargs).eval()
         with torch.no_grad():
             randomize_batch_norms(model)
-        x = torch.randn(1, 3, 224, 224)
-        export(model, x, os.path.join(o.out, name), o.opset)
+        x = torch.randn(o.batch, 3, 224, 224)
+        export(model, x, os.path.join(o.out, name + o.suffix), o.opset)
         print(name)
 
 

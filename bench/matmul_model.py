@@ -7,6 +7,7 @@ ONNX Runtime's ort_bench.js both read it:
     DIR/test_data_set_0/input_0.pb  A as an ONNX TensorProto (gjit)
     DIR/input_0.bin, DIR/io.json    A raw, its shape and type (ort_bench.js)
     DIR/output_0.bin                Y computed in float64 by NumPy, as f32
+    DIR/test_data_set_0/output_0.pb Y as a TensorProto (gjit --expected-output)
 
     python3 bench/matmul_model.py DIR [--size N]
 
@@ -90,6 +91,8 @@ def main():
         f.write(model(n, w))
     with open(os.path.join(opts.dir, "test_data_set_0", "input_0.pb"), "wb") as f:
         f.write(tensor("A", a))
+    with open(os.path.join(opts.dir, "test_data_set_0", "output_0.pb"), "wb") as f:
+        f.write(tensor("Y", y))
     a.astype("<f4").tofile(os.path.join(opts.dir, "input_0.bin"))
     y.astype("<f4").tofile(os.path.join(opts.dir, "output_0.bin"))
     with open(os.path.join(opts.dir, "io.json"), "w") as f:

@@ -41,9 +41,13 @@ def export(model, x, out, opset):
     with torch.no_grad():
         y = model(x)
     os.makedirs(os.path.join(out, "test_data_set_0"), exist_ok=True)
-    torch.onnx.export(model, x, os.path.join(out, "model.onnx"),
-                      opset_version=opset, input_names=["x"],
-                      output_names=["y"])
+    path = os.path.join(out, "model.onnx")
+    try:  # PyTorch 2.9 and later export through torch.export unless told
+        torch.onnx.export(model, x, path, opset_version=opset,
+                          input_names=["x"], output_names=["y"], dynamo=False)
+    except TypeError:  # before 2.5 (Debian's 1.13): no such argument
+        torch.onnx.export(model, x, path, opset_version=opset,
+                          input_names=["x"], output_names=["y"])
     xa, ya = x.numpy(), y.numpy()
     with open(os.path.join(out, "io.json"), "w") as f:
         json.dump({"in_shape": list(xa.shape), "in_dtype": "float32",
