@@ -19,6 +19,10 @@
 **     masked_store acc to Y[n, m, o..., ow0]
 **
 ** with W = 16 lanes for f32 and scalars (W = 1) otherwise (vector.c).
+** On a target without vector registers (a GPU's threads) an iteration
+** computes a tile of up to 4 output channels by 4 columns instead
+** (lower_thread_tile; channels of one group): each weight it loads
+** serves 4 columns and each input 4 channels.
 ** The innermost loop costs 6 interpreted ops per W multiply-adds at
 ** stride 1 and dilation 1 (load of the weight, broadcast, addi of the
 ** column, masked_load, fma, the loop's step), 8 otherwise (the muli of
@@ -109,6 +113,11 @@ typedef struct Conv {
   GiltValue *xp, *wt, *bias, *y; /* wt [M, C/group, k...] */
   GiltValue *cg, *mg;            /* channels per group, in and out */
   size_t depth;                  /* the loop being built: 0 ic, 1 + i k_i */
+  /* The tile an iteration computes: tm output channels by tn columns of
+  ** the last axis (lower_thread_tile), at these (clamped) positions. */
+  int64_t tm, tn;
+  GiltValue *m_at[LOWER_THREAD_TILE], *ow_at[LOWER_THREAD_TILE];
+  GiltValue *column; /* the innermost tap's column offset q in xp */
   GiltValue *c0, *ow0, *mask;
   GiltValue *base[GRAPH_MAX_RANK]; /* o_i * s_i */
   GiltValue *xi[GRAPH_MAX_RANK + 1], *wi[GRAPH_MAX_RANK];
@@ -118,21 +127,34 @@ typedef struct Conv {
 static void conv_level(Lower *l, GiltValue *iv, GiltValue *const *acc,
                        GiltValue **next, void *user);
 
-/* The loop at c->depth around the multiply-add, carrying acc. */
-static GiltValue *conv_loop(Lower *l, Conv *c, GiltValue *acc)
+/* The loop at c->depth around the multiply-adds, carrying the tile's
+** sums acc into out. */
+static void conv_loop(Lower *l, Conv *c, GiltValue *const *acc,
+                      GiltValue **out)
 {
   size_t n = c->w.n;
   if (c->depth == n + 1) {
-    GiltValue *wv = lower_lanes_splat(l, &c->v, lower_load(l, c->wt, c->wi));
-    GiltValue *xv = lower_lanes_load(l, &c->v, c->mask, c->xp, c->xi);
-    return lower_lanes_fma(l, wv, xv, acc);
+    GiltValue *wv[LOWER_THREAD_TILE], *xv[LOWER_THREAD_TILE];
+    GiltValue *first = c->xi[2 + n];
+    for (int64_t i = 0; i < c->tm; i++) {
+      c->wi[0] = c->m_at[i];
+      wv[i] = lower_lanes_splat(l, &c->v, lower_load(l, c->wt, c->wi));
+    }
+    for (int64_t j = 0; j < c->tn; j++) {
+      if (j > 0)
+        c->xi[2 + n] = ix_add(l, c->ow_at[j], c->column);
+      xv[j] = lower_lanes_load(l, &c->v, c->mask, c->xp, c->xi);
+    }
+    c->xi[2 + n] = first;
+    for (int64_t i = 0; i < c->tm; i++)
+      for (int64_t j = 0; j < c->tn; j++)
+        out[i * c->tn + j] =
+            lower_lanes_fma(l, wv[i], xv[j], acc[i * c->tn + j]);
+    return;
   }
   GiltValue *upper =
       c->depth == 0 ? c->cg : lower_index(l, c->w.kernel[c->depth - 1]);
-  GiltValue *out;
-  lower_for_upto(l, upper, 1, &acc, &out,
-            conv_level, c);
-  return out;
+  lower_for_upto(l, upper, (size_t)(c->tm * c->tn), acc, out, conv_level, c);
 }
 
 static void conv_level(Lower *l, GiltValue *iv, GiltValue *const *acc,
@@ -152,39 +174,58 @@ static void conv_level(Lower *l, GiltValue *iv, GiltValue *const *acc,
       c->xi[2 + i] = ix_add(l, c->base[i], kd);
     } else {
       phase(l, c->w.strides[i], kd, &c->xi[1 + n]);
-      c->xi[2 + n] = ix_add(l, c->ow0, c->xi[2 + n]);
+      c->column = c->xi[2 + n];
+      c->xi[2 + n] = ix_add(l, c->ow0, c->column);
     }
   }
   c->depth++;
-  next[0] = conv_loop(l, c, acc[0]);
+  conv_loop(l, c, acc, next);
   c->depth--;
 }
 
 static void conv_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   Conv *c = user;
-  size_t n = c->w.n;
-  GiltValue *m = ivs[1], *yi[GRAPH_MAX_RANK];
-  c->c0 = ix_mul(l, ix_div(l, m, c->mg), c->cg);
+  size_t n = c->w.n, tile = (size_t)(c->tm * c->tn);
+  GiltValue *m0 = ivs[1];
+  if (c->tm > 1)
+    m0 = ix_mul(l, m0, lower_index(l, c->tm));
+  ix_tile_positions(l, m0, c->tm, c->tm > 1 ? lower_dim(l, c->wt, 0) : NULL,
+                    c->m_at);
+  c->c0 = ix_mul(l, ix_div(l, m0, c->mg), c->cg);
   c->ow0 = ivs[1 + n];
-  if (c->v.width > 1)
-    c->ow0 = ix_mul(l, c->ow0, lower_index(l, c->v.width));
+  if (c->v.width * c->tn > 1)
+    c->ow0 = ix_mul(l, c->ow0, lower_index(l, c->v.width * c->tn));
+  ix_tile_positions(l, c->ow0, c->tn, c->w.out[n - 1], c->ow_at);
   c->mask = lower_lanes_mask(l, &c->v, ix_sub(l, c->w.out[n - 1], c->ow0));
   c->xi[0] = ivs[0];
-  c->wi[0] = m;
+  c->wi[0] = m0;
   for (size_t i = 0; i + 1 < n; i++)
     c->base[i] = ix_mul(l, ivs[2 + i], lower_index(l, c->w.strides[i]));
-  GiltValue *acc = lower_lanes_zero(&c->v);
-  if (c->bias)
-    acc = lower_lanes_splat(
-        l, &c->v, lower_convert(l, lower_load(l, c->bias, &m), c->v.elem));
+  GiltValue *acc[LOWER_THREAD_TILE * LOWER_THREAD_TILE];
+  for (size_t t = 0; t < tile; t++) {
+    acc[t] = lower_lanes_zero(&c->v);
+    if (c->bias)
+      acc[t] = lower_lanes_splat(
+          l, &c->v,
+          lower_convert(l, lower_load(l, c->bias, &c->m_at[t / c->tn]),
+                        c->v.elem));
+  }
   c->depth = 0;
-  acc = conv_loop(l, c, acc);
-  for (size_t i = 0; i < n + 1; i++)
-    yi[i] = ivs[i];
-  yi[1 + n] = c->ow0;
-  acc = lower_epilogue_apply_at(l, &c->epilogue, &c->v, c->mask, acc, yi);
-  lower_lanes_store(l, &c->v, c->mask, acc, c->y, yi);
+  conv_loop(l, c, acc, acc);
+  /* Every value, a fused residual's reads included, before the first
+  ** store: a clamped duplicate must read what its original read. */
+  GiltValue *yi[LOWER_THREAD_TILE * LOWER_THREAD_TILE][GRAPH_MAX_RANK];
+  for (size_t t = 0; t < tile; t++) {
+    for (size_t i = 0; i < n + 1; i++)
+      yi[t][i] = ivs[i];
+    yi[t][1] = c->m_at[t / c->tn];
+    yi[t][1 + n] = c->ow_at[t % c->tn];
+    acc[t] = lower_epilogue_apply_at(l, &c->epilogue, &c->v, c->mask, acc[t],
+                                     yi[t]);
+  }
+  for (size_t t = 0; t < tile; t++)
+    lower_lanes_store(l, &c->v, c->mask, acc[t], c->y, yi[t]);
 }
 
 /* Y (elem, [N, M, out...]) of the convolution of xp (padded) with wt,
@@ -209,9 +250,19 @@ static GiltValue *conv_kernel(Lower *l, Conv *c, GiltValue *x, GiltType *elem)
                      dims);
   c->cg = lower_dim(l, c->wt, 1);
   c->mg = ix_div(l, dims[1], lower_index(l, group));
-  if (c->v.width > 1)
+  /* A tile's channels are of one group. */
+  int64_t outputs = gilt_value_get_type(c->wt)->shaped.shape[0];
+  int64_t per_group = outputs == GILT_DYNAMIC ? 1 : outputs / group;
+  c->tm = lower_thread_tile(l, group == 1 ? outputs : per_group);
+  while (group != 1 && per_group % c->tm)
+    c->tm--;
+  c->tn = lower_thread_tile(l, shape[1 + n]);
+  if (c->tm > 1)
+    uppers[1] = lower_binary(l, LOOP_OP_CEILDIVSI, dims[1],
+                             lower_index(l, c->tm));
+  if (c->v.width * c->tn > 1)
     uppers[1 + n] = lower_binary(l, LOOP_OP_CEILDIVSI, dims[1 + n],
-                                 lower_index(l, c->v.width));
+                                 lower_index(l, c->v.width * c->tn));
   lower_parallel(l, n + 2, uppers, conv_body, c);
   return c->y;
 }

@@ -178,6 +178,15 @@ GiltValue *ix_clamp_into(Lower *l, GiltValue *p, GiltValue *n,
   return ix_max(l, zero, ix_min(l, p, last));
 }
 
+void ix_tile_positions(Lower *l, GiltValue *first, int64_t count,
+                       GiltValue *size, GiltValue **at)
+{
+  GiltValue *last = count > 1 ? ix_sub(l, size, lower_index(l, 1)) : NULL;
+  at[0] = first;
+  for (int64_t i = 1; i < count; i++)
+    at[i] = ix_min(l, ix_add(l, first, lower_index(l, i)), last);
+}
+
 GiltValue *ix_wrap_negative(Lower *l, GiltValue *v, GiltValue *size)
 {
   GiltValue *neg = lower_cmp(l, "slt", v, lower_index(l, 0));

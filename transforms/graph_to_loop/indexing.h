@@ -47,6 +47,13 @@ GILT_INTERNAL GiltValue *ix_in_range(Lower *l, GiltValue *v, GiltValue *lo,
 ** select the padding's fill where it did not. */
 GILT_INTERNAL GiltValue *ix_clamp_into(Lower *l, GiltValue *p, GiltValue *n,
                                        GiltValue **inside);
+/* The `count` positions of a thread's tile (lower_thread_tile) from
+** `first` into at[]: first, first + 1, ..., each clamped to size - 1, so
+** that a partial tile's extra positions repeat its last (they compute
+** its value again and store it again). */
+GILT_INTERNAL void ix_tile_positions(Lower *l, GiltValue *first,
+                                     int64_t count, GiltValue *size,
+                                     GiltValue **at);
 /* v + size when v is negative (ONNX's negative indices and axes). */
 GILT_INTERNAL GiltValue *ix_wrap_negative(Lower *l, GiltValue *v,
                                           GiltValue *size);

@@ -392,6 +392,17 @@ typedef struct LowerLanes {
 /* The width lower_lanes_init chooses for elem: LOWER_F32_LANES for f32
 ** where the target has vector registers, else 1. */
 GILT_INTERNAL int64_t lower_lanes_width(const Lower *l, GiltType *elem);
+/* The most outputs along one dimension that an iteration of a generic
+** product's parallel loop computes on a target without vector registers
+** (lower_thread_tile). */
+#define LOWER_THREAD_TILE 4
+/* How many outputs along a dimension of `extent` (GILT_DYNAMIC when not
+** known) one iteration of a generic product's parallel loop computes:
+** on a target without vector registers (a GPU's threads) up to
+** LOWER_THREAD_TILE, so that each operand a thread loads serves that
+** many multiply-adds, held in its registers; 1 on the CPU, whose vector
+** kernels take f32 and whose generic nests serve the other types. */
+GILT_INTERNAL int64_t lower_thread_tile(const Lower *l, int64_t extent);
 /* Whether elem takes the vector kernels: f32 on a target with vector
 ** registers. Each f32 kernel of its own (tiles, Winograd, depthwise,
 ** rows) applies only then; without, every op is its generic nest. */

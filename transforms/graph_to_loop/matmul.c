@@ -6,14 +6,16 @@
 **
 ** Every product goes through one kernel over buffers of one element type:
 **
-**   parallel (batch..., i, jb):            j0 = jb * W, mask = j < N
-**     acc = for k: fma(splat(A[.., i, k]), load B[.., k, j0:j0+W], acc)
-**     Y[.., i, j0:j0+W] = alpha * acc (+ Y, holding beta * C)
+**   parallel (batch..., i, j):
+**     acc = for k: fma(A[.., i, k], B[.., k, j], acc)
+**     Y[.., i, j] = alpha * acc (+ Y, holding beta * C)
 **
-** with W = 16 lanes for f32 and 1 (scalar loads) for every other type
-** (vector.c). The k loop costs 5 interpreted ops per W multiply-adds:
-** load, broadcast, masked_load, fma and the loop's step, about 0.3 ops
-** per MAC for f32 (5 per MAC in the scalar path). The kernel wants B's
+** f32, where the target has vector registers, goes through the
+** register-blocked tiles of tiles.c instead. On a target without (a
+** GPU's threads, graph-to-loop{vector-bits=0}) each iteration of the
+** parallel loop computes a tile of up to 4 x 4 outputs (lower_thread_
+** tile): each load of A serves 4 multiply-adds and each of B 4, where one
+** output per thread loads both for every one. The kernel wants B's
 ** rows contiguous along j, so a transposed operand of Gemm is copied
 ** transposed first (O(K*N) against the product's O(M*K*N)), and the
 ** integer products first copy their operands into i32 buffers with the
@@ -52,7 +54,11 @@ typedef struct MatMul {
   GiltValue *ia[GRAPH_MAX_RANK], *ib[GRAPH_MAX_RANK]; /* the body's indices */
   GiltValue *iy[GRAPH_MAX_RANK];
   GiltValue *a_panels, *b_panels; /* the f32 operands packed (tiles.h) */
-  GiltValue *mask;
+  /* The generic kernel's tile of outputs per iteration: rows x cols,
+  ** their indices (clamped into the result: a partial tile's extra rows
+  ** and columns recompute the last one's values and store them again). */
+  int64_t rows, cols;
+  GiltValue *m, *row_at[LOWER_THREAD_TILE], *col_at[LOWER_THREAD_TILE];
 } MatMul;
 
 /* in's leading (batch) dims indexed by the output's batch ivs under numpy
@@ -89,40 +95,55 @@ static void k_step(Lower *l, GiltValue *k, GiltValue *const *acc,
                    GiltValue **next, void *user)
 {
   MatMul *m = user;
-  m->ia[rank_of(m->a) - 1] = k;
-  m->ib[rank_of(m->b) - 2] = k;
-  GiltValue *x = lower_lanes_splat(l, &m->v, lower_load(l, m->a, m->ia));
-  GiltValue *y = lower_lanes_load(l, &m->v, m->mask, m->b, m->ib);
-  next[0] = lower_lanes_fma(l, x, y, acc[0]);
+  size_t ra = rank_of(m->a), rb = rank_of(m->b);
+  GiltValue *x[LOWER_THREAD_TILE], *y[LOWER_THREAD_TILE];
+  m->ia[ra - 1] = k;
+  m->ib[rb - 2] = k;
+  for (int64_t r = 0; r < m->rows; r++) {
+    m->ia[ra - 2] = m->row_at[r];
+    x[r] = lower_load(l, m->a, m->ia);
+  }
+  for (int64_t c = 0; c < m->cols; c++) {
+    m->ib[rb - 1] = m->col_at[c];
+    y[c] = lower_load(l, m->b, m->ib);
+  }
+  for (int64_t r = 0; r < m->rows; r++)
+    for (int64_t c = 0; c < m->cols; c++)
+      next[r * m->cols + c] =
+          lower_lanes_fma(l, x[r], y[c], acc[r * m->cols + c]);
 }
 
 static void matmul_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   MatMul *m = user;
-  size_t ra = rank_of(m->a), rb = rank_of(m->b), nb = m->nb;
-  GiltValue *j0 = ivs[nb + 1];
-  if (m->v.width > 1)
-    j0 = lower_binary(l, LOOP_OP_MULI, j0, lower_index(l, m->v.width));
-  m->mask = lower_lanes_mask(l, &m->v, lower_binary(l, LOOP_OP_SUBI, m->n, j0));
+  size_t nb = m->nb, tile = (size_t)(m->rows * m->cols);
+  ix_tile_positions(l, ix_mul(l, ivs[nb], lower_index(l, m->rows)), m->rows,
+                    m->m, m->row_at);
+  ix_tile_positions(l, ix_mul(l, ivs[nb + 1], lower_index(l, m->cols)),
+                    m->cols, m->n, m->col_at);
   batch_indices(l, m->a, m->a_one, nb, ivs, m->ia);
   batch_indices(l, m->b, m->b_one, nb, ivs, m->ib);
-  m->ia[ra - 2] = ivs[nb];
-  m->ib[rb - 1] = j0;
-  GiltValue *zero = lower_lanes_zero(&m->v), *acc;
-  lower_for_upto(l, m->k, 1, &zero, &acc,
-            k_step, m);
-  GiltValue *iy[GRAPH_MAX_RANK + 2];
-  for (size_t d = 0; d < nb + 1; d++)
-    iy[d] = ivs[d];
-  iy[nb + 1] = j0;
-  if (m->alpha != 1)
-    acc = lower_binary(l, LOOP_OP_MULF, acc,
-                       lower_lanes_splat(l, &m->v,
-                                         lower_constant(l, m->v.elem, m->alpha)));
-  if (m->accumulate)
-    acc = lower_lanes_add(l, acc, lower_lanes_load(l, &m->v, m->mask, m->y, iy));
-  acc = lower_epilogue_apply(l, &m->epilogue, acc);
-  lower_lanes_store(l, &m->v, m->mask, acc, m->y, iy);
+  GiltValue *init[LOWER_THREAD_TILE * LOWER_THREAD_TILE];
+  GiltValue *acc[LOWER_THREAD_TILE * LOWER_THREAD_TILE];
+  for (size_t t = 0; t < tile; t++)
+    init[t] = lower_constant(l, m->v.elem, 0);
+  lower_for_upto(l, m->k, tile, init, acc, k_step, m);
+  /* Every read of Y before the first store: a clamped duplicate must
+  ** add beta * C to the value C had, as its original does. */
+  GiltValue *iy[LOWER_THREAD_TILE * LOWER_THREAD_TILE][GRAPH_MAX_RANK + 2];
+  for (size_t t = 0; t < tile; t++) {
+    for (size_t d = 0; d < nb; d++)
+      iy[t][d] = ivs[d];
+    iy[t][nb] = m->row_at[t / (size_t)m->cols];
+    iy[t][nb + 1] = m->col_at[t % (size_t)m->cols];
+    if (m->alpha != 1)
+      acc[t] = lower_binary(l, LOOP_OP_MULF, acc[t],
+                            lower_constant(l, m->v.elem, m->alpha));
+    if (m->accumulate)
+      acc[t] = lower_lanes_add(l, acc[t], lower_load(l, m->y, iy[t]));
+  }
+  for (size_t t = 0; t < tile; t++)
+    lower_store(l, lower_epilogue_apply(l, &m->epilogue, acc[t]), m->y, iy[t]);
 }
 
 /* ---- the tiled f32 kernel --------------------------------------------------- */
@@ -245,6 +266,14 @@ static void matmul_kernel(Lower *l, GiltValue *a, GiltValue *b, GiltValue *y,
     lower_nest(l, m.nb, uppers, tiled_batch, &m);
     return;
   }
+  GiltType *yt = gilt_value_get_type(y);
+  m.m = uppers[m.nb];
+  m.rows = lower_thread_tile(l, yt->shaped.shape[m.nb]);
+  m.cols = lower_thread_tile(l, yt->shaped.shape[m.nb + 1]);
+  uppers[m.nb] = lower_binary(l, LOOP_OP_CEILDIVSI, uppers[m.nb],
+                              lower_index(l, m.rows));
+  uppers[m.nb + 1] = lower_binary(l, LOOP_OP_CEILDIVSI, uppers[m.nb + 1],
+                                  lower_index(l, m.cols));
   lower_parallel(l, m.nb + 2, uppers, matmul_body, &m);
 }
 

@@ -19,6 +19,15 @@ bool lower_vectorizes(const Lower *l, GiltType *elem)
          gilt_float_type_get_kind(elem) == GILT_F32;
 }
 
+int64_t lower_thread_tile(const Lower *l, int64_t extent)
+{
+  if (l->register_vectors > 0)
+    return 1;
+  if (extent == GILT_DYNAMIC || extent > LOWER_THREAD_TILE)
+    return LOWER_THREAD_TILE;
+  return extent > 1 ? extent : 1;
+}
+
 int64_t lower_lanes_width(const Lower *l, GiltType *elem)
 {
   return lower_vectorizes(l, elem) ? LOWER_F32_LANES : 1;
