@@ -131,7 +131,7 @@ static CudaSession *session(const char *location)
   return current;
 }
 
-/* ---- the cache of device buffers --------------------------------------------- */
+/* ---- the cache of device buffers ------------------------------------------ */
 
 /* A cached buffer of exactly `bytes`, taken out of the cache; 0 when
 ** there is none. */

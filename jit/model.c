@@ -41,9 +41,10 @@
 ** folded (through the interpreter), layer normalizations and GELUs
 ** written out op by op made one op each, activations fused into the
 ** products before them, the layout chosen (`layout`: the layout pass
-** and its comma, or nothing), then lowered (a Concat's operands made the slabs of its result where they
-** can be, f32 transcendental math expanded into plain arithmetic, so
-** that the interpreter and compiled code agree) and cleaned up; buffers
+** and its comma, or nothing), then lowered (a Concat's operands made
+** the slabs of its result where they can be, f32 transcendental math
+** expanded into plain arithmetic, so that the interpreter and compiled
+** code agree) and cleaned up; buffers
 ** are freed after their last use last, once no pass moves ops any more,
 ** and the globals no code reads any more (weights a lowering packed into
 ** new ones) dropped. Compiling goes on to the llvm dialect. `lowering`

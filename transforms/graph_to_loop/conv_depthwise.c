@@ -350,7 +350,8 @@ bool lower_conv_depthwise_apply(Lower *l, const LowerWindow *w,
   return w->n == 2 && c != GILT_DYNAMIC && group == c &&
          wt->shaped.shape[0] == c && wt->shaped.shape[1] == 1 &&
          lower_taps_fit(wt->shaped.shape[2], wt->shaped.shape[3], MAX_TAPS) &&
-         w->strides[1] <= MAX_STRIDE && lower_vectorizes(l, lower_result_elem(l, 0));
+         w->strides[1] <= MAX_STRIDE &&
+         lower_vectorizes(l, lower_result_elem(l, 0));
 }
 
 /* Y = the window's taps of x combined per channel (weights, bias: NULL

@@ -295,7 +295,8 @@ bool lower_conv_first_apply(Lower *l, const LowerWindow *w,
   const int64_t *k = wt->shaped.shape;
   size_t channels, vectors;
   block_shape(l, &channels, &vectors);
-  return w->n == 2 && group == 1 && lower_vectorizes(l, lower_result_elem(l, 0)) &&
+  return w->n == 2 && group == 1 &&
+         lower_vectorizes(l, lower_result_elem(l, 0)) &&
          k[0] != GILT_DYNAMIC && k[0] % (int64_t)channels == 0 &&
          k[1] != GILT_DYNAMIC && k[1] <= MAX_CHANNELS &&
          lower_taps_fit(k[2], k[3], MAX_TAPS) &&

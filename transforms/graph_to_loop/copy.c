@@ -5,9 +5,14 @@
 ** and the reading of a per-tensor, per-axis or broadcast parameter (a
 ** zero point, a scale) for one element of the operand it applies to.
 ** A copy costs O(elements) against the contraction's O(elements * K),
-** and buys the kernels one element type and contiguous rows.
+** and buys the kernels one element type and contiguous rows. A constant
+** f32 matrix (a weight: Gemm's B with transB, as PyTorch's Linear
+** exports it) is transposed at compile time instead, into a global: no
+** copy at each call.
 */
 #include "transforms/graph_to_loop/lowering.h"
+
+#include <string.h>
 
 typedef struct Copy {
   GiltValue *src, *dst;
@@ -31,9 +36,40 @@ static void copy_body(Lower *l, GiltValue *const *ivs, void *user)
   lower_store(l, x, c->dst, ivs);
 }
 
+/* src transposed at compile time when it is a constant f32 matrix of
+** static sizes, else NULL. */
+static GiltValue *transposed_constant(Lower *l, GiltValue *src)
+{
+  GiltType *t = gilt_value_get_type(src);
+  if (t->shaped.rank != 2 ||
+      t->shaped.elem != gilt_float_type_get(l->ctx, GILT_F32) ||
+      t->shaped.shape[0] == GILT_DYNAMIC || t->shaped.shape[1] == GILT_DYNAMIC)
+    return NULL;
+  GiltAttr *value = lower_value_constant(l, src);
+  if (!value || gilt_dense_attr_is_splat(value))
+    return NULL;
+  int64_t rows = t->shaped.shape[0], cols = t->shaped.shape[1];
+  size_t nbytes;
+  const unsigned char *data = gilt_dense_attr_get_data(value, &nbytes);
+  if (!data || nbytes != (size_t)(rows * cols) * sizeof(float))
+    return NULL;
+  float *to = gilt_blob_alloc(l->ctx, nbytes);
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t c = 0; c < cols; c++)
+      memcpy(&to[c * rows + r], data + (r * cols + c) * (int64_t)sizeof *to,
+             sizeof *to);
+  int64_t shape[2] = {cols, rows};
+  return lower_packed_global(l, 2, shape, to);
+}
+
 GiltValue *lower_copy_map(Lower *l, GiltValue *src, GiltType *elem,
                           bool transpose, LowerMapFn map, void *user)
 {
+  bool same = elem == gilt_value_get_type(src)->shaped.elem;
+  GiltValue *folded =
+      transpose && !map && same ? transposed_constant(l, src) : NULL;
+  if (folded)
+    return folded;
   GiltType *t = gilt_value_get_type(src);
   size_t r = t->shaped.rank;
   int64_t shape[GRAPH_MAX_RANK];
