@@ -22,7 +22,11 @@
 ** On a target without vector registers (a GPU's threads) an iteration
 ** computes a tile of up to 4 output channels by 4 columns instead
 ** (lower_thread_tile; channels of one group): each weight it loads
-** serves 4 columns and each input 4 channels.
+** serves 4 columns and each input 4 channels. There an input of the
+** accumulator's type is read where it lies, each tap's position clamped
+** into the input and its value replaced by 0 in the padding: the padded
+** copy serves the vector loads (and the conversion), and on a GPU it
+** would cost two more kernels and a pass over memory per layer.
 ** The innermost loop costs 6 interpreted ops per W multiply-adds at
 ** stride 1 and dilation 1 (load of the weight, broadcast, addi of the
 ** column, masked_load, fma, the loop's step), 8 otherwise (the muli of
@@ -118,6 +122,9 @@ typedef struct Conv {
   int64_t tm, tn;
   GiltValue *m_at[LOWER_THREAD_TILE], *ow_at[LOWER_THREAD_TILE];
   GiltValue *column; /* the innermost tap's column offset q in xp */
+  /* Read in place (no xp): the input, and whether the taps of the outer
+  ** spatial axes built so far lie inside it (NULL: no axis yet). */
+  GiltValue *x, *inside;
   GiltValue *c0, *ow0, *mask;
   GiltValue *base[GRAPH_MAX_RANK]; /* o_i * s_i */
   GiltValue *xi[GRAPH_MAX_RANK + 1], *wi[GRAPH_MAX_RANK];
@@ -127,6 +134,31 @@ typedef struct Conv {
 static void conv_level(Lower *l, GiltValue *iv, GiltValue *const *acc,
                        GiltValue **next, void *user);
 
+/* The input the innermost tap reaches for the tile's column j: from the
+** padded copy, or read in place, 0 where it lies in the padding. */
+static GiltValue *tap_input(Lower *l, Conv *c, int64_t j)
+{
+  size_t n = c->w.n;
+  if (!c->x) {
+    GiltValue *first = c->xi[2 + n];
+    if (j > 0)
+      c->xi[2 + n] = ix_add(l, c->ow_at[j], c->column);
+    GiltValue *v = lower_lanes_load(l, &c->v, c->mask, c->xp, c->xi);
+    c->xi[2 + n] = first;
+    return v;
+  }
+  /* ow * s + k * d - begin along the last axis. */
+  GiltValue *p = ix_add(
+      l, ix_mul(l, c->ow_at[j], lower_index(l, c->w.strides[n - 1])),
+      c->column);
+  GiltValue *in;
+  c->xi[1 + n] = ix_clamp_into(l, p, c->w.in[n - 1], &in);
+  if (c->inside)
+    in = lower_binary(l, LOOP_OP_ANDI, c->inside, in);
+  return lower_select(l, in, lower_load(l, c->x, c->xi),
+                      lower_constant(l, c->v.elem, 0));
+}
+
 /* The loop at c->depth around the multiply-adds, carrying the tile's
 ** sums acc into out. */
 static void conv_loop(Lower *l, Conv *c, GiltValue *const *acc,
@@ -135,17 +167,12 @@ static void conv_loop(Lower *l, Conv *c, GiltValue *const *acc,
   size_t n = c->w.n;
   if (c->depth == n + 1) {
     GiltValue *wv[LOWER_THREAD_TILE], *xv[LOWER_THREAD_TILE];
-    GiltValue *first = c->xi[2 + n];
     for (int64_t i = 0; i < c->tm; i++) {
       c->wi[0] = c->m_at[i];
       wv[i] = lower_lanes_splat(l, &c->v, lower_load(l, c->wt, c->wi));
     }
-    for (int64_t j = 0; j < c->tn; j++) {
-      if (j > 0)
-        c->xi[2 + n] = ix_add(l, c->ow_at[j], c->column);
-      xv[j] = lower_lanes_load(l, &c->v, c->mask, c->xp, c->xi);
-    }
-    c->xi[2 + n] = first;
+    for (int64_t j = 0; j < c->tn; j++)
+      xv[j] = tap_input(l, c, j);
     for (int64_t i = 0; i < c->tm; i++)
       for (int64_t j = 0; j < c->tn; j++)
         out[i * c->tn + j] =
@@ -162,6 +189,7 @@ static void conv_level(Lower *l, GiltValue *iv, GiltValue *const *acc,
 {
   Conv *c = user;
   size_t n = c->w.n, d = c->depth;
+  GiltValue *outer_inside = c->inside;
   c->wi[1 + d] = iv;
   if (d == 0) {
     c->xi[1] = ix_add(l, c->c0, iv);
@@ -170,7 +198,15 @@ static void conv_level(Lower *l, GiltValue *iv, GiltValue *const *acc,
     GiltValue *kd = c->w.dilations[i] == 1
                         ? iv
                         : ix_mul(l, iv, lower_index(l, c->w.dilations[i]));
-    if (i + 1 < n) {
+    if (c->x && i + 1 < n) { /* in place: o * s + k * d - begin */
+      GiltValue *p = ix_sub(l, ix_add(l, c->base[i], kd), c->w.begin[i]);
+      GiltValue *in;
+      c->xi[2 + i] = ix_clamp_into(l, p, c->w.in[i], &in);
+      c->inside =
+          c->inside ? lower_binary(l, LOOP_OP_ANDI, c->inside, in) : in;
+    } else if (c->x) {
+      c->column = ix_sub(l, kd, c->w.begin[i]);
+    } else if (i + 1 < n) {
       c->xi[2 + i] = ix_add(l, c->base[i], kd);
     } else {
       phase(l, c->w.strides[i], kd, &c->xi[1 + n]);
@@ -181,6 +217,7 @@ static void conv_level(Lower *l, GiltValue *iv, GiltValue *const *acc,
   c->depth++;
   conv_loop(l, c, acc, next);
   c->depth--;
+  c->inside = outer_inside;
 }
 
 static void conv_body(Lower *l, GiltValue *const *ivs, void *user)
@@ -411,7 +448,13 @@ static GiltStatus lower_conv(Lower *l)
   /* The residual is added to the accumulator, before any conversion. */
   if (lower_operand(l, 3) && acc != lower_result_elem(l, 0))
     return lower_error(l, "a fused residual 'Z' needs an f32 or f64 result");
-  c.xp = pad_input(l, &c.w, x, acc, convert_to, acc);
+  /* Without vector loads to serve, an input that needs no conversion is
+  ** read where it lies. */
+  if (lower_thread_tile(l, GILT_DYNAMIC) > 1 &&
+      gilt_value_get_type(x)->shaped.elem == acc)
+    c.x = x;
+  else
+    c.xp = pad_input(l, &c.w, x, acc, convert_to, acc);
   if (lower_operand_elem(l, 1) != acc)
     c.wt = lower_copy_map(l, c.wt, acc, false, NULL, NULL);
   return finish(l, conv_kernel(l, &c, x, acc), NULL);
