@@ -117,16 +117,19 @@ static void matmul_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   MatMul *m = user;
   size_t nb = m->nb, tile = (size_t)(m->rows * m->cols);
-  ix_tile_positions(l, ix_mul(l, ivs[nb], lower_index(l, m->rows)), m->rows,
-                    m->m, m->row_at);
-  ix_tile_positions(l, ix_mul(l, ivs[nb + 1], lower_index(l, m->cols)),
-                    m->cols, m->n, m->col_at);
+  GiltValue *i0 = ivs[nb], *j0 = ivs[nb + 1];
+  if (m->rows > 1)
+    i0 = ix_mul(l, i0, lower_index(l, m->rows));
+  if (m->cols > 1)
+    j0 = ix_mul(l, j0, lower_index(l, m->cols));
+  ix_tile_positions(l, i0, m->rows, m->m, m->row_at);
+  ix_tile_positions(l, j0, m->cols, m->n, m->col_at);
   batch_indices(l, m->a, m->a_one, nb, ivs, m->ia);
   batch_indices(l, m->b, m->b_one, nb, ivs, m->ib);
   GiltValue *init[LOWER_THREAD_TILE * LOWER_THREAD_TILE];
   GiltValue *acc[LOWER_THREAD_TILE * LOWER_THREAD_TILE];
   for (size_t t = 0; t < tile; t++)
-    init[t] = lower_constant(l, m->v.elem, 0);
+    init[t] = lower_lanes_zero(&m->v);
   lower_for_upto(l, m->k, tile, init, acc, k_step, m);
   /* Every read of Y before the first store: a clamped duplicate must
   ** add beta * C to the value C had, as its original does. */
@@ -270,10 +273,12 @@ static void matmul_kernel(Lower *l, GiltValue *a, GiltValue *b, GiltValue *y,
   m.m = uppers[m.nb];
   m.rows = lower_thread_tile(l, yt->shaped.shape[m.nb]);
   m.cols = lower_thread_tile(l, yt->shaped.shape[m.nb + 1]);
-  uppers[m.nb] = lower_binary(l, LOOP_OP_CEILDIVSI, uppers[m.nb],
-                              lower_index(l, m.rows));
-  uppers[m.nb + 1] = lower_binary(l, LOOP_OP_CEILDIVSI, uppers[m.nb + 1],
-                                  lower_index(l, m.cols));
+  if (m.rows > 1)
+    uppers[m.nb] = lower_binary(l, LOOP_OP_CEILDIVSI, uppers[m.nb],
+                                lower_index(l, m.rows));
+  if (m.cols > 1)
+    uppers[m.nb + 1] = lower_binary(l, LOOP_OP_CEILDIVSI, uppers[m.nb + 1],
+                                    lower_index(l, m.cols));
   lower_parallel(l, m.nb + 2, uppers, matmul_body, &m);
 }
 
