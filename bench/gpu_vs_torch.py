@@ -5,7 +5,8 @@ runs through `gjit --device=cuda`, checked against its reference output
 architecture in eager mode, timed the same way, after its warm-up.
 
     python3 bench/gpu_vs_torch.py --gjit bin/gjit [--models ../shared/models]
-        [--work DIR] [--runs 20] [--max-autotune] [--only a,b]
+        [--work DIR] [--runs 20] [--timeout 180] [--max-autotune]
+        [--only a,b] [--json FILE]
 
 The models: every folder of --models that exists (../shared/models:
 PyTorch runs torchvision's SqueezeNet 1.1, MobileNetV2 and ResNet-18 and
@@ -140,9 +141,9 @@ def torch_max_autotune(runs):
 
 # ---- gilt's side -----------------------------------------------------------------
 
-def gjit_run(gjit, folder, runs):
+def gjit_run(gjit, folder, runs, timeout):
     """gjit on a model folder: (median ms, compile ms, reference matched,
-    first error line)."""
+    first error line); stopped after `timeout` seconds."""
     data = os.path.join(folder, "test_data_set_0")
     cmd = [gjit, os.path.join(folder, "model.onnx"), "--device=cuda",
            "--input=@" + os.path.join(data, "input_0.pb"),
@@ -150,7 +151,10 @@ def gjit_run(gjit, folder, runs):
     ref = os.path.join(data, "output_0.pb")
     if os.path.exists(ref):
         cmd += ["--expected-output=@" + ref, "--tolerance-l2=1e-4"]
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, None, False, "stopped after %d s" % timeout
     report = None
     for line in p.stdout.splitlines():
         if line.startswith("{"):
@@ -187,6 +191,8 @@ def main():
     ap.add_argument("--models", default=os.path.join(HERE, "..", "..", "shared", "models"))
     ap.add_argument("--work", default="/tmp/gilt-gpu-bench")
     ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--timeout", type=int, default=180,
+                    help="seconds one gjit run may take")
     ap.add_argument("--only", default="")
     ap.add_argument("--max-autotune", action="store_true")
     ap.add_argument("--json")
@@ -203,30 +209,36 @@ def main():
     for name, folder in folders.items():
         if only and name not in only:
             continue
-        ms, compile_ms, ok, error = gjit_run(o.gjit, folder, o.runs)
+        ms, compile_ms, ok, error = gjit_run(o.gjit, folder, o.runs, o.timeout)
         row = {"gilt_ms": ms, "compile_ms": compile_ms, "matches": ok,
                "error": error}
-        if name == "sgemm4096":
-            kernel, call = torch_sgemm(4096, o.runs)
-            row.update(torch_ms=call, cublas_kernel_ms=kernel,
-                       cublas_tflops=2 * 4096 ** 3 / kernel / 1e9)
-        else:
-            row["torch_ms"] = torch_eager(name, o.runs)
-        if name == "resnet50_b32" and o.max_autotune:
-            row["max_autotune_ms"] = torch_max_autotune(o.runs)
+        # One PyTorch failure leaves its cells empty, not the table.
+        try:
+            if name == "sgemm4096":
+                kernel, call = torch_sgemm(4096, o.runs)
+                row.update(torch_ms=call, cublas_kernel_ms=kernel,
+                           cublas_tflops=2 * 4096 ** 3 / kernel / 1e9)
+            else:
+                row["torch_ms"] = torch_eager(name, o.runs)
+            if name == "resnet50_b32" and o.max_autotune:
+                row["max_autotune_ms"] = torch_max_autotune(o.runs)
+        except Exception as e:  # noqa: BLE001 - reported in the table
+            row["torch_error"] = "%s: %s" % (type(e).__name__, e)
         rows[name] = row
-        ratio = ms / row["torch_ms"] if ms else float("nan")
+        torch_ms = row.get("torch_ms", float("nan"))
+        ratio = ms / torch_ms if ms else float("nan")
         print("%-14s gilt %9s ms %-9s torch %9.3f ms  gilt/torch %6.2f  "
               "compile %8s ms %s" % (
                   name, "%.3f" % ms if ms else "-",
-                  "(ok)" if ok else "(MISMATCH)", row["torch_ms"], ratio,
+                  "(ok)" if ok else "(MISMATCH)", torch_ms, ratio,
                   "%.0f" % compile_ms if compile_ms else "-",
                   " ".join("%s %.3f" % (k, v) for k, v in row.items()
                            if k in ("cublas_kernel_ms", "cublas_tflops",
                                     "max_autotune_ms"))),
               flush=True)
-        if error:
-            print("    " + error, flush=True)
+        for problem in (error, row.get("torch_error")):
+            if problem:
+                print("    " + problem, flush=True)
     if o.json:
         with open(o.json, "w") as f:
             json.dump(rows, f, indent=1)
