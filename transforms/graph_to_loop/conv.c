@@ -121,7 +121,9 @@ typedef struct Conv {
   ** the last axis (lower_thread_tile), at these (clamped) positions. */
   int64_t tm, tn;
   GiltValue *m_at[LOWER_THREAD_TILE], *ow_at[LOWER_THREAD_TILE];
-  GiltValue *column; /* the innermost tap's column offset q in xp */
+  /* The innermost tap's offset along the last axis: q in xp, or
+  ** k * d - begin when the input is read in place. */
+  GiltValue *column;
   /* Read in place (no xp): the input, and whether the taps of the outer
   ** spatial axes built so far lie inside it (NULL: no axis yet). */
   GiltValue *x, *inside;

@@ -13,15 +13,15 @@
 ** f32, where the target has vector registers, goes through the
 ** register-blocked tiles of tiles.c instead. On a target without (a
 ** GPU's threads, graph-to-loop{vector-bits=0}) each iteration of the
-** parallel loop computes a tile of up to 4 x 4 outputs (lower_thread_
-** tile): each load of A serves 4 multiply-adds and each of B 4, where one
-** output per thread loads both for every one. The kernel wants B's
-** rows contiguous along j, so a transposed operand of Gemm is copied
-** transposed first (O(K*N) against the product's O(M*K*N)), and the
-** integer products first copy their operands into i32 buffers with the
-** zero points subtracted (copy.c). A MatMul of a batch of A by one
-** matrix B is one product of all of A's rows. Not here: tiling and
-** packing for the compiled path (a loop-level pass's business).
+** parallel loop computes a tile of up to 4 x 4 outputs
+** (lower_thread_tile): each load of A serves 4 multiply-adds and each of
+** B 4, where one output per thread loads both for every one. The kernel
+** wants B's rows contiguous along j, so a transposed operand of Gemm is
+** copied transposed first (O(K*N) against the product's O(M*K*N); a
+** constant one at compile time), and the integer products first copy
+** their operands into i32 buffers with the zero points subtracted
+** (copy.c). A MatMul of a batch of A by one matrix B is one product of
+** all of A's rows.
 */
 #include "transforms/graph_to_loop/indexing.h"
 #include "transforms/graph_to_loop/tiles.h"
