@@ -5,7 +5,8 @@
 # their references, then bench/gpu_vs_torch.py (gilt beside PyTorch on
 # the same GPU). Everything it finds goes to OUT_DIR: summary.txt (one
 # line per step, written as it goes), run-cuda-xfail.txt (the suite's
-# failures, what `make update-onnx-run-cuda-xfail` writes), gpu.json
+# failures, what `make update-onnx-run-cuda-xfail` writes, when it
+# finished), suite-progress.tsv (each test's outcome as it came), gpu.json
 # (the table's numbers) and logs.tgz.
 #
 #   bash bench/gpu_check.sh BUNDLE OUT_DIR [STEP ...]
@@ -61,10 +62,14 @@ esac
 
 case $steps in *" suite "*)
 	log "suite start"
-	(cd "$root" && JOBS=${JOBS:-$(nproc)} TIMEOUT=60 timeout "${SUITE_LIMIT:-400}" \
-		sh test/onnx/run_suite.sh --update --device=cuda "$gjit" "$work/onnx-info" \
-		"$work/data" "$out/run-cuda-xfail.txt" >"$work/logs/suite.log" 2>&1)
-	log "suite rc=$? $(tail -1 "$work/logs/suite.log")"
+	progress=$out/suite-progress.tsv
+	(cd "$root" && PROGRESS=$progress JOBS=${JOBS:-$(nproc)} TIMEOUT=60 \
+		timeout "${SUITE_LIMIT:-400}" sh test/onnx/run_suite.sh --update \
+		--device=cuda "$gjit" "$work/onnx-info" "$work/data" \
+		"$out/run-cuda-xfail.txt" >"$work/logs/suite.log" 2>&1)
+	log "suite rc=$? $(tail -1 "$work/logs/suite.log")" \
+		"(as it went: $(grep -c '	pass' "$progress") passed," \
+		"$(grep -c '	fail' "$progress") failed)"
 esac
 
 case $steps in *" torch "*)

@@ -68,6 +68,10 @@ static bool stays_on_host(GiltOp *op)
 {
   if (loop_op_is(op, LOOP_OP_ASSERT))
     return true;
+  /* A load from host memory: an argument the function only reads. */
+  if (loop_op_is(op, LOOP_OP_LOAD))
+    return gpu_memory_space(gilt_value_get_type(gilt_op_get_operand(op, 0))) ==
+           GPU_SPACE_HOST;
   return gilt_op_has_trait(op, GILT_TRAIT_PURE) &&
          gilt_op_get_num_regions(op) == 0 &&
          !gilt_op_has_trait(op, GILT_TRAIT_TERMINATOR);
@@ -295,7 +299,8 @@ static bool fits_in_kernel(GiltOp *op)
   LoopOpId id = loop_op_id(op);
   return !gilt_op_has_trait(op, GILT_TRAIT_TERMINATOR) &&
          gpu_op_id(op) == GPU_NUM_OPS && id != LOOP_OP_ALLOC &&
-         id != LOOP_OP_DEALLOC && id != LOOP_OP_GET_GLOBAL;
+         id != LOOP_OP_DEALLOC && id != LOOP_OP_GET_GLOBAL &&
+         !(id == LOOP_OP_LOAD && stays_on_host(op));
 }
 
 /* Runs op in a launch of one thread, with the ops after it that use what
@@ -475,14 +480,29 @@ static void copy_arguments_in(Map *m, GiltBlock *entry, GiltPtrMap *to_free)
     GiltType *t = gilt_value_get_type(arg);
     if (t->kind != GILT_TYPE_MEMREF)
       continue;
+    bool read_only = !may_write(arg, NULL);
     GiltValue *dev = copy_of(m, on_device(m, t), arg, "gpu.alloc");
-    /* Every use but the copy's (and the sizes' it reads) moves over. */
+    /* Every use but the copy's (and the sizes' it reads) moves over, but
+    ** the loads of the function's body from an argument it never writes:
+    ** the host reads its own copy (a Resize's scales, a Slice's starts:
+    ** values the host needs for sizes and bounds). */
     GiltOperand *next;
     for (GiltOperand *u = gilt_value_get_first_use(arg); u; u = next) {
       next = gilt_operand_get_next_use(u);
+      if (read_only && loop_op_is(u->owner, LOOP_OP_LOAD) &&
+          gilt_op_get_block(u->owner) == entry)
+        continue;
       GiltOp *at = gilt_block_find_ancestor_op(entry, u->owner);
       if (at == first || !gilt_op_is_before_in_block(at, first))
         gilt_op_set_operand(u->owner, (size_t)(u - u->owner->operands), dev);
+    }
+    /* Read by the host alone: no device copy. */
+    GiltOperand *only = gilt_value_get_first_use(dev);
+    if (only && !gilt_operand_get_next_use(only)) {
+      GiltOp *alloc = gilt_value_get_defining_op(dev);
+      gilt_op_destroy(only->owner);
+      gilt_op_destroy(alloc);
+      continue;
     }
     gilt_ptr_map_put(to_free, dev, 1);
   }

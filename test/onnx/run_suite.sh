@@ -51,7 +51,8 @@
 #
 # DATA_DIR defaults to /usr/share/libonnx-testdata/data (Debian's
 # libonnx-testdata); without it the check is skipped. Tests run two at a
-# time (JOBS overrides).
+# time (JOBS overrides). PROGRESS=FILE writes each test's outcome there
+# as it finishes (`name<TAB>pass|fail<TAB>why`).
 #
 # --device=cuda runs the models on an NVIDIA GPU (docs/gpu.md) against a
 # list of their own, run-cuda-xfail.txt beside this script by default
@@ -272,8 +273,10 @@ if [ $mode = scope ]; then
 	exit 0
 fi
 
+# PROGRESS=FILE gets each test's line as it finishes: what a run stopped
+# by a time limit (bench/gpu_check.sh on a lent GPU) leaves behind.
 xargs -P "${JOBS:-2}" -n 4 sh "$0" --test "$tmp" "$data" "$gjit" \
-	<"$tmp/in_scope" | sort >"$tmp/results"
+	<"$tmp/in_scope" | tee "${PROGRESS:-/dev/null}" | sort >"$tmp/results"
 
 passed=$(awk -F '\t' '$2 == "pass"' "$tmp/results" | wc -l)
 failed=$(awk -F '\t' '$2 == "fail"' "$tmp/results" | wc -l)
