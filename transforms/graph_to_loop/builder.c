@@ -582,6 +582,22 @@ GiltAttr *lower_value_constant(Lower *l, GiltValue *v)
   return value;
 }
 
+const void *lower_constant_f32_matrix(Lower *l, GiltValue *v)
+{
+  GiltType *t = gilt_value_get_type(v);
+  if (t->shaped.rank != 2 ||
+      t->shaped.elem != gilt_float_type_get(l->ctx, GILT_F32) ||
+      t->shaped.shape[0] == GILT_DYNAMIC || t->shaped.shape[1] == GILT_DYNAMIC)
+    return NULL;
+  GiltAttr *value = lower_value_constant(l, v);
+  if (!value || gilt_dense_attr_is_splat(value))
+    return NULL;
+  size_t nbytes;
+  const void *data = gilt_dense_attr_get_data(value, &nbytes);
+  int64_t count = t->shaped.shape[0] * t->shaped.shape[1];
+  return nbytes == (size_t)count * sizeof(float) ? data : NULL;
+}
+
 bool lower_constant_ints(Lower *l, size_t i, int64_t *out, size_t max,
                          size_t *n)
 {

@@ -40,20 +40,12 @@ static void copy_body(Lower *l, GiltValue *const *ivs, void *user)
 ** static sizes, else NULL. */
 static GiltValue *transposed_constant(Lower *l, GiltValue *src)
 {
+  const unsigned char *data = lower_constant_f32_matrix(l, src);
+  if (!data)
+    return NULL;
   GiltType *t = gilt_value_get_type(src);
-  if (t->shaped.rank != 2 ||
-      t->shaped.elem != gilt_float_type_get(l->ctx, GILT_F32) ||
-      t->shaped.shape[0] == GILT_DYNAMIC || t->shaped.shape[1] == GILT_DYNAMIC)
-    return NULL;
-  GiltAttr *value = lower_value_constant(l, src);
-  if (!value || gilt_dense_attr_is_splat(value))
-    return NULL;
   int64_t rows = t->shaped.shape[0], cols = t->shaped.shape[1];
-  size_t nbytes;
-  const unsigned char *data = gilt_dense_attr_get_data(value, &nbytes);
-  if (!data || nbytes != (size_t)(rows * cols) * sizeof(float))
-    return NULL;
-  float *to = gilt_blob_alloc(l->ctx, nbytes);
+  float *to = gilt_blob_alloc(l->ctx, (size_t)(rows * cols) * sizeof *to);
   for (int64_t r = 0; r < rows; r++)
     for (int64_t c = 0; c < cols; c++)
       memcpy(&to[c * rows + r], data + (r * cols + c) * (int64_t)sizeof *to,

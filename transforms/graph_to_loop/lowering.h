@@ -230,6 +230,10 @@ GILT_INTERNAL GiltValue *lower_scalar_operand(Lower *l, size_t i,
 ** reads (the constant is lowered before its users, so it is usually a
 ** global by now), casts and reshapes looked through; NULL otherwise. */
 GILT_INTERNAL GiltAttr *lower_value_constant(Lower *l, GiltValue *v);
+/* The bytes of v's f32 elements, row by row, when it is a constant f32
+** matrix of static sizes and not a splat (a weight to repack at compile
+** time); NULL otherwise. */
+GILT_INTERNAL const void *lower_constant_f32_matrix(Lower *l, GiltValue *v);
 /* The integers of a constant operand i into out[0..*n); false when the
 ** operand is absent, not constant, of floats or longer than max. */
 GILT_INTERNAL bool lower_constant_ints(Lower *l, size_t i, int64_t *out,

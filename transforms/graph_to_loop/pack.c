@@ -45,19 +45,12 @@ static void remark_packed(Lower *l, size_t width, bool by_rows,
 static const unsigned char *constant_matrix(Lower *l, const LowerMatrix *m,
                                             int64_t *rows, int64_t *cols)
 {
+  const unsigned char *data =
+      m->prefix ? NULL : lower_constant_f32_matrix(l, m->memref);
+  if (!data)
+    return NULL;
   GiltType *t = gilt_value_get_type(m->memref);
-  if (m->prefix || t->shaped.rank != 2 ||
-      t->shaped.shape[0] == GILT_DYNAMIC ||
-      t->shaped.shape[1] == GILT_DYNAMIC)
-    return NULL;
-  GiltAttr *value = lower_value_constant(l, m->memref);
-  if (!value || gilt_dense_attr_is_splat(value))
-    return NULL;
-  size_t nbytes;
-  const unsigned char *data = gilt_dense_attr_get_data(value, &nbytes);
   int64_t r = t->shaped.shape[0], c = t->shaped.shape[1];
-  if (nbytes != (size_t)(r * c) * sizeof(float))
-    return NULL;
   *rows = m->transposed ? c : r;
   *cols = m->transposed ? r : c;
   return data;
