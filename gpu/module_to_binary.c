@@ -6,6 +6,13 @@
 ** nvptx64-nvidia-cuda, at -O3. The CUDA driver compiles the PTX for the
 ** GPU it runs on when the module is loaded (cuModuleLoadData).
 **
+** Math NVPTX has no instruction for (sin, pow, tanh, ...) is a call of
+** CUDA's libdevice (__nv_sinf: gpu-to-nvvm's lowering); a module that
+** declares such a function is linked with libdevice.10.bc, the file of
+** the option `libdevice` or else the first found of $CUDA_PATH's,
+** /usr/local/cuda's and Debian's nvidia-cuda-toolkit's. What it uses is
+** inlined; the PTX calls nothing.
+**
 ** Requires gpu.module ops of llvm.func and llvm.global only (what
 ** gpu-to-nvvm makes). Produces gpu.binary ops in their place, of the same
 ** name, so the host's gpu.launch_func ops still name their kernels. Host
@@ -15,20 +22,74 @@
 */
 #include "gpu/passes.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gilt/llvm.h"
 #include "gpu/gpu.h"
 #include "ir/core.h"
 
+/* The first libdevice function `module` declares (calls), or NULL. */
+static const char *libdevice_callee(GiltOp *module)
+{
+  GiltBlock *body = gilt_region_get_first_block(gilt_op_get_region(module, 0));
+  for (GiltOp *op = gilt_block_get_first_op(body); op;
+       op = gilt_op_get_next(op)) {
+    GiltAttr *name = gilt_op_get_attr(op, "sym_name");
+    const char *text = name ? gilt_string_attr_get_value(name, NULL) : "";
+    if (strncmp(text, "__nv_", 5) == 0 &&
+        !gilt_region_get_first_block(gilt_op_get_region(op, 0)))
+      return text;
+  }
+  return NULL;
+}
+
+/* libdevice's path: `option` if given, else the first of the toolkit's
+** usual places that is readable (into `path`), else NULL. */
+static const char *find_libdevice(const char *option, char *path, size_t size)
+{
+  if (*option)
+    return option;
+  const char *cuda = getenv("CUDA_PATH");
+  const char *const places[] = {
+      cuda && *cuda ? cuda : NULL,
+      "/usr/local/cuda",
+  };
+  for (size_t i = 0; i < sizeof places / sizeof *places; i++) {
+    if (!places[i])
+      continue;
+    snprintf(path, size, "%s/nvvm/libdevice/libdevice.10.bc", places[i]);
+    if (access(path, R_OK) == 0)
+      return path;
+  }
+  snprintf(path, size, "/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc");
+  return access(path, R_OK) == 0 ? path : NULL;
+}
+
 /* Replaces `module` by its gpu.binary; failure after reporting. */
-static GiltStatus serialize(GiltOp *module, const char *chip)
+static GiltStatus serialize(GiltOp *module, const char *chip,
+                            const char *libdevice_option)
 {
   GiltContext *ctx = gilt_op_get_context(module);
   GiltLlvmTargetOptions opts = {.opt_level = 3,
                                 .triple = "nvptx64-nvidia-cuda",
                                 .cpu = chip,
                                 .features = ""};
+  const char *callee = libdevice_callee(module);
+  char path[4096];
+  if (callee) {
+    opts.bitcode_library = find_libdevice(libdevice_option, path, sizeof path);
+    if (!opts.bitcode_library)
+      return gilt_op_emit_error(module, "gpu-module-to-binary: the kernels "
+                                        "call '%s' of CUDA's libdevice, "
+                                        "which is not in $CUDA_PATH, "
+                                        "/usr/local/cuda or "
+                                        "/usr/lib/nvidia-cuda-toolkit; give "
+                                        "its path as the option libdevice",
+                                callee);
+  }
   GiltStrBuf ptx;
   gilt_strbuf_init(&ptx, ctx);
   GiltStatus s = gilt_llvm_emit(module, &opts, GILT_LLVM_OUTPUT_ASSEMBLY,
@@ -52,6 +113,7 @@ static GiltStatus serialize(GiltOp *module, const char *chip)
 static GiltStatus run(GiltPass *pass, GiltOp *module)
 {
   const char *chip = gilt_pass_get_option_string(pass, "chip");
+  const char *libdevice = gilt_pass_get_option_string(pass, "libdevice");
   if (strncmp(chip, "sm_", 3) != 0 || !chip[3])
     return gilt_op_emit_error(module, "gpu-module-to-binary: chip '%s' is "
                                       "not a CUDA architecture such as "
@@ -66,7 +128,7 @@ static GiltStatus run(GiltPass *pass, GiltOp *module)
     if (!gpu_op_is(op, GPU_OP_MODULE))
       continue;
     changed = true;
-    if (serialize(op, chip))
+    if (serialize(op, chip, libdevice))
       status = GILT_FAILURE;
   }
   if (!changed)
@@ -77,6 +139,9 @@ static GiltStatus run(GiltPass *pass, GiltOp *module)
 static const GiltPassOptionDef options[] = {
     {"chip", GILT_OPTION_STRING, "sm_80",
      "the CUDA architecture to compile for (sm_80, sm_90, ...)"},
+    {"libdevice", GILT_OPTION_STRING, "",
+     "CUDA's libdevice.10.bc, for kernels that call its math (default: "
+     "found in the CUDA toolkit)"},
     {0},
 };
 

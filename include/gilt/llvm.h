@@ -46,6 +46,10 @@ typedef struct GiltLlvmTargetOptions {
   /* LLVM feature string ("+avx512f,-avx512vl"); NULL: the host CPU's
   ** features when `cpu` is NULL too, else none beyond the CPU's. */
   const char *features;
+  /* NULL, or an LLVM bitcode file of functions the module declares and
+  ** calls (CUDA's libdevice for NVPTX): the definitions it uses are
+  ** linked in before optimization, internal to the module. */
+  const char *bitcode_library;
 } GiltLlvmTargetOptions;
 
 /* The host, at -O2. */

@@ -66,6 +66,14 @@ config.environment["PATH"] = os.pathsep.join(
 # Features for REQUIRES: and UNSUPPORTED: lines.
 if config.ptxas:
     config.available_features.add("ptxas")
+# CUDA's libdevice, where gpu-module-to-binary looks for it.
+cuda_path = os.environ.get("CUDA_PATH")
+if cuda_path:
+    config.environment["CUDA_PATH"] = cuda_path
+libdevice_places = [os.path.join(p, "nvvm", "libdevice") for p in (cuda_path, "/usr/local/cuda") if p]
+libdevice_places.append("/usr/lib/nvidia-cuda-toolkit/libdevice")
+if any(os.path.exists(os.path.join(p, "libdevice.10.bc")) for p in libdevice_places):
+    config.available_features.add("libdevice")
 if config.onnx_testdata:
     config.available_features.add("onnx-testdata")
 if config.gilt_debug:

@@ -15,9 +15,11 @@
 ** otherwise (erff, tanhf, ...: the f suffix for f32), one call per lane on
 ** vectors.
 ** f16 and bf16 compute in f32 and round to their type after each op, as
-** the interpreter does. Device code (gpu-to-nvvm) has neither the C
-** library nor the intrinsics LLVM turns into its calls: see
-** lower_device_math.
+** the interpreter does. Device code (gpu-to-nvvm) has no C library, and
+** NVPTX selects none of the intrinsics LLVM turns into its calls
+** (llvm.pow, llvm.sin, ...): there each C library function is CUDA's
+** libdevice's of the same name with the prefix __nv_ (__nv_sinf), which
+** gpu-module-to-binary links into the device module.
 */
 #include "transforms/loop_to_llvm/lowering.h"
 
@@ -177,7 +179,8 @@ GiltStatus l2l_lower_int(L2L *l, GiltOp *op)
 typedef struct FloatRow {
   LlvmOpId llvm;         /* an instruction, or LLVM_NUM_OPS */
   const char *intrinsic; /* or an LLVM intrinsic */
-  const char *libm;      /* or a C library function (the double name) */
+  const char *libm;      /* or a C library function (the double name); on
+                         ** the device, in place of the intrinsic too */
 } FloatRow;
 
 static const FloatRow float_rows[LOOP_NUM_OPS] = {
@@ -189,14 +192,19 @@ static const FloatRow float_rows[LOOP_NUM_OPS] = {
     [LOOP_OP_NEGF] = {LLVM_OP_FNEG, 0, 0},
 #define INTRINSIC(sym, name) [LOOP_OP_##sym] = {LLVM_NUM_OPS, name, 0},
     INTRINSIC(MINIMUMF, "llvm.minimum") INTRINSIC(MAXIMUMF, "llvm.maximum")
-    INTRINSIC(POWF, "llvm.pow") INTRINSIC(FMA, "llvm.fma")
+    INTRINSIC(FMA, "llvm.fma")
     INTRINSIC(ABSF, "llvm.fabs") INTRINSIC(FLOOR, "llvm.floor")
     INTRINSIC(CEIL, "llvm.ceil") INTRINSIC(ROUND, "llvm.round")
     INTRINSIC(ROUNDEVEN, "llvm.roundeven") INTRINSIC(TRUNC, "llvm.trunc")
     INTRINSIC(SQRT, "llvm.sqrt") INTRINSIC(RSQRT, "llvm.sqrt")
-    INTRINSIC(EXP, "llvm.exp") INTRINSIC(LOG, "llvm.log")
-    INTRINSIC(SIN, "llvm.sin") INTRINSIC(COS, "llvm.cos")
 #undef INTRINSIC
+#define INTRINSIC_OR_LIBM(sym, name, libm) [LOOP_OP_##sym] = {LLVM_NUM_OPS, name, libm},
+    INTRINSIC_OR_LIBM(POWF, "llvm.pow", "pow")
+    INTRINSIC_OR_LIBM(EXP, "llvm.exp", "exp")
+    INTRINSIC_OR_LIBM(LOG, "llvm.log", "log")
+    INTRINSIC_OR_LIBM(SIN, "llvm.sin", "sin")
+    INTRINSIC_OR_LIBM(COS, "llvm.cos", "cos")
+#undef INTRINSIC_OR_LIBM
 #define LIBM(sym, name) [LOOP_OP_##sym] = {LLVM_NUM_OPS, 0, name},
     LIBM(ATAN2, "atan2") LIBM(EXPM1, "expm1") LIBM(LOG1P, "log1p")
     LIBM(TANH, "tanh") LIBM(ERF, "erf") LIBM(TAN, "tan") LIBM(ASIN, "asin")
@@ -214,6 +222,14 @@ static GiltType *with_elem(L2L *l, GiltType *t, GiltType *elem)
   return gilt_vector_type_get(l->ctx, 1, t->shaped.shape, elem);
 }
 
+/* One call of the C library function `name` (libdevice's on the device). */
+static GiltValue *call_libm(L2L *l, const char *name, GiltType *t, size_t n,
+                            GiltValue *const *args)
+{
+  return l->device ? l2l_call(l, name, t, n, args)
+                   : l2l_call_extern(l, name, t, n, args);
+}
+
 /* The C library function `name` lane by lane. */
 static GiltValue *libm(L2L *l, const char *name, size_t n,
                        GiltValue *const *args)
@@ -221,9 +237,10 @@ static GiltValue *libm(L2L *l, const char *name, size_t n,
   GiltType *t = gilt_value_get_type(args[0]);
   GiltType *elem = t->kind == GILT_TYPE_VECTOR ? t->shaped.elem : t;
   char fname[32];
-  snprintf(fname, sizeof fname, "%s%s", name, elem->fkind == GILT_F32 ? "f" : "");
+  snprintf(fname, sizeof fname, "%s%s%s", l->device ? "__nv_" : "", name,
+           elem->fkind == GILT_F32 ? "f" : "");
   if (t->kind != GILT_TYPE_VECTOR)
-    return l2l_call_extern(l, fname, t, n, args);
+    return call_libm(l, fname, t, n, args);
   GiltValue *r = l2l_poison(l, t);
   for (int64_t i = 0; i < t->shaped.shape[0]; i++) {
     GiltValue *lanes[3];
@@ -231,7 +248,7 @@ static GiltValue *libm(L2L *l, const char *name, size_t n,
       GiltValue *ops[2] = {args[k], l2l_i64(l, i)};
       lanes[k] = l2l_emit(l, LLVM_OP_EXTRACTELEMENT, elem, 2, ops);
     }
-    GiltValue *ops[3] = {r, l2l_call_extern(l, fname, elem, n, lanes),
+    GiltValue *ops[3] = {r, call_libm(l, fname, elem, n, lanes),
                          l2l_i64(l, i)};
     r = l2l_emit(l, LLVM_OP_INSERTELEMENT, t, 3, ops);
   }
@@ -245,7 +262,7 @@ static GiltValue *compute(L2L *l, LoopOpId id, size_t n,
   GiltType *t = gilt_value_get_type(args[0]);
   if (row->llvm != LLVM_NUM_OPS)
     return l2l_emit(l, row->llvm, t, n, args);
-  if (row->libm)
+  if (row->libm && (!row->intrinsic || l->device))
     return libm(l, row->libm, n, args);
   GiltValue *r = l2l_intrinsic(l, row->intrinsic, t, n, args);
   if (id == LOOP_OP_RSQRT)
@@ -266,22 +283,17 @@ static bool float_constant(GiltValue *v, double *c)
   return true;
 }
 
-/* Device code (NVPTX) has no instruction for pow, exp, log, sin and cos:
-** LLVM would call the C library, which is not there. pow by the constant
-** 1 or 2 is exact as x or x * x; the others are reported (the C library
-** rows are, by l2l_call_extern). */
-static GiltStatus lower_device_math(L2L *l, GiltOp *op, GiltValue *const *args)
+/* pow by the constant 1 or 2, exactly x or x * x: what LLVM makes of
+** llvm.pow on the host, and cannot see through libdevice's __nv_powf. */
+static bool lower_small_power(L2L *l, GiltOp *op, GiltValue *const *args)
 {
   double e;
   if (!loop_op_is(op, LOOP_OP_POWF) ||
       !float_constant(gilt_op_get_operand(op, 1), &e) || (e != 1 && e != 2))
-    return l2l_error(l, "'%s' has no NVPTX instruction (pow only by the "
-                        "constant 1 or 2; loop-expand-math expands exp "
-                        "and log)",
-                     gilt_op_get_name(op));
+    return false;
   l2l_map(l, gilt_op_get_result(op, 0),
           e == 1 ? args[0] : l2l_binary(l, LLVM_OP_FMUL, args[0], args[0]));
-  return GILT_SUCCESS;
+  return true;
 }
 
 GiltStatus l2l_lower_float(L2L *l, GiltOp *op)
@@ -291,10 +303,8 @@ GiltStatus l2l_lower_float(L2L *l, GiltOp *op)
   GiltValue *args[3];
   for (size_t i = 0; i < n; i++)
     args[i] = l2l_value(l, gilt_op_get_operand(op, i));
-  if (l->device && (id == LOOP_OP_POWF || id == LOOP_OP_EXP ||
-                    id == LOOP_OP_LOG || id == LOOP_OP_SIN ||
-                    id == LOOP_OP_COS))
-    return lower_device_math(l, op, args);
+  if (l->device && lower_small_power(l, op, args))
+    return GILT_SUCCESS;
   GiltType *t = gilt_value_get_type(args[0]);
   GiltType *elem = t->kind == GILT_TYPE_VECTOR ? t->shaped.elem : t;
   bool small = elem->fkind == GILT_F16 || elem->fkind == GILT_BF16;

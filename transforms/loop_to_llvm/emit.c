@@ -218,6 +218,18 @@ static void declare(L2L *l, const char *name, GiltType *fn_type)
     l2l_private_func(l, name, fn_type);
 }
 
+GiltValue *l2l_call(L2L *l, const char *name, GiltType *result, size_t n,
+                    GiltValue *const *operands)
+{
+  GiltType *inputs[n + 1];
+  for (size_t i = 0; i < n; i++)
+    inputs[i] = gilt_value_get_type(operands[i]);
+  declare(l, name,
+          gilt_function_type_get(l->ctx, n, inputs, result ? 1 : 0, &result));
+  return l2l_emit_attr(l, LLVM_OP_CALL, result, n, operands, "callee",
+                       gilt_symbol_ref_attr_get(l->ctx, name, 0, NULL));
+}
+
 GiltValue *l2l_call_extern(L2L *l, const char *name, GiltType *result,
                            size_t n, GiltValue *const *operands)
 {
@@ -228,13 +240,7 @@ GiltValue *l2l_call_extern(L2L *l, const char *name, GiltType *result,
     l->num_errors++;
     return result ? l2l_poison(l, result) : NULL;
   }
-  GiltType *inputs[n + 1];
-  for (size_t i = 0; i < n; i++)
-    inputs[i] = gilt_value_get_type(operands[i]);
-  declare(l, name,
-          gilt_function_type_get(l->ctx, n, inputs, result ? 1 : 0, &result));
-  return l2l_emit_attr(l, LLVM_OP_CALL, result, n, operands, "callee",
-                       gilt_symbol_ref_attr_get(l->ctx, name, 0, NULL));
+  return l2l_call(l, name, result, n, operands);
 }
 
 /* ---- blocks and branches ------------------------------------------------------------- */

@@ -144,8 +144,12 @@ GILT_INTERNAL GiltValue *l2l_insert(L2L *l, GiltValue *agg, GiltValue *v,
 GILT_INTERNAL GiltValue *l2l_intrinsic(L2L *l, const char *name,
                                        GiltType *result, size_t n,
                                        GiltValue *const *operands);
-/* A call of the external C function `name` (declared on first use);
-** result NULL for a void function. */
+/* A call of the function `name` (declared on first use), which the
+** module is linked with; result NULL for a void function. */
+GILT_INTERNAL GiltValue *l2l_call(L2L *l, const char *name, GiltType *result,
+                                  size_t n, GiltValue *const *operands);
+/* l2l_call of the runtime or the C library: an error in device code,
+** which has neither. */
 GILT_INTERNAL GiltValue *l2l_call_extern(L2L *l, const char *name,
                                          GiltType *result, size_t n,
                                          GiltValue *const *operands);
