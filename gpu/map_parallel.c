@@ -18,8 +18,9 @@
 ** and delinearizes it into the loop's induction variables (times step
 ** plus lower). The loop's body, nested loops included, is the thread's
 ** body. The host reaches the ops of the function's body and, recursively,
-** of the loop.for ops without results whose bodies only hold what the
-** host runs (the tile loops around graph-to-loop's convolutions):
+** of the loop.for and loop.if ops whose blocks only hold what the host
+** runs (the tile loops around graph-to-loop's convolutions, an ONNX If
+** choosing between buffers):
 **   - loop.parallel: a launch, as above;
 **   - loop.alloc, loop.dealloc, loop.get_global: gpu.alloc, gpu.dealloc,
 **     gpu.device_global (device buffers; weights uploaded once);
@@ -27,14 +28,17 @@
 **   - pure ops without regions (index arithmetic, loop.dim, views,
 **     constants) and loop.assert: stay on the host, where the kernels
 **     that use them receive their values;
-**   - anything else that the host reaches (a loop with results, a load or
-**     store, loop.if, loop.while, a copy of a view) runs in a launch of
+**   - anything else that the host reaches (a loop of device work, a load
+**     or store, loop.while, a copy of a view) runs in a launch of
 **     one thread, with the ops after it that use what it computes until
 **     nothing computed there is used after (a load, arithmetic, the
 **     store): correct, slow; counted by the statistic `num-single-thread`
 **     so that what is left to map shows.
-** A value such a launch computes that the host itself needs (a loop
-** bound, a size) cannot reach it: that is reported. Memref arguments are copied to device buffers at entry
+** A scalar such a launch computes that the host itself needs (a loop
+** bound, a size, a condition) is stored by the kernel into a device
+** buffer of one element and copied back for the host to load (counted by
+** `num-read-back`); a buffer it computes (a view) cannot come back, and
+** is reported. Memref arguments are copied to device buffers at entry
 ** and, when the function may write them (any use but reads, through
 ** views too), back before the return; memref results are copied to new
 ** host buffers there, and the device buffers the function made and did
@@ -58,7 +62,7 @@ typedef struct Map {
   GiltPass *pass;
   GpuBuilder g;
   int64_t block_size;
-  int64_t num_launches, num_single, num_small;
+  int64_t num_launches, num_single, num_small, num_read_back;
   size_t num_errors;
 } Map;
 
@@ -79,17 +83,36 @@ static bool stays_on_host(GiltOp *op)
 
 static bool runs_on_host(GiltOp *op);
 
-/* A loop.for the host runs: no results, and a body the host runs. */
-static bool is_host_loop(GiltOp *op)
+/* Whether op has a buffer among its results. */
+static bool yields_buffer(GiltOp *op)
 {
-  if (!loop_op_is(op, LOOP_OP_FOR) || gilt_op_get_num_results(op))
+  for (size_t i = 0; i < gilt_op_get_num_results(op); i++)
+    if (gilt_value_get_type(gilt_op_get_result(op, i))->kind == GILT_TYPE_MEMREF)
+      return true;
+  return false;
+}
+
+/* A loop.for, loop.if or loop.while the host runs: every op of its
+** blocks runs on the host (results are fine: scalars the host computes,
+** or device buffers it chooses between), or it yields buffers, which a
+** kernel could not give back (an ONNX Loop or Scan carrying tensors: its
+** device work is launched from the host, iteration by iteration). */
+static bool is_host_control(GiltOp *op)
+{
+  if (!loop_op_is(op, LOOP_OP_FOR) && !loop_op_is(op, LOOP_OP_IF) &&
+      !loop_op_is(op, LOOP_OP_WHILE))
     return false;
-  GiltBlock *body = gpu_body(op);
-  GiltOp *last = gilt_block_get_terminator(body);
-  for (GiltOp *o = gilt_block_get_first_op(body); o && o != last;
-       o = gilt_op_get_next(o))
-    if (!runs_on_host(o))
-      return false;
+  if (yields_buffer(op))
+    return true;
+  for (size_t r = 0; r < gilt_op_get_num_regions(op); r++)
+    for (GiltBlock *b = gilt_region_get_first_block(gilt_op_get_region(op, r));
+         b; b = gilt_block_get_next(b)) {
+      GiltOp *last = gilt_block_get_terminator(b);
+      for (GiltOp *o = gilt_block_get_first_op(b); o && o != last;
+           o = gilt_op_get_next(o))
+        if (!runs_on_host(o))
+          return false;
+    }
   return true;
 }
 
@@ -103,7 +126,9 @@ static bool runs_on_host(GiltOp *op)
   case LOOP_OP_COPY:
     return true;
   case LOOP_OP_FOR:
-    return is_host_loop(op);
+  case LOOP_OP_IF:
+  case LOOP_OP_WHILE:
+    return is_host_control(op);
   default:
     return stays_on_host(op);
   }
@@ -293,34 +318,78 @@ static bool escapes(GiltOp *first, GiltOp *last)
 }
 
 /* Whether a one-thread launch may take op along: device code, not what
-** the host must do itself. */
+** the host runs anyway (launches, copies, allocations, its loops) but the
+** pure ops the host would compute too. */
 static bool fits_in_kernel(GiltOp *op)
 {
-  LoopOpId id = loop_op_id(op);
-  return !gilt_op_has_trait(op, GILT_TRAIT_TERMINATOR) &&
-         gpu_op_id(op) == GPU_NUM_OPS && id != LOOP_OP_ALLOC &&
-         id != LOOP_OP_DEALLOC && id != LOOP_OP_GET_GLOBAL &&
-         !(id == LOOP_OP_LOAD && stays_on_host(op));
+  if (gilt_op_has_trait(op, GILT_TRAIT_TERMINATOR) ||
+      gpu_op_id(op) != GPU_NUM_OPS)
+    return false;
+  if (loop_op_is(op, LOOP_OP_LOAD))
+    return !stays_on_host(op);
+  return !runs_on_host(op) || stays_on_host(op);
+}
+
+static GiltType *on_device(Map *m, GiltType *t)
+{
+  return gpu_memref_in_space(m->g.ctx, t, GPU_SPACE_GLOBAL);
+}
+
+/* The value `v`, computed in the one-thread launch `launch`, for the host
+** ops after it: the kernel stores it into a device buffer of one element,
+** which is copied into a host buffer the host loads it from (the copy
+** waits for the kernel). False when v is a buffer, which cannot move. */
+static bool read_back(Map *m, GiltOp *launch, GiltValue *v)
+{
+  GiltType *t = gilt_value_get_type(v);
+  if (t->kind == GILT_TYPE_MEMREF)
+    return false;
+  int64_t one = 1;
+  GiltType *host_t = gilt_memref_type_get(m->g.ctx, 1, &one, t, NULL, NULL);
+  gilt_builder_set_insertion_point_before(m->g.b, launch);
+  GiltValue *slot = gilt_op_get_result(
+      gpu_build(&m->g, "gpu.alloc", on_device(m, host_t), 0, NULL, 0, NULL, 0),
+      0);
+  gilt_builder_set_insertion_point_after(m->g.b, gilt_value_get_defining_op(v));
+  GiltValue *store[3] = {v, slot, gpu_build_index(&m->g, 0)};
+  gpu_build(&m->g, "loop.store", NULL, 3, store, 0, NULL, 0);
+  gilt_builder_set_insertion_point_after(m->g.b, launch);
+  GiltValue *host = gilt_op_get_result(
+      gpu_build(&m->g, "loop.alloc", host_t, 0, NULL, 0, NULL, 0), 0);
+  GiltValue *copy[2] = {host, slot};
+  gpu_build(&m->g, "gpu.memcpy", NULL, 2, copy, 0, NULL, 0);
+  GiltValue *load[2] = {host, gpu_build_index(&m->g, 0)};
+  GiltValue *on_host =
+      gilt_op_get_result(gpu_build(&m->g, "loop.load", t, 2, load, 0, NULL, 0), 0);
+  gpu_build(&m->g, "gpu.dealloc", NULL, 1, &slot, 0, NULL, 0);
+  gpu_build(&m->g, "loop.dealloc", NULL, 1, &host, 0, NULL, 0);
+  GiltBlock *block = gilt_op_get_block(launch);
+  GiltOperand *next;
+  for (GiltOperand *u = gilt_value_get_first_use(v); u; u = next) {
+    next = gilt_operand_get_next_use(u);
+    if (gilt_block_find_ancestor_op(block, u->owner) != launch)
+      gilt_op_set_operand(u->owner, (size_t)(u - u->owner->operands), on_host);
+  }
+  return true;
 }
 
 /* Runs op in a launch of one thread, with the ops after it that use what
 ** it computes (a load, the arithmetic on it, the store of the result),
-** until nothing the launch computes is used after it. Returns the op
-** after the launch. */
+** until nothing the launch computes is used after it or the next op is
+** the host's (an allocation sized by the value, a loop bounded by it):
+** the values the host needs are then read back. Returns the op after the
+** launch. */
 static GiltOp *map_single(Map *m, GiltOp *op)
 {
   GiltOp *last = op;
   while (escapes(op, last)) {
     GiltOp *next = gilt_op_get_next(last);
-    if (!next || !fits_in_kernel(next)) {
-      gilt_op_emit_error(op, "cannot run on the GPU: the host uses a value "
-                             "it computes from device buffers");
-      m->num_errors++;
-      return gilt_op_get_next(last);
-    }
+    if (!next || !fits_in_kernel(next))
+      break;
     last = next;
   }
   GiltOp *after = gilt_op_get_next(last);
+  bool needed = escapes(op, last);
   GiltValue *one = gpu_build_index(&m->g, 1);
   GiltValue *sizes[6] = {one, one, one, one, one, one};
   GiltOp *launch = gpu_build_launch(&m->g, sizes);
@@ -330,15 +399,27 @@ static GiltOp *map_single(Map *m, GiltOp *op)
     gilt_op_move_before(o, term);
   }
   m->num_single++;
+  if (!needed)
+    return after;
+  GiltBlock *block = gilt_op_get_block(launch);
+  for (GiltOp *o = op; o != term; o = gilt_op_get_next(o))
+    for (size_t i = 0; i < gilt_op_get_num_results(o); i++) {
+      GiltValue *v = gilt_op_get_result(o, i);
+      bool outside = false;
+      for (GiltOperand *u = gilt_value_get_first_use(v); u && !outside;
+           u = gilt_operand_get_next_use(u))
+        outside = gilt_block_find_ancestor_op(block, u->owner) != launch;
+      if (outside && !read_back(m, launch, v)) {
+        gilt_op_emit_error(o, "cannot run on the GPU: the host uses a "
+                              "buffer it computes from device buffers");
+        m->num_errors++;
+      }
+    }
+  m->num_read_back++;
   return after;
 }
 
 /* ---- buffers ------------------------------------------------------------------- */
-
-static GiltType *on_device(Map *m, GiltType *t)
-{
-  return gpu_memref_in_space(m->g.ctx, t, GPU_SPACE_GLOBAL);
-}
 
 /* `op` replaced by the gpu op `name` of the same operands and attribute
 ** `attr` (or none), its result (if any) moved to device memory. */
@@ -392,8 +473,12 @@ static GiltOp *map_op(Map *m, GiltOp *op)
   case LOOP_OP_COPY: return map_copy(m, op);
   default: break;
   }
-  if (is_host_loop(op))
-    map_block(m, gpu_body(op));
+  if (is_host_control(op)) {
+    for (size_t r = 0; r < gilt_op_get_num_regions(op); r++)
+      for (GiltBlock *b = gilt_region_get_first_block(gilt_op_get_region(op, r));
+           b; b = gilt_block_get_next(b))
+        map_block(m, b);
+  }
   else if (!stays_on_host(op) && !gilt_op_has_trait(op, GILT_TRAIT_TERMINATOR))
     return map_single(m, op);
   return next;
@@ -532,7 +617,9 @@ static GiltWalkResult retype(GiltOp *op, void *user)
   return GILT_WALK_ADVANCE;
 }
 
-/* The entry block's device buffers that nothing frees. */
+/* The entry block's device buffers that nothing frees: neither a
+** gpu.dealloc nor a loop they enter as an iteration value, which frees
+** or yields them (loop-buffer-deallocation's contract). */
 static void collect_unfreed(GiltBlock *entry, GiltPtrMap *to_free)
 {
   for (GiltOp *op = gilt_block_get_first_op(entry); op;
@@ -543,7 +630,9 @@ static void collect_unfreed(GiltBlock *entry, GiltPtrMap *to_free)
     bool freed = false;
     for (GiltOperand *u = gilt_value_get_first_use(buf); u && !freed;
          u = gilt_operand_get_next_use(u))
-      freed = gpu_op_is(u->owner, GPU_OP_DEALLOC);
+      freed = gpu_op_is(u->owner, GPU_OP_DEALLOC) ||
+              (gilt_op_get_num_regions(u->owner) &&
+               gilt_op_get_num_results(u->owner));
     if (!freed)
       gilt_ptr_map_put(to_free, buf, 1);
   }
@@ -618,6 +707,10 @@ static GiltStatus run(GiltPass *pass, GiltOp *func)
   gilt_pass_add_statistic(pass, "num-single-thread",
                           "ops left to launches of one thread",
                           m.num_single);
+  gilt_pass_add_statistic(pass, "num-read-back",
+                          "one-thread launches whose values the host reads "
+                          "back",
+                          m.num_read_back);
   gilt_pass_add_statistic(pass, "num-small-launches",
                           "launches of fewer iterations than a block",
                           m.num_small);
