@@ -117,6 +117,27 @@ GiltStatus gpu_verify_in_kernel(GiltOp *op)
   return gilt_op_emit_error(op, "must be inside a gpu.launch or a gpu.func");
 }
 
+bool gpu_loop_is_mapped(GiltOp *op, const char *mapping)
+{
+  GiltAttr *a = loop_op_is(op, LOOP_OP_PARALLEL)
+                    ? gilt_op_get_attr(op, "mapping")
+                    : NULL;
+  return a && a->kind == GILT_ATTR_STRING &&
+         !strcmp(gilt_string_attr_get_value(a, NULL), mapping);
+}
+
+GiltStatus gpu_verify_barrier(GiltOp *op)
+{
+  if (enclosing_kernel(op))
+    return GILT_SUCCESS;
+  for (GiltOp *p = gilt_op_get_parent_op(op); p; p = gilt_op_get_parent_op(p))
+    if (gpu_loop_is_mapped(p, "threads"))
+      return GILT_SUCCESS;
+  return gilt_op_emit_error(op, "must be inside a gpu.launch, a gpu.func "
+                                "or a loop.parallel mapped to a block's "
+                                "threads");
+}
+
 int gpu_id_dimension(GiltOp *op)
 {
   const char *d = gilt_string_attr_get_value(gilt_op_get_attr(op, "dimension"),

@@ -29,6 +29,7 @@ GILT_INTERNAL extern const struct L2LLoweringMethods gpu_nvvm_lowering;
   X(GiltStatus, verify_return, (GiltOp *))                                   \
   X(GiltStatus, verify_launch_func, (GiltOp *))                              \
   X(GiltStatus, verify_in_kernel, (GiltOp *))                                \
+  X(GiltStatus, verify_barrier, (GiltOp *))                                  \
   X(GiltStatus, verify_shuffle, (GiltOp *))                                  \
   X(GiltStatus, verify_alloc, (GiltOp *))                                    \
   X(GiltStatus, verify_dealloc, (GiltOp *))                                  \
@@ -88,6 +89,11 @@ GILT_INTERNAL GiltType *gpu_memref_in_space(GiltContext *ctx,
 /* The x, y, z dimension an id op's `dimension` names: 0, 1, 2; -1 when
 ** it names none. */
 GILT_INTERNAL int gpu_id_dimension(GiltOp *op);
+/* Whether op is a loop.parallel of attribute `mapping` "blocks" (its
+** iterations are a grid's blocks) or "threads" (a block's threads, which
+** may wait for each other at gpu.barrier): graph-to-loop's block tiles,
+** which gpu-map-parallel launches. */
+GILT_INTERNAL bool gpu_loop_is_mapped(GiltOp *op, const char *mapping);
 /* The gpu.func a gpu.launch_func launches, or NULL. */
 GILT_INTERNAL GiltOp *gpu_launch_func_get_kernel(GiltOp *launch);
 

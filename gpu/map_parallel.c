@@ -62,7 +62,7 @@ typedef struct Map {
   GiltPass *pass;
   GpuBuilder g;
   int64_t block_size;
-  int64_t num_launches, num_single, num_small, num_read_back;
+  int64_t num_launches, num_single, num_small, num_read_back, num_block_tiles;
   size_t num_errors;
 } Map;
 
@@ -299,6 +299,79 @@ static void map_parallel(Map *m, GiltOp *par)
   m->num_launches++;
 }
 
+/* The loop.parallel mapped to the block's threads in the body of `par`,
+** mapped to blocks, or NULL after reporting. Its trip count must be
+** known: it is the block's size, every thread of which reaches the
+** barriers. */
+static GiltOp *block_threads(Map *m, GiltOp *par, int64_t *threads)
+{
+  GiltOp *found = NULL;
+  size_t count = 0;
+  for (GiltOp *o = gilt_block_get_first_op(gpu_body(par)); o;
+       o = gilt_op_get_next(o))
+    if (gpu_loop_is_mapped(o, "threads")) {
+      found = o;
+      count++;
+    }
+  *threads = count == 1 ? static_iterations(
+                              found, gilt_op_get_num_operands(found) / 3)
+                        : -1;
+  if (*threads >= 1 && *threads <= 1024)
+    return found;
+  gilt_op_emit_error(par, "gpu-map-parallel: a loop.parallel mapped to "
+                          "blocks holds one loop.parallel mapped to threads, "
+                          "of a known trip count from 1 to 1024");
+  m->num_errors++;
+  return NULL;
+}
+
+/* A nest of graph-to-loop's block tiles: `par`, mapped to blocks, is
+** one launch whose blocks are its iterations (linearized as above, a
+** whole block in or out, so that all its threads reach the same
+** barriers); the loop.parallel mapped to threads in its body is the
+** block's threads, exactly its iterations; what lies between (the
+** shared tiles' allocations) every thread runs. */
+static void map_blocks(Map *m, GiltOp *par)
+{
+  int64_t threads;
+  GiltOp *inner = block_threads(m, par, &threads);
+  if (!inner)
+    return;
+  size_t rank = gilt_op_get_num_operands(par) / 3;
+  GiltValue *counts[rank + 1], *total = gpu_build_index(&m->g, 1);
+  for (size_t d = 0; d < rank; d++) {
+    counts[d] = trip_count(m, par, rank, d);
+    total = index_op(m, "loop.muli", total, counts[d]);
+  }
+  GiltValue *one = gpu_build_index(&m->g, 1);
+  GiltValue *sizes[6] = {index_op(m, "loop.maxsi", total, one), one, one,
+                         gpu_build_index(&m->g, threads), one, one};
+  GiltOp *launch = gpu_build_launch(&m->g, sizes);
+  gilt_builder_set_insertion_point_before(
+      m->g.b, gilt_block_get_terminator(gpu_body(launch)));
+  GiltValue *block = gpu_build_id_x(&m->g, GPU_OP_BLOCK_ID);
+  GiltBlock *then = guard(m, block, total);
+  delinearize(m, par, rank, block, counts);
+  move_ops(gpu_body(par), then);
+  gilt_op_destroy(par);
+  size_t inner_rank = gilt_op_get_num_operands(inner) / 3;
+  GiltValue *inner_counts[inner_rank + 1];
+  gilt_builder_set_insertion_point_before(m->g.b, inner);
+  for (size_t d = 0; d < inner_rank; d++)
+    inner_counts[d] = trip_count(m, inner, inner_rank, d);
+  delinearize(m, inner, inner_rank, gpu_build_id_x(&m->g, GPU_OP_THREAD_ID),
+              inner_counts);
+  GiltBlock *body = gpu_body(inner);
+  GiltOp *yield = gilt_block_get_terminator(body);
+  for (GiltOp *o = gilt_block_get_first_op(body), *next; o != yield; o = next) {
+    next = gilt_op_get_next(o);
+    gilt_op_move_before(o, inner);
+  }
+  gilt_op_destroy(inner);
+  m->num_launches++;
+  m->num_block_tiles++;
+}
+
 /* Whether a value the ops from `first` to `last` define is used after
 ** them in their block (or in what follows, nested). */
 static bool escapes(GiltOp *first, GiltOp *last)
@@ -464,7 +537,17 @@ static GiltOp *map_op(Map *m, GiltOp *op)
   m->g.loc = gilt_op_get_location(op);
   gilt_builder_set_insertion_point_before(m->g.b, op);
   switch (loop_op_id(op)) {
-  case LOOP_OP_PARALLEL: map_parallel(m, op); return next;
+  case LOOP_OP_PARALLEL:
+    if (gpu_loop_is_mapped(op, "blocks"))
+      map_blocks(m, op);
+    else if (gpu_loop_is_mapped(op, "threads")) {
+      gilt_op_emit_error(op, "gpu-map-parallel: a loop.parallel mapped to "
+                             "threads must be in the body of one mapped to "
+                             "blocks");
+      m->num_errors++;
+    } else
+      map_parallel(m, op);
+    return next;
   case LOOP_OP_ALLOC: replace_by(m, op, "gpu.alloc", NULL); return next;
   case LOOP_OP_DEALLOC: replace_by(m, op, "gpu.dealloc", NULL); return next;
   case LOOP_OP_GET_GLOBAL:
@@ -707,6 +790,9 @@ static GiltStatus run(GiltPass *pass, GiltOp *func)
   gilt_pass_add_statistic(pass, "num-single-thread",
                           "ops left to launches of one thread",
                           m.num_single);
+  gilt_pass_add_statistic(pass, "num-block-tiles",
+                          "launches of block tiles (threads sharing memory)",
+                          m.num_block_tiles);
   gilt_pass_add_statistic(pass, "num-read-back",
                           "one-thread launches whose values the host reads "
                           "back",

@@ -59,17 +59,18 @@
 
 /* For CUDA: the loop level shaped for threads without vector registers
 ** (no NCHWc layout, no CPU tiles: each op a nest over its outputs, so
-** that a launch has a thread per output), its temporary buffers in one
+** that a launch has a thread per output; f32 products in tiles of 64 x
+** 64 that a block of threads stages through shared memory), its
+** temporary buffers in one
 ** arena (one device allocation per call), then each parallel loop nest
 ** a grid of threads, outlined into a kernel of the function's
 ** gpu.module, the kernels lowered to the llvm dialect with NVVM
 ** intrinsics and compiled to PTX for `chip`, and the host code, launches
 ** included, lowered as on the CPU (docs/gpu.md). */
 #define GPU_PIPELINE(chip)                                                \
-  LOOP_PIPELINE("", "{vector-bits=0}")                                    \
+  LOOP_PIPELINE("", "{vector-bits=0 block-tile=64}")                      \
   ",loop-plan-memory,gpu-map-parallel,gpu-outline-kernels,canonicalize,"  \
-                    "gpu-to-nvvm,gpu-module-to-binary{chip=" chip "},"    \
-                    "loop-to-llvm"
+  "gpu-to-nvvm,gpu-module-to-binary{chip=" chip "},loop-to-llvm"
 
 /* The architectures gilt compiles for. */
 static const struct {

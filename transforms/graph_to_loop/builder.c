@@ -421,8 +421,8 @@ static void close_body(Lower *l, GiltOp *owner, size_t n,
                                          owner);
 }
 
-void lower_parallel(Lower *l, size_t rank, GiltValue *const *uppers,
-                    LowerBodyFn body, void *user)
+void lower_parallel_mapped(Lower *l, size_t rank, GiltValue *const *uppers,
+                           const char *mapping, LowerBodyFn body, void *user)
 {
   if (rank == 0) {
     body(l, NULL, user);
@@ -437,17 +437,35 @@ void lower_parallel(Lower *l, size_t rank, GiltValue *const *uppers,
     types[i] = lower_index_type(l);
   }
   int32_t sizes[3] = {(int32_t)rank, (int32_t)rank, (int32_t)rank};
-  GiltNamedAttr seg = {
-      "operandSegmentSizes",
-      gilt_dense_array_attr_get(
-          gilt_integer_type_get(l->ctx, 32, GILT_SIGNLESS), 3, sizes)};
-  GiltOp *par = create(l, LOOP_OP_PARALLEL, 0, NULL, 3 * rank, ops, 1, &seg, 1);
+  GiltNamedAttr attrs[2] = {
+      {"operandSegmentSizes",
+       gilt_dense_array_attr_get(
+           gilt_integer_type_get(l->ctx, 32, GILT_SIGNLESS), 3, sizes)},
+      {"mapping", mapping ? gilt_string_attr_get(l->ctx, mapping,
+                                                 strlen(mapping))
+                          : NULL},
+  };
+  GiltOp *par = create(l, LOOP_OP_PARALLEL, 0, NULL, 3 * rank, ops,
+                       mapping ? 2 : 1, attrs, 1);
   GiltBlock *block = open_body(l, gilt_op_get_region(par, 0), rank, types);
   GiltValue *ivs[rank];
   for (size_t i = 0; i < rank; i++)
     ivs[i] = gilt_block_get_argument(block, i);
   body(l, ivs, user);
   close_body(l, par, 0, NULL);
+}
+
+void lower_parallel(Lower *l, size_t rank, GiltValue *const *uppers,
+                    LowerBodyFn body, void *user)
+{
+  lower_parallel_mapped(l, rank, uppers, NULL, body, user);
+}
+
+void lower_barrier(Lower *l)
+{
+  GiltOpState st = gilt_op_state_get("gpu.barrier", l->loc);
+  GiltOp *barrier = gilt_rewriter_create_op(l->rw, &st);
+  GILT_ASSERT(barrier); /* the gpu dialect is registered with graph-to-loop */
 }
 
 typedef struct NestState {

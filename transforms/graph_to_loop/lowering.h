@@ -115,7 +115,15 @@ struct Lower {
   ** without vector registers (vector-bits=0, a GPU's threads): every op
   ** its generic nest over its outputs, scalar. */
   int64_t register_vectors;
+  /* On such a target, a GPU's: the edge of the square tiles of f32
+  ** products a block of LOWER_BLOCK_THREADS^2 threads computes through
+  ** shared memory (block_tiles.c); 0 for none. */
+  int64_t block_tile;
 };
+
+/* The threads along each side of a block that computes a tile of a
+** product (Lower's block_tile). */
+#define LOWER_BLOCK_THREADS 16
 
 /* The op's operand i as a buffer, NULL when absent or `none`. */
 GILT_INTERNAL GiltValue *lower_operand(Lower *l, size_t i);
@@ -268,6 +276,16 @@ typedef void (*LowerIterFn)(Lower *l, GiltValue *iv, GiltValue *const *iter,
 GILT_INTERNAL void lower_parallel(Lower *l, size_t rank,
                                   GiltValue *const *uppers, LowerBodyFn body,
                                   void *user);
+/* lower_parallel mapped onto a GPU's grid (`mapping` "blocks") or onto
+** the threads of one block ("threads": directly in a "blocks" loop's
+** body; they may share its buffers of memory space 3 and wait for each
+** other at lower_barrier). gpu-map-parallel makes one launch of them. */
+GILT_INTERNAL void lower_parallel_mapped(Lower *l, size_t rank,
+                                         GiltValue *const *uppers,
+                                         const char *mapping,
+                                         LowerBodyFn body, void *user);
+/* gpu.barrier: the threads of a block wait for each other there. */
+GILT_INTERNAL void lower_barrier(Lower *l);
 /* Nested loop.for loops over [0, uppers[i]), step 1. */
 GILT_INTERNAL void lower_nest(Lower *l, size_t rank, GiltValue *const *uppers,
                               LowerBodyFn body, void *user);

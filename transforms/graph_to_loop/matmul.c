@@ -15,7 +15,9 @@
 ** GPU's threads, graph-to-loop{vector-bits=0}) each iteration of the
 ** parallel loop computes a tile of up to 4 x 4 outputs
 ** (lower_thread_tile): each load of A serves 4 multiply-adds and each of
-** B 4, where one output per thread loads both for every one. The kernel
+** B 4, where one output per thread loads both for every one; f32 there
+** goes through the block tiles of block_tiles.c (shared memory) where the
+** pass has them and the product fills them. The kernel
 ** wants B's rows contiguous along j, so a transposed operand of Gemm is
 ** copied transposed first (O(K*N) against the product's O(M*K*N); a
 ** constant one at compile time), and the integer products first copy
@@ -23,6 +25,7 @@
 ** (copy.c). A MatMul of a batch of A by one matrix B is one product of
 ** all of A's rows.
 */
+#include "transforms/graph_to_loop/block_tiles.h"
 #include "transforms/graph_to_loop/indexing.h"
 #include "transforms/graph_to_loop/tiles.h"
 
@@ -113,6 +116,19 @@ static void k_step(Lower *l, GiltValue *k, GiltValue *const *acc,
           lower_lanes_fma(l, x[r], y[c], acc[r * m->cols + c]);
 }
 
+/* The output at iy from its sum: alpha times it, plus what y holds (beta
+** * C) when accumulating. */
+static GiltValue *finish(Lower *l, MatMul *m, GiltValue *sum,
+                         GiltValue *const *iy)
+{
+  if (m->alpha != 1)
+    sum = lower_binary(l, LOOP_OP_MULF, sum,
+                       lower_constant(l, m->v.elem, m->alpha));
+  if (m->accumulate)
+    sum = lower_lanes_add(l, sum, lower_load(l, m->y, iy));
+  return sum;
+}
+
 static void matmul_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   MatMul *m = user;
@@ -139,14 +155,46 @@ static void matmul_body(Lower *l, GiltValue *const *ivs, void *user)
       iy[t][d] = ivs[d];
     iy[t][nb] = m->row_at[t / (size_t)m->cols];
     iy[t][nb + 1] = m->col_at[t % (size_t)m->cols];
-    if (m->alpha != 1)
-      acc[t] = lower_binary(l, LOOP_OP_MULF, acc[t],
-                            lower_constant(l, m->v.elem, m->alpha));
-    if (m->accumulate)
-      acc[t] = lower_lanes_add(l, acc[t], lower_load(l, m->y, iy[t]));
+    acc[t] = finish(l, m, acc[t], iy[t]);
   }
   for (size_t t = 0; t < tile; t++)
     lower_store(l, lower_epilogue_apply(l, &m->epilogue, acc[t]), m->y, iy[t]);
+}
+
+/* ---- the block tiles (a GPU's) ----------------------------------------------- */
+
+static GiltValue *block_load_a(Lower *l, GiltValue *const *batch,
+                               GiltValue *i, GiltValue *k, void *user)
+{
+  MatMul *m = user;
+  size_t ra = rank_of(m->a);
+  batch_indices(l, m->a, m->a_one, m->nb, batch, m->ia);
+  m->ia[ra - 2] = i;
+  m->ia[ra - 1] = k;
+  return lower_load(l, m->a, m->ia);
+}
+
+static GiltValue *block_load_b(Lower *l, GiltValue *const *batch,
+                               GiltValue *k, GiltValue *j, void *user)
+{
+  MatMul *m = user;
+  size_t rb = rank_of(m->b);
+  batch_indices(l, m->b, m->b_one, m->nb, batch, m->ib);
+  m->ib[rb - 2] = k;
+  m->ib[rb - 1] = j;
+  return lower_load(l, m->b, m->ib);
+}
+
+static void block_store(Lower *l, GiltValue *const *batch, GiltValue *i,
+                        GiltValue *j, GiltValue *sum, void *user)
+{
+  MatMul *m = user;
+  for (size_t d = 0; d < m->nb; d++)
+    m->iy[d] = batch[d];
+  m->iy[m->nb] = i;
+  m->iy[m->nb + 1] = j;
+  sum = finish(l, m, sum, m->iy);
+  lower_store(l, lower_epilogue_apply(l, &m->epilogue, sum), m->y, m->iy);
 }
 
 /* ---- the tiled f32 kernel --------------------------------------------------- */
@@ -270,6 +318,18 @@ static void matmul_kernel(Lower *l, GiltValue *a, GiltValue *b, GiltValue *y,
     return;
   }
   GiltType *yt = gilt_value_get_type(y);
+  if (m.v.elem->kind == GILT_TYPE_FLOAT && m.v.elem->fkind == GILT_F32 &&
+      lower_block_tiles_fit(l, yt->shaped.shape[m.nb],
+                            yt->shaped.shape[m.nb + 1])) {
+    LowerBlockTiles t = {.batch_rank = m.nb, .m = uppers[m.nb], .n = m.n,
+                         .k = m.k, .load_a = block_load_a,
+                         .load_b = block_load_b, .store = block_store,
+                         .user = &m};
+    for (size_t d = 0; d < m.nb; d++)
+      t.batch[d] = uppers[d];
+    lower_block_tiles(l, &t);
+    return;
+  }
   m.m = uppers[m.nb];
   m.rows = lower_thread_tile(l, yt->shaped.shape[m.nb]);
   m.cols = lower_thread_tile(l, yt->shaped.shape[m.nb + 1]);

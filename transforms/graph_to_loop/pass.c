@@ -59,6 +59,7 @@ typedef struct PassState {
   unsigned num_globals;
   bool profile; /* the `profile` option: time each op's loops */
   int64_t register_vectors; /* Lower's, from the target's options */
+  int64_t block_tile;       /* Lower's, the `block-tile` option */
 } PassState;
 
 /* The target's vector registers default to AVX-512's, so that the loops
@@ -75,6 +76,10 @@ static const GiltPassOptionDef options[] = {
      "its outputs"},
     {"vector-registers", GILT_OPTION_INT, "32",
      "How many vector registers the target has: 32 (AVX-512) or 16"},
+    {"block-tile", GILT_OPTION_INT, "0",
+     "With vector-bits=0, for a GPU: the edge (16, 32, 64 or 128) of the "
+     "square tiles of f32 products that a block of 16 x 16 threads "
+     "computes through shared memory; 0 for none"},
     {0}};
 
 /* What --profile calls op: the names of the ONNX nodes it stands for
@@ -148,6 +153,7 @@ static GiltStatus lower_op(const GiltPattern *pat, GiltOp *op,
       .module = module_of(op),
       .num_globals = &state->num_globals,
       .register_vectors = state->register_vectors,
+      .block_tile = state->block_tile,
   };
   if (!state->profile || graph_op_is(op, GRAPH_OP_CONSTANT))
     return m->lower(&l);
@@ -178,6 +184,17 @@ static GiltStatus run(GiltPass *pass, GiltOp *module)
   GiltContext *ctx = gilt_pass_get_context(pass);
   int64_t bits = gilt_pass_get_option_int(pass, "vector-bits");
   int64_t registers = gilt_pass_get_option_int(pass, "vector-registers");
+  int64_t block_tile = gilt_pass_get_option_int(pass, "block-tile");
+  if (block_tile != 0 && (bits != 0 || block_tile % LOWER_BLOCK_THREADS ||
+                          block_tile < LOWER_BLOCK_THREADS ||
+                          block_tile > 8 * LOWER_BLOCK_THREADS ||
+                          (block_tile & (block_tile - 1)))) {
+    gilt_emit_error(gilt_op_get_location(module),
+                    "graph-to-loop: block-tile must be 0, 16, 32, 64 or 128, "
+                    "with vector-bits=0 (given %lld and %lld)",
+                    (long long)block_tile, (long long)bits);
+    return GILT_FAILURE;
+  }
   if ((bits != 0 && bits != 128 && bits != 256 && bits != 512) ||
       registers < 8 || registers > 64) {
     gilt_emit_error(gilt_op_get_location(module),
@@ -187,7 +204,7 @@ static GiltStatus run(GiltPass *pass, GiltOp *module)
     return GILT_FAILURE;
   }
   PassState state = {0, gilt_pass_get_option_bool(pass, "profile"),
-                     registers * bits / (32 * LOWER_F32_LANES)};
+                     registers * bits / (32 * LOWER_F32_LANES), block_tile};
   GiltTypeConverter tc;
   gilt_type_converter_init(&tc, ctx);
   gilt_type_converter_add_conversion(&tc, tensor_to_memref, NULL);

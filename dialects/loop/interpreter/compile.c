@@ -29,6 +29,7 @@ typedef GILT_VEC(uint32_t) CellVec;
 
 typedef struct Compiler {
   Interp *it;
+  bool barriers;         /* the function has a gpu.barrier */
   GiltPtrMap cells;      /* value -> its first cell */
   GILT_VEC(Cell) init;   /* the frame's image, one entry per cell */
 } Compiler;
@@ -572,9 +573,9 @@ static bool compile_launch_func(Compiler *c, GiltOp *op, Instr *in)
 }
 
 /* The ops the GPU pipeline leaves at the loop level: device buffers are
-** buffers, a launch runs its kernel thread after thread (control.c).
-** Threads that wait for or read each other (gpu.barrier,
-** gpu.shuffle_xor) cannot run so, nor can an un-outlined gpu.launch. */
+** buffers, a launch runs its kernel's threads (gpu.c). A shuffle, which
+** reads another thread's value, and an un-outlined gpu.launch have no
+** interpretation. */
 static bool compile_gpu_op(Compiler *c, GiltOp *op, Instr *in)
 {
   GpuOpId id = gpu_op_id(op);
@@ -588,6 +589,11 @@ static bool compile_gpu_op(Compiler *c, GiltOp *op, Instr *in)
       [GPU_OP_GRID_DIM] = GPU_ID_GRID_DIM + 1};
   if (id == GPU_OP_LAUNCH_FUNC)
     return compile_launch_func(c, op, in);
+  if (id == GPU_OP_BARRIER) {
+    c->barriers = true;
+    in->fn = interp_gpu_barrier;
+    return true;
+  }
   if (id < GPU_NUM_OPS && id_kinds[id]) {
     in->imm = (id_kinds[id] - 1) * 3 + gpu_id_dimension(op);
     in->fn = interp_gpu_id;
@@ -723,6 +729,7 @@ InterpFunction *interp_function_get(Interp *it, GiltOp *func)
   Compiler c = {.it = it};
   gilt_ptr_map_init(&c.cells, it->ctx);
   fn->compiled = compile_function(&c, fn);
+  fn->waits_at_barriers = c.barriers;
   gilt_ptr_map_free(&c.cells);
   gilt_vec_free(it->ctx, &c.init);
   return fn->compiled ? fn : NULL;

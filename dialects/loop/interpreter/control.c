@@ -1,6 +1,6 @@
 /*
 ** control.c - the interpreter's control flow: loop.for, loop.parallel,
-** loop.if, loop.while, func.call and loop.assert.
+** loop.if, loop.while, func.call and loop.assert (launches: gpu.c).
 **
 ** Each handler runs the sub-programs compile.c made of its op's regions
 ** in a C loop and moves the loop-carried values between cells itself; a
@@ -123,65 +123,4 @@ bool interp_assert(Cell *f, const Instr *in, Interp *it)
     return true;
   gilt_op_emit_error(in->op, "%s", (const char *)in->aux);
   return false;
-}
-
-/* ---- gpu.launch_func ------------------------------------------------------ */
-
-/* Every thread of the grid in turn, block after block (x fastest), with
-** the ids set; the kernel has no gpu.barrier (compile.c refuses it), so
-** no thread waits for another and any order is one the GPU may take. */
-static bool run_grid(Interp *it, const Instr *in, InterpFunction *fn,
-                     const int64_t *grid, const Cell *args)
-{
-  int64_t (*ids)[3] = it->gpu_ids;
-  for (int d = 0; d < 3; d++) {
-    ids[GPU_ID_GRID_DIM][d] = grid[d];
-    ids[GPU_ID_BLOCK_DIM][d] = grid[3 + d];
-  }
-  for (int64_t b = 0; b < grid[0] * grid[1] * grid[2]; b++) {
-    ids[GPU_ID_BLOCK][0] = b % grid[0];
-    ids[GPU_ID_BLOCK][1] = b / grid[0] % grid[1];
-    ids[GPU_ID_BLOCK][2] = b / grid[0] / grid[1];
-    for (int64_t t = 0; t < grid[3] * grid[4] * grid[5]; t++) {
-      ids[GPU_ID_THREAD][0] = t % grid[3];
-      ids[GPU_ID_THREAD][1] = t / grid[3] % grid[4];
-      ids[GPU_ID_THREAD][2] = t / grid[3] / grid[4];
-      if (!interp_call(it, fn, in->op, args, NULL))
-        return false;
-    }
-  }
-  return true;
-}
-
-bool interp_launch_func(Cell *f, const Instr *in, Interp *it)
-{
-  InterpCallee *kernel = (InterpCallee *)in->aux;
-  if (!kernel->fn && !(kernel->fn = interp_function_get(it, kernel->func)))
-    return false;
-  int64_t grid[6];
-  for (int i = 0; i < 6; i++) {
-    grid[i] = f[in->list[i]].i;
-    if (grid[i] < 1) {
-      gilt_op_emit_error(in->op, "launches a grid of %s %lld in %c; CUDA "
-                                 "needs at least 1",
-                         i < 3 ? "blocks" : "threads", (long long)grid[i],
-                         "xyz"[i % 3]);
-      return false;
-    }
-  }
-  Cell *args = gilt_malloc(it->ctx, (in->n - 6 + 1) * sizeof(Cell));
-  for (uint32_t i = 6; i < in->n; i++)
-    args[i - 6] = f[in->list[i]];
-  int64_t saved[4][3];
-  memcpy(saved, it->gpu_ids, sizeof saved);
-  bool ok = run_grid(it, in, kernel->fn, grid, args);
-  memcpy(it->gpu_ids, saved, sizeof saved);
-  gilt_free(it->ctx, args);
-  return ok;
-}
-
-bool interp_gpu_id(Cell *f, const Instr *in, Interp *it)
-{
-  f[in->dst].i = it->gpu_ids[in->imm / 3][in->imm % 3];
-  return true;
 }

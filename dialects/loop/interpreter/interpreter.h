@@ -76,6 +76,7 @@ typedef struct InterpElem {
 } InterpElem;
 
 typedef struct Interp Interp;
+typedef struct InterpBlock InterpBlock;
 typedef struct Instr Instr;
 
 /* Runs one instruction on frame f; false after reporting an error. */
@@ -110,6 +111,7 @@ typedef struct InterpMoves {
 typedef struct InterpFunction {
   GiltOp *func;
   bool compiled;
+  bool waits_at_barriers;      /* a kernel with gpu.barrier (gpu.c) */
   InterpProgram body;
   uint32_t num_cells;
   Cell *init;                  /* the constants in place, zeros elsewhere */
@@ -137,6 +139,9 @@ struct Interp {
   /* The thread a gpu.launch_func runs: what gpu.thread_id, block_id,
   ** block_dim and grid_dim read, per dimension (GpuIdKind, x y z). */
   int64_t gpu_ids[4][3];
+  GiltPtrMap shared;          /* the block's shared buffers: alloc's
+                              ** instruction -> data (memory.c) */
+  struct InterpBlock *block;  /* the block in lockstep, or NULL (gpu.c) */
 };
 
 /* The rows of Interp's gpu_ids. */
@@ -195,6 +200,9 @@ GILT_INTERNAL bool interp_call(Interp *it, InterpFunction *fn, GiltOp *at,
 GILT_INTERNAL char *interp_buffer_alloc(Interp *it, GiltOp *op,
                                         int64_t bytes, int64_t align);
 GILT_INTERNAL void interp_free_all(Interp *it);
+/* Marks the buffer at data freed, as loop.dealloc does (a block's shared
+** buffer at the block's end). */
+GILT_INTERNAL void interp_buffer_retire(Interp *it, char *data);
 /* Whether the buffer at base is one loop.dealloc freed; reports the use
 ** at op when it is. */
 GILT_INTERNAL bool interp_buffer_freed(Interp *it, GiltOp *op,
@@ -284,6 +292,9 @@ GILT_INTERNAL bool interp_call_op(Cell *f, const Instr *in, Interp *it);
 GILT_INTERNAL bool interp_launch_func(Cell *f, const Instr *in, Interp *it);
 /* gpu.thread_id and friends: imm is GpuIdKind * 3 + dimension. */
 GILT_INTERNAL bool interp_gpu_id(Cell *f, const Instr *in, Interp *it);
+/* gpu.barrier: in a kernel that waits at barriers, whose blocks run in
+** lockstep. */
+GILT_INTERNAL bool interp_gpu_barrier(Cell *f, const Instr *in, Interp *it);
 GILT_INTERNAL bool interp_assert(Cell *f, const Instr *in, Interp *it);
 
 /* LLVM's minimum/maximum: NaN wins, -0 is below +0. */

@@ -18,12 +18,15 @@
 ** ends: no later buffer can then take its address, so every use through
 ** a stale descriptor (as in MLIR, undefined) is reported at its op rather
 ** than reading another buffer. The price is memory: what a run frees is
-** returned at its end.
+** returned at its end. A buffer of shared memory (space 3) is the
+** block's (gpu.c): the first of its threads to allocate it makes it, the
+** others get the same, and the block's end retires it.
 */
 #include "dialects/loop/interpreter/interpreter.h"
 
 #include <string.h>
 
+#include "gpu/gpu.h"
 #include "ir/context.h"
 #include "ir/support/float16.h"
 
@@ -132,6 +135,15 @@ void interp_free_all(Interp *it)
   gilt_ptr_map_free(&it->allocations);
 }
 
+void interp_buffer_retire(Interp *it, char *data)
+{
+  size_t raw;
+  if (gilt_ptr_map_get(&it->allocations, data, &raw)) {
+    gilt_ptr_map_put(&it->allocations, data, raw | FREED_MARK);
+    it->num_freed++;
+  }
+}
+
 bool interp_buffer_freed(Interp *it, GiltOp *op, const char *base)
 {
   size_t raw;
@@ -188,6 +200,32 @@ static bool op_alloc(Cell *f, const Instr *in, Interp *it)
   DESC_BASE(f, in->dst) = data;
   DESC_OFFSET(f, in->dst) = 0;
   return data != NULL;
+}
+
+/* alloc of shared memory: the block's buffer for this op, made by the
+** first thread to come (in `shared`, keyed by the instruction). */
+static bool op_alloc_shared(Cell *f, const Instr *in, Interp *it)
+{
+  size_t data;
+  if (!gilt_ptr_map_get(&it->shared, in, &data)) {
+    if (!op_alloc(f, in, it))
+      return false;
+    gilt_ptr_map_put(&it->shared, in, (size_t)(uintptr_t)DESC_BASE(f, in->dst));
+    return true;
+  }
+  int64_t count; /* the shape is static: the same sizes, no overflow */
+  set_sizes(f, in, in->dst, in->n, in->aux, in->list);
+  set_row_major(f, in->dst, in->n, &count);
+  DESC_BASE(f, in->dst) = (char *)(uintptr_t)data;
+  DESC_OFFSET(f, in->dst) = 0;
+  return true;
+}
+
+/* dealloc of shared memory: nothing; the block's end retires it. */
+static bool op_dealloc_shared(Cell *f, const Instr *in, Interp *it)
+{
+  (void)f, (void)in, (void)it;
+  return true;
 }
 
 /* Marks the buffer freed; its block is released with the others at the
@@ -553,13 +591,24 @@ static bool op_get_global(Cell *f, const Instr *in, Interp *it)
   return true;
 }
 
+static bool is_shared(GiltValue *buffer)
+{
+  return gpu_memory_space(gilt_value_get_type(buffer)) == GPU_SPACE_SHARED;
+}
+
 bool interp_select_memory(LoopOpId id, Instr *in)
 {
   InterpElem e = in->elem;
   bool f32 = e.cls == ELEM_F32, eight = e.bytes == 8 && e.cls != ELEM_SMALL;
   switch (id) {
-  case LOOP_OP_ALLOC: in->fn = op_alloc; return true;
-  case LOOP_OP_DEALLOC: in->fn = op_dealloc; return true;
+  case LOOP_OP_ALLOC:
+    in->fn = is_shared(gilt_op_get_result(in->op, 0)) ? op_alloc_shared
+                                                      : op_alloc;
+    return true;
+  case LOOP_OP_DEALLOC:
+    in->fn = is_shared(gilt_op_get_operand(in->op, 0)) ? op_dealloc_shared
+                                                       : op_dealloc;
+    return true;
   case LOOP_OP_LOAD:
     in->fn = f32 ? load_f32 : eight ? load_8 : load_any;
     return true;

@@ -196,11 +196,13 @@ static void interp_init(Interp *it, GiltOp *module)
   gilt_ptr_map_init(&it->functions, it->ctx);
   gilt_ptr_map_init(&it->globals, it->ctx);
   gilt_ptr_map_init(&it->allocations, it->ctx);
+  gilt_ptr_map_init(&it->shared, it->ctx);
 }
 
 static void interp_fini(Interp *it)
 {
   interp_free_all(it);
+  gilt_ptr_map_free(&it->shared);
   gilt_ptr_map_free(&it->functions);
   gilt_ptr_map_free(&it->globals);
   gilt_vec_free(it->ctx, &it->funcs);
