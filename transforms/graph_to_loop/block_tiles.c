@@ -27,6 +27,7 @@
 */
 #include "transforms/graph_to_loop/block_tiles.h"
 
+#include "gilt/remarks.h"
 #include "gpu/gpu.h"
 #include "transforms/graph_to_loop/indexing.h"
 
@@ -148,8 +149,13 @@ static void thread_body(Lower *l, GiltValue *const *ivs, void *user)
   GiltValue *init[MAX_PER_THREAD * MAX_PER_THREAD];
   GiltValue *sums[MAX_PER_THREAD * MAX_PER_THREAD];
   GiltValue *zero = lower_constant(l, gilt_float_type_get(l->ctx, GILT_F32), 0);
-  for (size_t s = 0; s < count; s++)
-    init[s] = zero;
+  for (int64_t r = 0; r < b->per; r++) {
+    /* A row past C's edge starts from its last row's value, unused. */
+    GiltValue *i = ix_clamp_into(l, ix_add(l, b->i0, b->rows[r]), t->m, NULL);
+    GiltValue *first = t->init ? t->init(l, b->batch, i, t->user) : zero;
+    for (int64_t c = 0; c < b->per; c++)
+      init[r * b->per + c] = first;
+  }
   lower_for(l, lower_index(l, 0), t->k, lower_index(l, DEPTH), count, init,
             sums, reduce_step, b);
   for (int64_t r = 0; r < b->per; r++) {
@@ -194,6 +200,15 @@ void lower_block_tiles(Lower *l, const LowerBlockTiles *t)
   Block b = {.t = t, .tile = l->block_tile,
              .per = l->block_tile / THREADS};
   GILT_ASSERT(b.per >= 1 && b.per <= MAX_PER_THREAD);
+  GiltRemarkArg args[3] = {{"algorithm", t->algorithm, 0},
+                           {"tile", NULL, b.tile},
+                           {"per_thread", NULL, b.per}};
+  gilt_remark(l->op, "tiling", t->algorithm, 3, args,
+              "%s: block tiles of %lld x %lld through shared memory, "
+              "16 x 16 threads of %lld x %lld outputs each, 16 deep along "
+              "the reduction",
+              t->algorithm, (long long)b.tile, (long long)b.tile,
+              (long long)b.per, (long long)b.per);
   size_t nb = t->batch_rank;
   GiltValue *uppers[GRAPH_MAX_RANK + 2];
   for (size_t d = 0; d < nb; d++)

@@ -38,9 +38,11 @@
 ** 2-D layers that have kernels of their own: one group (conv_tiled.c,
 ** conv_winograd.c, and conv_first.c for few input channels), groups of
 ** outputs that a tile's rows divide (conv_tiled.c) and depthwise
-** (conv_depthwise.c, and conv_depthwise_planes.c beyond 3x3 taps).
+** (conv_depthwise.c, and conv_depthwise_planes.c beyond 3x3 taps); on
+** a GPU, the f32 layers that fill its block tiles (conv_block_tiles.c).
 */
 #include "gilt/remarks.h"
+#include "transforms/graph_to_loop/block_tiles.h"
 #include "transforms/graph_to_loop/indexing.h"
 #include "transforms/graph_to_loop/tiles.h"
 
@@ -443,6 +445,10 @@ static GiltStatus lower_conv(Lower *l)
   if (lower_conv_depthwise_apply(l, &c.w, x, c.wt, group)) {
     remark_depthwise(l);
     GiltValue *y = lower_conv_depthwise(l, &c.w, x, c.wt, c.bias);
+    return lower_replace(l, &y);
+  }
+  if (lower_conv_block_tiles_apply(l, &c.w, x, c.wt, group)) {
+    GiltValue *y = lower_conv_block_tiles(l, &c.w, x, c.wt, c.bias, group);
     return lower_replace(l, &y);
   }
   remark_generic(l, group);

@@ -321,7 +321,8 @@ static void matmul_kernel(Lower *l, GiltValue *a, GiltValue *b, GiltValue *y,
   if (m.v.elem->kind == GILT_TYPE_FLOAT && m.v.elem->fkind == GILT_F32 &&
       lower_block_tiles_fit(l, yt->shaped.shape[m.nb],
                             yt->shaped.shape[m.nb + 1])) {
-    LowerBlockTiles t = {.batch_rank = m.nb, .m = uppers[m.nb], .n = m.n,
+    LowerBlockTiles t = {.algorithm = "matmul-blocks",
+                         .batch_rank = m.nb, .m = uppers[m.nb], .n = m.n,
                          .k = m.k, .load_a = block_load_a,
                          .load_b = block_load_b, .store = block_store,
                          .user = &m};
