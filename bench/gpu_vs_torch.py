@@ -6,7 +6,7 @@ architecture in eager mode, timed the same way, after its warm-up.
 
     python3 bench/gpu_vs_torch.py --gjit bin/gjit [--models ../shared/models]
         [--work DIR] [--runs 20] [--timeout 180] [--max-autotune]
-        [--only a,b] [--json FILE]
+        [--block-tiles 0,128] [--only a,b] [--json FILE]
 
 The models: every folder of --models that exists (../shared/models:
 PyTorch runs torchvision's SqueezeNet 1.1, MobileNetV2 and ResNet-18 and
@@ -18,6 +18,9 @@ both written to --work. PyTorch's SGEMM is cuBLAS's with TF32 off
 buffers and again with A copied in and Y copied out as gjit's call does.
 --max-autotune adds ResNet-50 at batch 32 through
 `torch.compile(mode="max-autotune")` (minutes of autotuning).
+--block-tiles times the SGEMM and ResNet-50 again with graph-to-loop's
+block tiles of those sizes (0: the thread tiles alone), the default
+pipeline (`gjit --dump-pass-pipeline --device=cuda`) edited.
 
 gjit's time is one whole call: inputs copied in, the kernels, outputs
 copied out. Needs a CUDA machine with PyTorch and torchvision; prints one
@@ -28,6 +31,7 @@ the times; a model whose output misses its reference is marked.
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -141,13 +145,16 @@ def torch_max_autotune(runs):
 
 # ---- gilt's side -----------------------------------------------------------------
 
-def gjit_run(gjit, folder, runs, timeout):
-    """gjit on a model folder: (median ms, compile ms, reference matched,
-    first error line); stopped after `timeout` seconds."""
+def gjit_run(gjit, folder, runs, timeout, pipeline=None):
+    """gjit on a model folder (with `pipeline` in place of the default):
+    (median ms, compile ms, reference matched, first error line); stopped
+    after `timeout` seconds."""
     data = os.path.join(folder, "test_data_set_0")
     cmd = [gjit, os.path.join(folder, "model.onnx"), "--device=cuda",
            "--input=@" + os.path.join(data, "input_0.pb"),
            "--benchmark=%d" % runs, "--benchmark-format=json"]
+    if pipeline:
+        cmd += ["-p", pipeline]
     ref = os.path.join(data, "output_0.pb")
     if os.path.exists(ref):
         cmd += ["--expected-output=@" + ref, "--tolerance-l2=1e-4"]
@@ -167,6 +174,14 @@ def gjit_run(gjit, folder, runs, timeout):
 
 
 # ---- the table -------------------------------------------------------------------
+
+def block_tile_pipeline(gjit, tile):
+    """The default CUDA pipeline with graph-to-loop's block tiles of
+    `tile` (0: the thread tiles)."""
+    default = subprocess.run([gjit, "--dump-pass-pipeline", "--device=cuda"],
+                             capture_output=True, text=True, check=True).stdout
+    return re.sub(r"block-tile=\d+", "block-tile=%d" % tile, default.strip())
+
 
 def prepare(work):
     """The models this script writes: ResNet-50 at batch 32, the SGEMM."""
@@ -195,6 +210,9 @@ def main():
                     help="seconds one gjit run may take")
     ap.add_argument("--only", default="")
     ap.add_argument("--max-autotune", action="store_true")
+    ap.add_argument("--block-tiles", default="0,128",
+                    help="other block-tile sizes to time the SGEMM and "
+                         "ResNet-50 with, beside the default pipeline's")
     ap.add_argument("--json")
     o = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -212,6 +230,16 @@ def main():
         ms, compile_ms, ok, error = gjit_run(o.gjit, folder, o.runs, o.timeout)
         row = {"gilt_ms": ms, "compile_ms": compile_ms, "matches": ok,
                "error": error}
+        for tile in filter(None, o.block_tiles.split(",")):
+            if name not in ("sgemm4096", "resnet50_b32"):
+                break
+            t_ms, _, t_ok, t_error = gjit_run(
+                o.gjit, folder, o.runs, o.timeout,
+                block_tile_pipeline(o.gjit, int(tile)))
+            row["gilt_ms_block_tile_%s" % tile] = t_ms
+            row["matches_block_tile_%s" % tile] = t_ok
+            if t_error:
+                row["error_block_tile_%s" % tile] = t_error
         # One PyTorch failure leaves its cells empty, not the table.
         try:
             if name == "sgemm4096":
@@ -233,8 +261,10 @@ def main():
                   "(ok)" if ok else "(MISMATCH)", torch_ms, ratio,
                   "%.0f" % compile_ms if compile_ms else "-",
                   " ".join("%s %.3f" % (k, v) for k, v in row.items()
-                           if k in ("cublas_kernel_ms", "cublas_tflops",
-                                    "max_autotune_ms"))),
+                           if v is not None and (
+                               k in ("cublas_kernel_ms", "cublas_tflops",
+                                     "max_autotune_ms") or
+                               k.startswith("gilt_ms_block_tile_")))),
               flush=True)
         for problem in (error, row.get("torch_error")):
             if problem:

@@ -315,6 +315,14 @@ int main(int argc, char **argv)
   case GJIT_PARSE_RUN:
     break;
   }
+  if (o.dump_pipeline) {
+    char *pipeline = gjit_pipeline(&o);
+    if (pipeline)
+      puts(pipeline);
+    free(pipeline);
+    gjit_options_free(&o);
+    return pipeline ? 0 : 1;
+  }
   GiltContext *ctx = gilt_context_create();
   if (!ctx) {
     fputs("gjit: out of memory\n", stderr);

@@ -40,6 +40,8 @@ static const char usage[] =
     "                           bits: 512 (AVX-512), 256 (AVX2) or 128\n"
     "                           (default: the host's)\n"
     "  -p, --pipeline=PIPELINE  replace the default pass pipeline\n"
+    "  --dump-pass-pipeline     print the pipeline the other flags choose,\n"
+    "                           and run nothing (no model needed)\n"
     "  --print-ir-after-all     print the module after every pass (stderr)\n"
     "  --fold-inputs            make the inputs constants before the pipeline,\n"
     "                           so that constant folding computes the outputs\n"
@@ -83,7 +85,7 @@ enum { OPT_FUNCTION = 256, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_TOLERANCE,
        OPT_AOT, OPT_CACHE_DIR, OPT_BENCHMARK, OPT_BENCHMARK_FORMAT,
        OPT_PROFILE, OPT_EXPLAIN, OPT_DECISIONS, OPT_DUMP_LLVM, OPT_CHECK,
        OPT_BISECT, OPT_TEST_BISECT_PERTURB, OPT_DEVICE, OPT_GPU_ARCH,
-       OPT_DUMP_PTX, OPT_COMPILE_ONLY };
+       OPT_DUMP_PTX, OPT_COMPILE_ONLY, OPT_DUMP_PIPELINE };
 
 static const struct option long_options[] = {
     {"function", required_argument, NULL, OPT_FUNCTION},
@@ -115,6 +117,7 @@ static const struct option long_options[] = {
     {"gpu-arch", required_argument, NULL, OPT_GPU_ARCH},
     {"dump-ptx", required_argument, NULL, OPT_DUMP_PTX},
     {"compile-only", no_argument, NULL, OPT_COMPILE_ONLY},
+    {"dump-pass-pipeline", no_argument, NULL, OPT_DUMP_PIPELINE},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0}};
@@ -366,12 +369,15 @@ GjitParseResult gjit_options_parse(GjitOptions *o, int argc, char **argv)
       if (parse_device(o, c, optarg))
         break;
       return GJIT_PARSE_ERROR;
+    case OPT_DUMP_PIPELINE: o->dump_pipeline = true; break;
     case OPT_HELP: fputs(usage, stdout); return GJIT_PARSE_DONE;
     case OPT_VERSION: puts("gjit " GILT_VERSION); return GJIT_PARSE_DONE;
     default: fputs("Try 'gjit --help' for more information.\n", stderr);
       return GJIT_PARSE_ERROR;
     }
   }
+  if (o->dump_pipeline && optind == argc)
+    return device_conflicts(o) ? GJIT_PARSE_ERROR : GJIT_PARSE_RUN;
   if (optind != argc - 1) {
     fputs(optind == argc ? "gjit: no model given\n"
                          : "gjit: more than one model given\n", stderr);

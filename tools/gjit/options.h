@@ -60,6 +60,7 @@ typedef struct GjitOptions {
   const char *gpu_arch;  /* --gpu-arch; NULL: sm_80 */
   const char *dump_ptx;  /* --dump-ptx: write the kernels' PTX there */
   bool compile_only;     /* compile, report, run nothing */
+  bool dump_pipeline;    /* --dump-pass-pipeline: print it, run nothing */
 } GjitOptions;
 
 typedef enum GjitParseResult {
