@@ -163,26 +163,32 @@ static void matmul_body(Lower *l, GiltValue *const *ivs, void *user)
 
 /* ---- the block tiles (a GPU's) ----------------------------------------------- */
 
+/* x[batch..., row, col] for operand x (a or b: its broadcast tests
+** `one`, its index buffer idx). */
+static GiltValue *load_operand(Lower *l, const MatMul *m, GiltValue *x,
+                               GiltValue *const *one, GiltValue **idx,
+                               GiltValue *const *batch, GiltValue *row,
+                               GiltValue *col)
+{
+  size_t r = rank_of(x);
+  batch_indices(l, x, one, m->nb, batch, idx);
+  idx[r - 2] = row;
+  idx[r - 1] = col;
+  return lower_load(l, x, idx);
+}
+
 static GiltValue *block_load_a(Lower *l, GiltValue *const *batch,
                                GiltValue *i, GiltValue *k, void *user)
 {
   MatMul *m = user;
-  size_t ra = rank_of(m->a);
-  batch_indices(l, m->a, m->a_one, m->nb, batch, m->ia);
-  m->ia[ra - 2] = i;
-  m->ia[ra - 1] = k;
-  return lower_load(l, m->a, m->ia);
+  return load_operand(l, m, m->a, m->a_one, m->ia, batch, i, k);
 }
 
 static GiltValue *block_load_b(Lower *l, GiltValue *const *batch,
                                GiltValue *k, GiltValue *j, void *user)
 {
   MatMul *m = user;
-  size_t rb = rank_of(m->b);
-  batch_indices(l, m->b, m->b_one, m->nb, batch, m->ib);
-  m->ib[rb - 2] = k;
-  m->ib[rb - 1] = j;
-  return lower_load(l, m->b, m->ib);
+  return load_operand(l, m, m->b, m->b_one, m->ib, batch, k, j);
 }
 
 static void block_store(Lower *l, GiltValue *const *batch, GiltValue *i,
