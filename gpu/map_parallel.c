@@ -18,9 +18,10 @@
 ** and delinearizes it into the loop's induction variables (times step
 ** plus lower). The loop's body, nested loops included, is the thread's
 ** body. The host reaches the ops of the function's body and, recursively,
-** of the loop.for and loop.if ops whose blocks only hold what the host
-** runs (the tile loops around graph-to-loop's convolutions, an ONNX If
-** choosing between buffers):
+** of the loop.for, loop.if and loop.while ops whose blocks only hold what
+** the host runs (the tile loops around graph-to-loop's convolutions) or
+** that yield buffers (an ONNX If choosing between buffers, a Loop or Scan
+** carrying tensors):
 **   - loop.parallel: a launch, as above;
 **   - loop.alloc, loop.dealloc, loop.get_global: gpu.alloc, gpu.dealloc,
 **     gpu.device_global (device buffers; weights uploaded once);
@@ -28,8 +29,11 @@
 **   - pure ops without regions (index arithmetic, loop.dim, views,
 **     constants) and loop.assert: stay on the host, where the kernels
 **     that use them receive their values;
+**   - a loop.parallel mapped to blocks (graph-to-loop's block tiles): one
+**     launch of a block per iteration, its threads the loop.parallel
+**     mapped to threads inside (map_blocks);
 **   - anything else that the host reaches (a loop of device work, a load
-**     or store, loop.while, a copy of a view) runs in a launch of
+**     or store, a copy of a view) runs in a launch of
 **     one thread, with the ops after it that use what it computes until
 **     nothing computed there is used after (a load, arithmetic, the
 **     store): correct, slow; counted by the statistic `num-single-thread`
@@ -45,10 +49,9 @@
 ** not free are freed.
 ** Every other memref value of the function becomes one of space 1.
 **
-** Statistics: num-launches, num-single-thread, and num-small-launches:
-** the launches whose loop has fewer iterations than a block (known at
-** compile time), where the CPU-tiled nests of graph-to-loop leave a GPU
-** mostly idle (a tile loop per thread).
+** Statistics: num-launches, num-single-thread, num-small-launches (the
+** launches whose loop has fewer iterations than a block, known at
+** compile time: a GPU mostly idle), num-block-tiles and num-read-back.
 */
 #include "gpu/passes.h"
 
