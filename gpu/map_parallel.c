@@ -51,7 +51,7 @@
 **
 ** Statistics: num-launches, num-single-thread, num-small-launches (the
 ** launches whose loop has fewer iterations than a block, known at
-** compile time: a GPU mostly idle), num-block-tiles and num-read-back.
+** compile time: a GPU mostly idle), num-block-launches and num-read-back.
 */
 #include "gpu/passes.h"
 
@@ -65,7 +65,7 @@ typedef struct Map {
   GiltPass *pass;
   GpuBuilder g;
   int64_t block_size;
-  int64_t num_launches, num_single, num_small, num_read_back, num_block_tiles;
+  int64_t num_launches, num_single, num_small, num_read_back, num_block_launches;
   size_t num_errors;
 } Map;
 
@@ -372,7 +372,7 @@ static void map_blocks(Map *m, GiltOp *par)
   }
   gilt_op_destroy(inner);
   m->num_launches++;
-  m->num_block_tiles++;
+  m->num_block_launches++;
 }
 
 /* Whether a value the ops from `first` to `last` define is used after
@@ -793,9 +793,9 @@ static GiltStatus run(GiltPass *pass, GiltOp *func)
   gilt_pass_add_statistic(pass, "num-single-thread",
                           "ops left to launches of one thread",
                           m.num_single);
-  gilt_pass_add_statistic(pass, "num-block-tiles",
-                          "launches of block tiles (threads sharing memory)",
-                          m.num_block_tiles);
+  gilt_pass_add_statistic(pass, "num-block-launches",
+                          "launches of nests mapped to blocks and threads",
+                          m.num_block_launches);
   gilt_pass_add_statistic(pass, "num-read-back",
                           "one-thread launches whose values the host reads "
                           "back",

@@ -119,6 +119,9 @@ struct Lower {
   ** products a block of LOWER_BLOCK_THREADS^2 threads computes through
   ** shared memory (block_tiles.c); 0 for none. */
   int64_t block_tile;
+  /* Inside lower_parallel_kept_shared's body: the block's threads that
+  ** share each reduction (shared_reduce.c); NULL elsewhere. */
+  struct LowerSharedReduce *shared_reduce;
 };
 
 /* The threads along each side of a block that computes a tile of a
@@ -544,6 +547,38 @@ GILT_INTERNAL void lower_reduce_loops(Lower *l, size_t rank,
                                       GiltValue *const *inits,
                                       GiltValue **results, LowerAccFn step,
                                       void *user);
+/* Combines two partial results of a reduction, acc and other, into next
+** (n accumulators each, as the step's): what splitting it between
+** threads needs. Its identity must be the reduction's inits. */
+typedef void (*LowerCombineFn)(Lower *l, GiltValue *const *acc,
+                               GiltValue *const *other, GiltValue **next,
+                               void *user);
+/* lower_reduce_loops of a reduction that `combine` can split. */
+GILT_INTERNAL void lower_reduce_loops_split(Lower *l, size_t rank,
+                                            GiltValue *const *dims,
+                                            const bool *reduced,
+                                            GiltValue *const *at, size_t n,
+                                            GiltValue *const *inits,
+                                            GiltValue **results,
+                                            LowerAccFn step,
+                                            LowerCombineFn combine,
+                                            void *user);
+/* lower_parallel_kept for a body whose reductions are all
+** lower_reduce_loops_split's (visits may be lower_reduce_loops'): on a
+** GPU (Lower's block_tile), where each kept position reduces at least
+** LOWER_REDUCE_THREADS elements, each is a block of that many threads
+** that share its reductions and visits, neighbouring threads at
+** neighbouring elements (coalesced), the partial results combined
+** through shared memory (shared_reduce.c); elsewhere lower_parallel_kept.
+** The body's other ops run in every thread, each storing the same
+** values. */
+GILT_INTERNAL void lower_parallel_kept_shared(Lower *l, size_t rank,
+                                              GiltValue *const *dims,
+                                              const bool *reduced,
+                                              LowerBodyFn body, void *user);
+#define LOWER_REDUCE_THREADS 128
+/* The most accumulators a split reduction carries. */
+#define LOWER_REDUCE_MAX_ACCUMULATORS 4
 
 /* The index along `axis` of the first maximum (or minimum, `max` false)
 ** of `in` at position `at` of the other dimensions (the last one under

@@ -300,6 +300,15 @@ static void norm_step(Lower *l, GiltValue *const *space,
   }
 }
 
+/* Two partial sums (split between a GPU block's threads). */
+static void norm_combine(Lower *l, GiltValue *const *acc,
+                         GiltValue *const *other, GiltValue **next,
+                         void *user)
+{
+  (void)user;
+  next[0] = lower_plus(l, acc[0], other[0]);
+}
+
 /* Per group: the mean, the variance, then the writes. */
 static void norm_body(Lower *l, GiltValue *const *ivs, void *user)
 {
@@ -307,12 +316,12 @@ static void norm_body(Lower *l, GiltValue *const *ivs, void *user)
   GiltValue *zero = lower_constant(l, n->ct, 0), *sum;
   n->at = ivs;
   n->pass = PASS_MEAN;
-  lower_reduce_loops(l, n->rank, n->dims, n->reduced, ivs, 1, &zero, &sum,
-                     norm_step, n);
+  lower_reduce_loops_split(l, n->rank, n->dims, n->reduced, ivs, 1, &zero,
+                           &sum, norm_step, norm_combine, n);
   n->mean = lower_divide(l, sum, n->count);
   n->pass = PASS_VAR;
-  lower_reduce_loops(l, n->rank, n->dims, n->reduced, ivs, 1, &zero, &sum,
-                     norm_step, n);
+  lower_reduce_loops_split(l, n->rank, n->dims, n->reduced, ivs, 1, &zero,
+                           &sum, norm_step, norm_combine, n);
   n->var = lower_divide(l, sum, n->count);
   if (n->mvn) {
     GiltValue *std = lower_unary(l, LOOP_OP_SQRT, n->var);
@@ -331,7 +340,7 @@ static void normalize(Lower *l, Norm *n)
 {
   n->count = lower_index_to(
       l, lower_reduced_count(l, n->rank, n->dims, n->reduced), n->ct);
-  lower_parallel_kept(l, n->rank, n->dims, n->reduced, norm_body, n);
+  lower_parallel_kept_shared(l, n->rank, n->dims, n->reduced, norm_body, n);
 }
 
 /* A Norm over X's own index space (map NULL), nothing reduced yet, ct the
@@ -576,7 +585,11 @@ static GiltStatus lower_layer_normalization(Lower *l)
   }
   n.count = lower_index_to(
       l, lower_reduced_count(l, n.rank, n.dims, n.reduced), n.ct);
-  lower_parallel_kept(l, n.rank, n.dims, n.reduced, layer_norm_body, &n);
+  if (layer_norm_rows(l, &n))
+    lower_parallel_kept(l, n.rank, n.dims, n.reduced, layer_norm_body, &n);
+  else
+    lower_parallel_kept_shared(l, n.rank, n.dims, n.reduced, layer_norm_body,
+                               &n);
   GiltValue *out[3] = {n.out, n.mean_out, n.inv_std_out};
   return lower_replace(l, out);
 }

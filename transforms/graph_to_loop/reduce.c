@@ -172,6 +172,11 @@ void lower_reduce_loops(Lower *l, size_t rank, GiltValue *const *dims,
                         GiltValue *const *inits, GiltValue **results,
                         LowerAccFn step, void *user)
 {
+  if (l->shared_reduce) { /* a visit, split between a block's threads */
+    lower_reduce_loops_split(l, rank, dims, reduced, at, n, inits, results,
+                             step, NULL, user);
+    return;
+  }
   GiltValue *idx[rank + 1];
   for (size_t d = 0; d < rank; d++)
     idx[d] = at[d];
@@ -387,6 +392,16 @@ static GiltValue *noop_result(Lower *l, void *user)
   return ((Reduce *)user)->result;
 }
 
+/* Two partial accumulators (split between a GPU block's threads). */
+static void reduce_combine(Lower *l, GiltValue *const *acc,
+                           GiltValue *const *other, GiltValue **next,
+                           void *user)
+{
+  Reduce *r = user;
+  next[0] = combine(l, r->max_pass ? LOWER_REDUCE_MAX : r->kind, acc[0],
+                    other[0]);
+}
+
 static void reduce_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   Reduce *r = user;
@@ -397,8 +412,8 @@ static void reduce_body(Lower *l, GiltValue *const *ivs, void *user)
     ** gives log(0) = -inf, a +inf gives +inf, instead of inf - inf. */
     GiltValue *init = lower_lowest(l, r->acc), *m;
     r->max_pass = true;
-    lower_reduce_loops(l, r->rank, r->dims, r->reduced, ivs, 1, &init, &m,
-                       reduce_step, r);
+    lower_reduce_loops_split(l, r->rank, r->dims, r->reduced, ivs, 1, &init,
+                             &m, reduce_step, reduce_combine, r);
     r->max_pass = false;
     GiltValue *abs = lower_unary(l, LOOP_OP_ABSF, m);
     GiltValue *inf = lower_cmp(l, "oeq", abs,
@@ -406,8 +421,8 @@ static void reduce_body(Lower *l, GiltValue *const *ivs, void *user)
     r->shift = lower_select(l, inf, lower_constant(l, r->acc, 0), m);
   }
   GiltValue *init = identity(l, r->kind, r->acc);
-  lower_reduce_loops(l, r->rank, r->dims, r->reduced, ivs, 1, &init, &acc,
-                     reduce_step, r);
+  lower_reduce_loops_split(l, r->rank, r->dims, r->reduced, ivs, 1, &init,
+                           &acc, reduce_step, reduce_combine, r);
   GiltValue *idx[r->rank + 1];
   out_index(r->rank, r->reduced, r->keepdims, ivs, idx);
   GiltType *elem = gilt_value_get_type(r->out)->shaped.elem;
@@ -447,7 +462,7 @@ void lower_reduce(Lower *l, LowerReduceKind kind, double p, GiltValue *in,
   lower_dims(l, in, dims);
   Reduce r;
   reduce_init(l, &r, kind, p, in, out, rank, dims, reduced, keepdims);
-  lower_parallel_kept(l, rank, dims, reduced, reduce_body, &r);
+  lower_parallel_kept_shared(l, rank, dims, reduced, reduce_body, &r);
 }
 
 /* ---- axes known at run time ----------------------------------------------------- */

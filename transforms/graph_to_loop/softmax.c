@@ -96,17 +96,28 @@ static void softmax_step(Lower *l, GiltValue *const *idx,
   store(l, a, y, idx);
 }
 
+/* Two partial maxima or sums (split between a GPU block's threads). */
+static void softmax_combine(Lower *l, GiltValue *const *acc,
+                            GiltValue *const *other, GiltValue **next,
+                            void *user)
+{
+  AxisOp *a = user;
+  next[0] = lower_binary(l, a->pass == PASS_MAX ? LOOP_OP_MAXIMUMF
+                                                : LOOP_OP_ADDF,
+                         acc[0], other[0]);
+}
+
 static void softmax_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   AxisOp *a = user;
   GiltValue *init = lower_lowest(l, a->ct);
   a->pass = PASS_MAX;
-  lower_reduce_loops(l, a->rank, a->dims, a->reduced, ivs, 1, &init, &a->max,
-                     softmax_step, a);
+  lower_reduce_loops_split(l, a->rank, a->dims, a->reduced, ivs, 1, &init,
+                           &a->max, softmax_step, softmax_combine, a);
   init = lower_constant(l, a->ct, 0);
   a->pass = PASS_SUM;
-  lower_reduce_loops(l, a->rank, a->dims, a->reduced, ivs, 1, &init, &a->sum,
-                     softmax_step, a);
+  lower_reduce_loops_split(l, a->rank, a->dims, a->reduced, ivs, 1, &init,
+                           &a->sum, softmax_step, softmax_combine, a);
   if (a->log)
     a->sum = lower_unary(l, LOOP_OP_LOG, a->sum);
   a->pass = PASS_WRITE;
@@ -188,8 +199,11 @@ void lower_softmax_into(Lower *l, GiltValue *in, size_t axis, bool log,
   bool rows = lower_row_apply(l, a.rank, a.reduced,
                               gilt_value_get_type(in)->shaped.elem) &&
               gilt_value_get_type(out)->shaped.elem == a.ct;
-  lower_parallel_kept(l, a.rank, a.dims, a.reduced,
-                      rows ? softmax_row_body : softmax_body, &a);
+  if (rows)
+    lower_parallel_kept(l, a.rank, a.dims, a.reduced, softmax_row_body, &a);
+  else
+    lower_parallel_kept_shared(l, a.rank, a.dims, a.reduced, softmax_body,
+                               &a);
 }
 
 static GiltStatus lower_softmax_op(Lower *l, bool log)
