@@ -61,6 +61,11 @@ static GiltStatus lower_shuffle(L2L *l, GiltOp *op)
 static GiltStatus lower_gpu_op(L2L *l, GiltOp *op)
 {
   GiltValue *v;
+  if (!l->device) /* a block tile's barrier in host code: not mapped */
+    return l2l_error(l, "'%s' is device code, which the host cannot run "
+                        "(gpu-map-parallel and gpu-outline-kernels make it "
+                        "a kernel's)",
+                     gilt_op_get_name(op));
   switch (gpu_op_id(op)) {
   case GPU_OP_THREAD_ID: v = special_register(l, op, "tid"); break;
   case GPU_OP_BLOCK_ID: v = special_register(l, op, "ctaid"); break;
