@@ -9,7 +9,7 @@
 ** of the group's m output channels by its p output positions (all
 ** spatial axes, row-major), k running over its input channels and taps
 ** (c, k_1, ..., k_n, row-major: W's own layout, so A is W read where it
-** lies). X_col is never built: B's element (k, p) is the input at
+** lies, seen as [M, C/group * taps]). X_col is never built: B's element (k, p) is the input at
 ** o_i * s_i + k_i * d_i - begin_i along each axis, 0 in the padding (its
 ** position clamped into the input, as the thread tiles read it), so that
 ** neighbouring threads, staging neighbouring p, read neighbouring
@@ -26,6 +26,7 @@
 typedef struct ImplicitGemm {
   const LowerWindow *w;
   GiltValue *x, *wt, *bias, *y;
+  GiltValue *w_rows; /* wt seen as [M, C/group * taps]: A itself */
   GiltValue *mg, *cg; /* output and input channels per group */
   LowerEpilogue epilogue;
 } ImplicitGemm;
@@ -66,10 +67,8 @@ static GiltValue *load_weight(Lower *l, GiltValue *const *batch,
                               GiltValue *m, GiltValue *k, void *user)
 {
   ImplicitGemm *g = user;
-  GiltValue *at[GRAPH_MAX_RANK + 2];
-  at[0] = output_channel(l, g, batch, m);
-  split_k(l, g, k, &at[1], &at[2]);
-  return lower_load(l, g->wt, at);
+  GiltValue *at[2] = {output_channel(l, g, batch, m), k};
+  return lower_load(l, g->w_rows, at);
 }
 
 static GiltValue *load_input(Lower *l, GiltValue *const *batch, GiltValue *k,
@@ -158,12 +157,19 @@ GiltValue *lower_conv_block_tiles(Lower *l, const LowerWindow *w, GiltValue *x,
   int64_t taps = 1;
   for (size_t i = 0; i < w->n; i++)
     taps *= w->kernel[i];
+  GiltType *wtt = gilt_value_get_type(wt);
+  int64_t cg = wtt->shaped.shape[1];
+  int64_t rows_shape[2] = {wtt->shaped.shape[0],
+                           cg == GILT_DYNAMIC ? GILT_DYNAMIC : cg * taps};
+  GiltValue *k = ix_mul(l, g.cg, lower_index(l, taps));
+  GiltValue *rows_sizes[2] = {dims[1], k};
+  g.w_rows = lower_reshaped(l, wt, 2, rows_shape, rows_sizes);
   LowerBlockTiles t = {.algorithm = "conv-implicit-gemm",
                        .batch_rank = 2,
                        .batch = {dims[0], groups},
                        .m = g.mg,
                        .n = ix_product(l, w->out, 0, w->n),
-                       .k = ix_mul(l, g.cg, lower_index(l, taps)),
+                       .k = k,
                        .load_a = load_weight,
                        .load_b = load_input,
                        .init = bias ? bias_of : NULL,
