@@ -39,9 +39,9 @@ static const char *libdevice_callee(GiltOp *module)
        op = gilt_op_get_next(op)) {
     GiltAttr *name = gilt_op_get_attr(op, "sym_name");
     const char *text = name ? gilt_string_attr_get_value(name, NULL) : "";
-    if (strncmp(text, "__nv_", 5) == 0 &&
+    if (strncmp(text, "__nv_", 5) == 0 && gilt_op_get_num_regions(op) &&
         !gilt_region_get_first_block(gilt_op_get_region(op, 0)))
-      return text;
+      return text; /* an llvm.func without a body */
   }
   return NULL;
 }
