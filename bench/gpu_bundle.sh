@@ -8,7 +8,9 @@
 #
 # OUT_DIR gets gjit.xz and onnx-info (stripped; xz takes gjit's 47 MB to
 # 13), lib/ with the shared libraries a machine without gilt's
-# dependencies lacks (libprotobuf-c, libffi), onnx-data.tar.xz (the ONNX
+# dependencies lacks (libprotobuf-c, libffi), cuda/nvvm/libdevice/ with
+# CUDA's libdevice.10.bc where this machine has it (the kernels' math
+# links it; a machine with PyTorch's CUDA alone has none), onnx-data.tar.xz (the ONNX
 # backend suite of Debian's libonnx-testdata, 6 MB) and models.tar (the
 # named folders of ../shared/models, each without its raw .bin copies;
 # default: all but ResNet-18, whose 45 MB gpu_vs_torch.py replaces by
@@ -30,6 +32,14 @@ strip -o "$out/onnx-info" "$root/bin/onnx-info"
 for lib in libprotobuf-c.so.1 libffi.so.8; do
 	path=$(ldd "$root/bin/gjit" | awk -v l="$lib" '$1 == l { print $3 }')
 	[ -n "$path" ] && cp -L "$path" "$out/lib/"
+done
+for cuda in "${CUDA_PATH:-}" /usr/local/cuda; do
+	libdevice=$cuda/nvvm/libdevice/libdevice.10.bc
+	if [ -n "$cuda" ] && [ -f "$libdevice" ]; then
+		mkdir -p "$out/cuda/nvvm/libdevice"
+		cp "$libdevice" "$out/cuda/nvvm/libdevice/"
+		break
+	fi
 done
 if [ -d "$data/node" ]; then
 	tar cf - -C "$(dirname "$data")" "$(basename "$data")" | xz -T0 -6 >"$out/onnx-data.tar.xz"

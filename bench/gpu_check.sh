@@ -33,6 +33,11 @@ log() { echo "== [$(($(date +%s) - start))s] $*" | tee -a "$out/summary.txt"; }
 chmod +x "$work/gjit"
 cp "$bundle/onnx-info" "$work/" && chmod +x "$work/onnx-info"
 export LD_LIBRARY_PATH=$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# The bundle's libdevice where the machine's CUDA has none of its own.
+if [ ! -f "${CUDA_PATH:-/usr/local/cuda}/nvvm/libdevice/libdevice.10.bc" ] &&
+	[ -f "$bundle/cuda/nvvm/libdevice/libdevice.10.bc" ]; then
+	export CUDA_PATH=$bundle/cuda
+fi
 gjit=$work/gjit
 if [ ! -d "$work/models" ] && [ -f "$bundle/models.tar" ]; then
 	mkdir -p "$work/models" && tar xf "$bundle/models.tar" -C "$work/models"
