@@ -49,8 +49,7 @@ GiltValue *lower_index_to(Lower *l, GiltValue *index, GiltType *t)
                        t);
 }
 
-/* The value of an index constant, when v is one. */
-static bool constant_index(GiltValue *v, int64_t *out)
+bool lower_constant_index(GiltValue *v, int64_t *out)
 {
   GiltOp *def = gilt_value_get_defining_op(v);
   if (!loop_op_is(def, LOOP_OP_CONSTANT))
@@ -67,7 +66,7 @@ GiltValue *lower_reduced_count(Lower *l, size_t rank, GiltValue *const *dims,
   for (size_t i = 0; i < rank; i++) {
     if (!reduced[i])
       continue;
-    if (constant_index(dims[i], &d))
+    if (lower_constant_index(dims[i], &d))
       known *= d;
     else
       count = count ? lower_binary(l, LOOP_OP_MULI, count, dims[i]) : dims[i];

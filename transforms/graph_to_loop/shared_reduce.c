@@ -45,14 +45,13 @@ static bool worth_sharing(const Lower *l, size_t rank, GiltValue *const *dims,
 {
   if (l->block_tile == 0)
     return false;
-  int64_t count = 1;
+  int64_t count = 1, size;
   for (size_t d = 0; d < rank; d++) {
-    GiltOp *def = gilt_value_get_defining_op(dims[d]);
     if (!reduced[d])
       continue;
-    if (!loop_op_is(def, LOOP_OP_CONSTANT))
+    if (!lower_constant_index(dims[d], &size))
       return true;
-    count *= gilt_integer_attr_get_value(gilt_op_get_attr(def, "value"));
+    count *= size;
   }
   return count >= LOWER_REDUCE_THREADS;
 }
