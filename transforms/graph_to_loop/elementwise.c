@@ -513,9 +513,7 @@ GiltValue *activation_hard_sigmoid(Lower *l, GiltValue *x, double alpha,
 
 GiltValue *activation_sigmoid(Lower *l, GiltValue *x)
 {
-  GiltValue *one = lower_constant_like(l, x, 1);
-  GiltValue *e = lower_unary(l, LOOP_OP_EXP, lower_unary(l, LOOP_OP_NEGF, x));
-  return lower_binary(l, LOOP_OP_DIVF, one, lower_binary(l, LOOP_OP_ADDF, one, e));
+  return lower_unary(l, LOOP_OP_SIGMOID, x);
 }
 
 GiltValue *activation_silu(Lower *l, GiltValue *x)

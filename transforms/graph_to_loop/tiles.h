@@ -266,6 +266,9 @@ GILT_INTERNAL GiltValue *lower_pool_nchwc(Lower *l, LowerWindow *w,
 /* The most taps a depthwise kernel unrolls (7x7): conv_depthwise.c's
 ** splats or conv_nchwc.c's vectors of weights, held through a row. */
 #define LOWER_DEPTHWISE_MAX_TAPS 49
+/* The most output pixels conv_nchwc.c's depthwise rows compute side by
+** side. */
+#define LOWER_DEPTHWISE_PIXELS LOWER_TILE_MAX_ROWS
 
 /* Whether a kh x kw window (sizes from the weights' type or the op's
 ** attributes: dynamic, or absurd in a malformed model) has at most `max`

@@ -260,6 +260,12 @@ static GiltValue *compute(L2L *l, LoopOpId id, size_t n,
 {
   const FloatRow *row = &float_rows[id];
   GiltType *t = gilt_value_get_type(args[0]);
+  if (id == LOOP_OP_SIGMOID) { /* 1 / (1 + exp(-x)), exp as loop.exp's */
+    GiltValue *minus_x = l2l_emit(l, LLVM_OP_FNEG, t, 1, args);
+    GiltValue *one = l2l_float(l, t, 1.0);
+    GiltValue *e = compute(l, LOOP_OP_EXP, 1, &minus_x);
+    return l2l_binary(l, LLVM_OP_FDIV, one, l2l_binary(l, LLVM_OP_FADD, one, e));
+  }
   if (row->llvm != LLVM_NUM_OPS)
     return l2l_emit(l, row->llvm, t, n, args);
   if (row->libm && (!row->intrinsic || l->device))

@@ -58,6 +58,7 @@ float interp_round_small(unsigned kind, double v)
   X(LOG, log, log(x))                                                        \
   X(LOG1P, log1p, log1p(x))                                                  \
   X(TANH, tanh, tanh(x))                                                     \
+  X(SIGMOID, sigmoid, 1 / (1 + exp(-x)))                                     \
   X(ERF, erf, erf(x))                                                        \
   X(SIN, sin, sin(x))                                                        \
   X(COS, cos, cos(x))                                                        \
