@@ -654,6 +654,13 @@ size_t lower_output_rows(const Lower *l, int64_t ow, int64_t outputs,
                          bool *aligned)
 {
   *aligned = true;
+  /* Outputs that one tile holds: as many rows, none computed twice; in
+  ** one output row when they are one (a squeeze-and-excitation's 1x1). */
+  if (outputs != GILT_DYNAMIC && outputs > 0 &&
+      outputs <= (int64_t)most_rows(l)) {
+    *aligned = outputs == ow;
+    return (size_t)outputs;
+  }
   size_t fewest = fewest_rows(l);
   for (size_t r = most_rows(l); r >= fewest; r--)
     if (ow != GILT_DYNAMIC && ow % (int64_t)r == 0)

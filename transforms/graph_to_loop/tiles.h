@@ -144,7 +144,8 @@ GILT_INTERNAL size_t lower_rows_fewest_past(int64_t m, size_t fewest,
 ** up to lower_tile_max_rows, 1 where no other divides it. */
 GILT_INTERNAL size_t lower_tile_rows_dividing(const Lower *l, int64_t m);
 /* The tile rows of a product whose rows are a convolution's outputs, OW
-** a row (GILT_DYNAMIC: unknown) and `outputs` in all: a divisor of OW
+** a row (GILT_DYNAMIC: unknown) and `outputs` in all: all of them when a
+** tile holds them (aligned when they are one row), else a divisor of OW
 ** when one of lower_tile_rows's three is (*aligned: a tile's outputs then
 ** lie in one output row, and its reads of the input one address apart by
 ** constant offsets), else lower_tile_rows. */
