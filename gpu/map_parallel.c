@@ -203,16 +203,6 @@ static void move_ops(GiltBlock *from, GiltBlock *to)
   }
 }
 
-/* The value of an index loop.constant, into *c. */
-static bool index_constant(GiltValue *v, int64_t *c)
-{
-  GiltOp *def = gilt_value_get_defining_op(v);
-  if (!loop_op_is(def, LOOP_OP_CONSTANT))
-    return false;
-  *c = gilt_integer_attr_get_value(gilt_op_get_attr(def, "value"));
-  return true;
-}
-
 /* The number of iterations of `par` when its bounds are constants (the
 ** usual case); -1 otherwise. */
 static int64_t static_iterations(GiltOp *par, size_t rank)
@@ -220,9 +210,9 @@ static int64_t static_iterations(GiltOp *par, size_t rank)
   int64_t total = 1;
   for (size_t d = 0; d < rank; d++) {
     int64_t lo, hi, step;
-    if (!index_constant(gilt_op_get_operand(par, d), &lo) ||
-        !index_constant(gilt_op_get_operand(par, rank + d), &hi) ||
-        !index_constant(gilt_op_get_operand(par, 2 * rank + d), &step) ||
+    if (!loop_constant_int(gilt_op_get_operand(par, d), &lo) ||
+        !loop_constant_int(gilt_op_get_operand(par, rank + d), &hi) ||
+        !loop_constant_int(gilt_op_get_operand(par, 2 * rank + d), &step) ||
         step < 1)
       return -1;
     total *= hi > lo ? (hi - lo + step - 1) / step : 0;

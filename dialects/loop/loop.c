@@ -61,6 +61,17 @@ GiltType *loop_element_type(GiltType *t)
   return t->kind == GILT_TYPE_VECTOR ? t->shaped.elem : t;
 }
 
+bool loop_constant_int(GiltValue *v, int64_t *out)
+{
+  GiltOp *def = gilt_value_get_defining_op(v);
+  GiltAttr *value =
+      loop_op_is(def, LOOP_OP_CONSTANT) ? gilt_op_get_attr(def, "value") : NULL;
+  if (!value || value->kind != GILT_ATTR_INTEGER)
+    return false;
+  *out = gilt_integer_attr_get_value(value);
+  return true;
+}
+
 bool loop_is_int_like(GiltType *t)
 {
   GiltType *e = loop_element_type(t);
@@ -411,13 +422,9 @@ GiltStatus loop_verify_dim(GiltOp *op)
   size_t rank = operand_type(op, 0)->shaped.rank;
   if (rank == 0)
     return gilt_op_emit_error(op, "a buffer of rank 0 has no dimensions");
-  GiltOp *def = gilt_value_get_defining_op(gilt_op_get_operand(op, 1));
-  if (!loop_op_is(def, LOOP_OP_CONSTANT))
+  int64_t i; /* a constant of another kind: loop.constant's verifier says */
+  if (!loop_constant_int(gilt_op_get_operand(op, 1), &i))
     return GILT_SUCCESS;
-  GiltAttr *value = gilt_op_get_attr(def, "value");
-  if (!value || value->kind != GILT_ATTR_INTEGER)
-    return GILT_SUCCESS; /* loop.constant's verifier reports it */
-  int64_t i = gilt_integer_attr_get_value(value);
   if (i < 0 || (uint64_t)i >= rank)
     return gilt_op_emit_error(op, "dimension %lld of a buffer of rank %zu",
                               (long long)i, rank);

@@ -125,6 +125,9 @@ static inline LoopOpId loop_op_id(const GiltOp *op)
 
 /* The scalar type of a scalar or of a vector's lanes. */
 GILT_INTERNAL GiltType *loop_element_type(GiltType *t);
+/* Whether v is a loop.constant of an integer (or index) value, and that
+** value into *out. */
+GILT_INTERNAL bool loop_constant_int(GiltValue *v, int64_t *out);
 /* Whether t is an integer or index type, or a vector of them. */
 GILT_INTERNAL bool loop_is_int_like(GiltType *t);
 /* Whether t is a float type, or a vector of them. */

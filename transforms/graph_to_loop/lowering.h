@@ -547,8 +547,6 @@ GILT_INTERNAL void lower_reduce_loops(Lower *l, size_t rank,
                                       GiltValue *const *inits,
                                       GiltValue **results, LowerAccFn step,
                                       void *user);
-/* The value of an index loop.constant into *out, when v is one. */
-GILT_INTERNAL bool lower_constant_index(GiltValue *v, int64_t *out);
 /* Combines two partial results of a reduction, acc and other, into next
 ** (n accumulators each, as the step's): what splitting it between
 ** threads needs. Its identity must be the reduction's inits. */

@@ -49,15 +49,6 @@ GiltValue *lower_index_to(Lower *l, GiltValue *index, GiltType *t)
                        t);
 }
 
-bool lower_constant_index(GiltValue *v, int64_t *out)
-{
-  GiltOp *def = gilt_value_get_defining_op(v);
-  if (!loop_op_is(def, LOOP_OP_CONSTANT))
-    return false;
-  *out = gilt_integer_attr_get_value(gilt_op_get_attr(def, "value"));
-  return true;
-}
-
 GiltValue *lower_reduced_count(Lower *l, size_t rank, GiltValue *const *dims,
                                const bool *reduced)
 {
@@ -66,7 +57,7 @@ GiltValue *lower_reduced_count(Lower *l, size_t rank, GiltValue *const *dims,
   for (size_t i = 0; i < rank; i++) {
     if (!reduced[i])
       continue;
-    if (lower_constant_index(dims[i], &d))
+    if (loop_constant_int(dims[i], &d))
       known *= d;
     else
       count = count ? lower_binary(l, LOOP_OP_MULI, count, dims[i]) : dims[i];

@@ -49,7 +49,7 @@ static bool worth_sharing(const Lower *l, size_t rank, GiltValue *const *dims,
   for (size_t d = 0; d < rank; d++) {
     if (!reduced[d])
       continue;
-    if (!lower_constant_index(dims[d], &size))
+    if (!loop_constant_int(dims[d], &size))
       return true;
     count *= size;
   }

@@ -271,14 +271,13 @@ static GiltStatus lower_dim(L2L *l, GiltOp *op)
   GiltValue *m = gilt_op_get_operand(op, 0);
   GiltValue *desc = l2l_value(l, m);
   size_t rank = rank_of(m);
-  GiltOp *def = gilt_value_get_defining_op(gilt_op_get_operand(op, 1));
   GiltValue *result;
-  if (loop_op_is(def, LOOP_OP_CONSTANT)) {
-    int64_t i = gilt_integer_attr_get_value(gilt_op_get_attr(def, "value"));
-    if (i < 0 || (size_t)i >= rank)
+  int64_t dim;
+  if (loop_constant_int(gilt_op_get_operand(op, 1), &dim)) {
+    if (dim < 0 || (size_t)dim >= rank)
       return l2l_error(l, "dimension %lld of a buffer of rank %zu",
-                       (long long)i, rank);
-    result = l2l_extract(l, desc, L2L_SIZE(rank, i));
+                       (long long)dim, rank);
+    result = l2l_extract(l, desc, L2L_SIZE(rank, dim));
   } else {
     GiltValue *index = l2l_value(l, gilt_op_get_operand(op, 1));
     result = l2l_i64(l, 0);

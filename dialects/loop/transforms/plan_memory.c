@@ -115,14 +115,9 @@ static GiltType *static_type(Plan *p, GiltOp *alloc)
     shape[d] = t->shaped.shape[d];
     if (shape[d] != GILT_DYNAMIC)
       continue;
-    GiltOp *def = gilt_value_get_defining_op(gilt_op_get_operand(alloc, n++));
-    GiltAttr *value = loop_op_is(def, LOOP_OP_CONSTANT)
-                          ? gilt_op_get_attr(def, "value")
-                          : NULL;
-    if (!value || value->kind != GILT_ATTR_INTEGER ||
-        gilt_integer_attr_get_value(value) < 0)
+    if (!loop_constant_int(gilt_op_get_operand(alloc, n++), &shape[d]) ||
+        shape[d] < 0)
       return NULL;
-    shape[d] = gilt_integer_attr_get_value(value);
   }
   return n ? gilt_memref_type_get(p->ctx, rank, shape, t->shaped.elem, NULL,
                                   NULL)
