@@ -322,9 +322,8 @@ static GiltValue *tap_input(Lower *l, const BlockedConv *t, GiltValue *row,
 ** whatever the image's width. The pixels go side by side, each tap's
 ** weights loaded once for all of them: a pixel at a time had loaded a
 ** vector of weights beside each vector of X, two loads a multiply-add
-** (the 25 taps of a 5x5 layer fill more registers than a core has), and
-** side by side at stride 1 neighbouring pixels read the same vectors of
-** X at neighbouring taps, which LLVM loads once. */
+** (the 25 taps of a 5x5 layer fill more registers than a core has), its
+** one chain of multiply-adds waiting on each one's latency. */
 static void depthwise_pixels(Lower *l, GiltValue *ow, GiltValue *const *iter,
                              GiltValue **next, void *user)
 {
@@ -369,16 +368,16 @@ static void row_pixels(Lower *l, BlockedConv *t, GiltValue *lo, GiltValue *hi,
                        bool guarded, size_t pixels)
 {
   t->guarded = guarded;
-  GiltValue *side_by_side = lower_index(l, (int64_t)pixels);
-  GiltValue *end = ix_add(
-      l, lo, ix_mul(l, ix_div(l, ix_sub(l, hi, lo), side_by_side),
-                    side_by_side));
-  t->pixels = pixels;
-  if (pixels > 1)
-    lower_for(l, lo, end, side_by_side, 0, NULL, NULL, depthwise_pixels, t);
+  GiltValue *rest = lo;
+  if (pixels > 1) {
+    GiltValue *step = lower_index(l, (int64_t)pixels);
+    rest = ix_add(l, lo, ix_mul(l, ix_div(l, ix_sub(l, hi, lo), step), step));
+    t->pixels = pixels;
+    lower_for(l, lo, rest, step, 0, NULL, NULL, depthwise_pixels, t);
+  }
   t->pixels = 1;
-  lower_for(l, pixels > 1 ? end : lo, hi, lower_index(l, 1), 0, NULL, NULL,
-            depthwise_pixels, t);
+  lower_for(l, rest, hi, lower_index(l, 1), 0, NULL, NULL, depthwise_pixels,
+            t);
 }
 
 /* One row of outputs of one channel block, ivs (n, cb, oh): the columns

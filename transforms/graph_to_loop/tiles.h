@@ -265,7 +265,7 @@ GILT_INTERNAL GiltValue *lower_pool_nchwc(Lower *l, LowerWindow *w,
                                           GiltValue *x, LowerBlockedPool pool);
 
 /* The most taps a depthwise kernel unrolls (7x7): conv_depthwise.c's
-** splats or conv_nchwc.c's vectors of weights, held through a row. */
+** splats, held through a row, or conv_nchwc.c's taps. */
 #define LOWER_DEPTHWISE_MAX_TAPS 49
 /* The most output pixels conv_nchwc.c's depthwise rows compute side by
 ** side. */
