@@ -73,6 +73,10 @@ typedef struct L2L {
   unsigned num_shared; /* shared-memory globals made (device mode) */
   size_t num_errors;
   bool device; /* lowering kernels for NVPTX (see above) */
+  /* A loop.parallel known to run fewer ops than this in all calls its
+  ** outlined body directly, not through the thread pool (parallel.c);
+  ** the pass's option serial-ops. */
+  int64_t serial_ops;
   GiltType *i1, *i8, *i32, *i64, *f32, *ptr;
 } L2L;
 

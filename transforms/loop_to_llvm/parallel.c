@@ -39,7 +39,8 @@
 **
 ** Only a loop.parallel of a function is outlined; one nested in an
 ** outlined body runs as sequential loops in it (control.c): it already
-** runs on a worker, where the runtime would run it serially anyway.
+** runs on a worker, where the runtime would run it serially anyway. One
+** known to be small (below) calls its outlined body directly, once.
 */
 #include "transforms/loop_to_llvm/lowering.h"
 
@@ -496,10 +497,77 @@ static size_t split_dimension(L2L *l, GiltOp *op)
   return 0;
 }
 
+/* ---- loops too small to share ------------------------------------------------------ */
+
+/* Waking a worker and waiting for it costs some microseconds on these
+** machines, and a loop gains at most half its time from a second core:
+** below l->serial_ops ops in all (10,000 by default, counted on the loop
+** dialect: each op once, loop bodies as often as they run), a loop runs
+** as one chunk on the calling thread, like ONNX Runtime's cost-based
+** TryParallelFor. An op is a rough measure of time: at 50,000 LeNet at
+** two threads went from 29 to 18.5 us (its 13 loops down to 3 shared
+** out), but EfficientNet-B0 at two threads lost about 1 ms (best of 50
+** runs, three pairs alternated), its squeeze-and-excitation pools and
+** gates (20,000 to 45,000 ops, memory-bound) paying for their threads;
+** at 10,000 only the likes of the 1x1 convolutions of one pixel and the
+** packing of a vector run alone, and neither model moved past noise. */
+
+/* The trip count of a loop from loop-dialect constants, or -1. */
+static int64_t static_trips(GiltValue *lb, GiltValue *ub, GiltValue *step)
+{
+  int64_t lo, hi, st;
+  if (!loop_constant_int(lb, &lo) || !loop_constant_int(ub, &hi) ||
+      !loop_constant_int(step, &st) || st <= 0)
+    return -1;
+  return hi > lo ? (hi - lo + st - 1) / st : 0;
+}
+
+/* The times a loop.for or loop.parallel runs its body (1 for another
+** op), or -1 where that is not known. */
+static int64_t body_runs(GiltOp *op)
+{
+  bool parallel = loop_op_is(op, LOOP_OP_PARALLEL);
+  if (loop_op_is(op, LOOP_OP_WHILE))
+    return -1;
+  if (!parallel && !loop_op_is(op, LOOP_OP_FOR))
+    return 1;
+  size_t rank = parallel ? gilt_op_get_num_operands(op) / 3 : 1;
+  int64_t runs = 1;
+  for (size_t d = 0; d < rank && runs >= 0; d++) {
+    int64_t t = static_trips(gilt_op_get_operand(op, d),
+                             gilt_op_get_operand(op, rank + d),
+                             gilt_op_get_operand(op, 2 * rank + d));
+    runs = t < 0 ? -1 : runs * t;
+  }
+  return runs;
+}
+
+/* The ops that op runs: itself, and its regions' ops as often as they
+** run (both of a loop.if's), at most `cap`; `cap` where a trip count is
+** not known. */
+static int64_t ops_run(GiltOp *op, int64_t cap)
+{
+  int64_t runs = body_runs(op), total = 1;
+  if (runs < 0)
+    return cap;
+  for (size_t i = 0; i < gilt_op_get_num_regions(op) && runs > 0; i++) {
+    GiltBlock *body = gilt_region_get_first_block(gilt_op_get_region(op, i));
+    int64_t each = 0;
+    for (GiltOp *in = body ? gilt_block_get_first_op(body) : NULL;
+         in && each < cap; in = gilt_op_get_next(in))
+      each += ops_run(in, cap);
+    total += each >= cap / runs ? cap : each * runs;
+    if (total >= cap)
+      return cap;
+  }
+  return total;
+}
+
 GiltStatus l2l_lower_parallel_outlined(L2L *l, GiltOp *op)
 {
   size_t rank = gilt_op_get_num_operands(op) / 3;
   size_t dim = split_dimension(l, op);
+  bool serial = ops_run(op, l->serial_ops) < l->serial_ops;
   Captures c = {.l = l, .op = op};
   Rebuild r = {.l = l};
   gilt_ptr_map_init(&c.seen, l->ctx);
@@ -566,8 +634,13 @@ GiltStatus l2l_lower_parallel_outlined(L2L *l, GiltOp *op)
   GiltValue *body = l2l_emit_attr(
       l, LLVM_OP_ADDRESSOF, l->ptr, 0, NULL, "global_name",
       gilt_symbol_ref_attr_get(l->ctx, gilt_symbol_get_name(fn), 0, NULL));
-  GiltValue *args[3] = {trips, body, context};
-  l2l_call_extern(l, "gilt_rt_parallel_for", NULL, 3, args);
+  if (serial) { /* all iterations here, as one chunk */
+    GiltValue *chunk[3] = {l2l_i64(l, 0), trips, context};
+    l2l_call(l, gilt_symbol_get_name(fn), NULL, 3, chunk);
+  } else {
+    GiltValue *args[3] = {trips, body, context};
+    l2l_call_extern(l, "gilt_rt_parallel_for", NULL, 3, args);
+  }
 
   GiltValue *result = l2l_load(l, l->i32, status, 4);
   GiltBlock *fail = l2l_block(l, 0, NULL), *next = l2l_block(l, 0, NULL);

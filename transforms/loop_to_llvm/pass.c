@@ -256,10 +256,25 @@ void l2l_swap_in(L2L *l, GiltBlock *body)
   }
 }
 
+static const GiltPassOptionDef options[] = {
+    {"serial-ops", GILT_OPTION_INT, "10000",
+     "A loop.parallel known to run fewer ops than this in all calls its "
+     "body on the calling thread instead of sharing it out to the thread "
+     "pool (parallel.c); 0 shares out every one"},
+    {0}};
+
 static GiltStatus run(GiltPass *pass, GiltOp *module)
 {
+  int64_t serial_ops = gilt_pass_get_option_int(pass, "serial-ops");
+  if (serial_ops < 0) {
+    gilt_emit_error(gilt_op_get_location(module),
+                    "loop-to-llvm: serial-ops must be 0 or more (given %lld)",
+                    (long long)serial_ops);
+    return GILT_FAILURE;
+  }
   L2L l;
   l2l_init(&l, gilt_pass_get_context(pass), module);
+  l.serial_ops = serial_ops;
   GiltBlock *body = gilt_module_get_body(module);
   for (GiltOp *op = gilt_block_get_first_op(body); op;
        op = gilt_op_get_next(op)) {
@@ -290,5 +305,6 @@ const GiltPassDef gilt_loop_to_llvm_pass = {
     .description = "Lower loop-level functions, loops and buffers to the "
                    "llvm dialect (the calling convention of jit/abi.h)",
     .anchor = "builtin.module",
+    .options = options,
     .run = run,
 };
