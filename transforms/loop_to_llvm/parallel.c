@@ -512,14 +512,25 @@ static size_t split_dimension(L2L *l, GiltOp *op)
 ** at 10,000 only the likes of the 1x1 convolutions of one pixel and the
 ** packing of a vector run alone, and neither model moved past noise. */
 
-/* The trip count of a loop from loop-dialect constants, or -1. */
+/* The trip count of a loop from loop-dialect constants, or -1 (not
+** known, or past int64_t). */
 static int64_t static_trips(GiltValue *lb, GiltValue *ub, GiltValue *step)
 {
   int64_t lo, hi, st;
   if (!loop_constant_int(lb, &lo) || !loop_constant_int(ub, &hi) ||
       !loop_constant_int(step, &st) || st <= 0)
     return -1;
-  return hi > lo ? (hi - lo + st - 1) / st : 0;
+  if (hi <= lo)
+    return 0;
+  uint64_t span = (uint64_t)hi - (uint64_t)lo;
+  uint64_t trips = span / (uint64_t)st + (span % (uint64_t)st != 0);
+  return trips > INT64_MAX ? -1 : (int64_t)trips;
+}
+
+/* a + b, or cap where that reaches it (a, b >= 0). */
+static int64_t add_capped(int64_t a, int64_t b, int64_t cap)
+{
+  return a >= cap - b ? cap : a + b;
 }
 
 /* The times a loop.for or loop.parallel runs its body (1 for another
@@ -537,7 +548,7 @@ static int64_t body_runs(GiltOp *op)
     int64_t t = static_trips(gilt_op_get_operand(op, d),
                              gilt_op_get_operand(op, rank + d),
                              gilt_op_get_operand(op, 2 * rank + d));
-    runs = t < 0 ? -1 : runs * t;
+    runs = t < 0 || (t > 0 && runs > INT64_MAX / t) ? -1 : runs * t;
   }
   return runs;
 }
@@ -555,8 +566,8 @@ static int64_t ops_run(GiltOp *op, int64_t cap)
     int64_t each = 0;
     for (GiltOp *in = body ? gilt_block_get_first_op(body) : NULL;
          in && each < cap; in = gilt_op_get_next(in))
-      each += ops_run(in, cap);
-    total += each >= cap / runs ? cap : each * runs;
+      each = add_capped(each, ops_run(in, cap), cap);
+    total = add_capped(total, each >= cap / runs ? cap : each * runs, cap);
     if (total >= cap)
       return cap;
   }
