@@ -1,0 +1,147 @@
+"""ort_layers.py - gilt's kernels beside ONNX Runtime's, layer by layer:
+where a model's gap to ORT lies before anyone guesses. gjit --profile
+gives each fused kernel's time with the ONNX nodes it covers; ORT's own
+profiler (session option enableProfiling) gives each of its kernels' time
+under the name of the value it writes. A gjit kernel is matched with the
+ORT kernel that writes the output of the kernel's last node (ORT names a
+fused Conv + Relu after the Relu, as gjit lists it last), else of its
+first (a Conv with its residual Add is named after the Conv). One thread
+each, the lower half of each kernel's times (warm-up and outliers left
+out); rows sorted by what gilt loses, Conv rows with their shapes.
+
+    ORT_NODE=/scratch/node_modules/onnxruntime-node \\
+        python3 bench/ort_layers.py MODEL_DIR [--gjit bin/gjit] [--runs 30]
+
+MODEL_DIR as bench/vs_ort.py takes (model.onnx, test_data_set_0/, and
+io.json with input_0.bin for ../shared/tools/ort_bench.js's format).
+ORT's profile carries its own overhead per kernel (tens of microseconds
+on these machines): compare rows, not the totals. Needs python3-onnx for
+the shapes.
+"""
+
+import argparse
+import collections
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import onnx
+from onnx import shape_inference
+
+ORT_SCRIPT = r"""
+const ort = require(process.env.ORT_NODE || 'onnxruntime-node');
+const fs = require('fs'), path = require('path');
+(async () => {
+  const [dir, prefix, runs] = process.argv.slice(2);
+  const meta = JSON.parse(fs.readFileSync(path.join(dir, 'io.json')));
+  const s = await ort.InferenceSession.create(path.join(dir, 'model.onnx'),
+    { intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all',
+      executionMode: 'sequential', enableProfiling: true, profileFilePrefix: prefix });
+  const raw = fs.readFileSync(path.join(dir, 'input_0.bin'));
+  const data = meta.in_dtype === 'int64'
+      ? new BigInt64Array(raw.buffer, raw.byteOffset, raw.length / 8)
+      : new Float32Array(raw.buffer, raw.byteOffset, raw.length / 4);
+  const feeds = {}; feeds[s.inputNames[0]] = new ort.Tensor(meta.in_dtype, data, meta.in_shape);
+  for (let i = 0; i < +runs; i++) await s.run(feeds);
+  s.endProfiling();
+})();
+"""
+
+
+def lower_half_mean(times):
+    times = sorted(times)[: len(times) // 2 + 1]
+    return sum(times) / len(times)
+
+
+def ort_kernels(model_dir, runs):
+    """ORT's kernel times in ms by the name of the value each writes."""
+    with tempfile.TemporaryDirectory() as tmp:
+        script = os.path.join(tmp, "prof.js")
+        with open(script, "w") as f:
+            f.write(ORT_SCRIPT)
+        subprocess.run(["node", script, model_dir, os.path.join(tmp, "p"),
+                        str(runs)], check=True)
+        (profile,) = glob.glob(os.path.join(tmp, "p*.json"))
+        with open(profile) as f:
+            events = json.load(f)
+    times = collections.defaultdict(list)
+    for e in events:
+        if e.get("cat") == "Node" and e["name"].endswith("_kernel_time"):
+            times[e["name"][: -len("_kernel_time")]].append(e["dur"] / 1000)
+    kernels = collections.defaultdict(float)
+    for name, t in times.items():
+        kernels[re.sub(r"_output_0(_nchwc)?$", "", name)] += lower_half_mean(t)
+    return kernels
+
+
+def gilt_kernels(gjit, model_dir, runs):
+    """gjit's kernels: (ms, [ONNX node names], op) each."""
+    pb = os.path.join(model_dir, "test_data_set_0", "input_0.pb")
+    out = subprocess.run([gjit, os.path.join(model_dir, "model.onnx"),
+                          "--threads=1", "--profile=%d" % runs,
+                          "--input=@" + pb],
+                         check=True, capture_output=True, text=True)
+    rows = []
+    for line in (out.stdout + out.stderr).splitlines():
+        m = re.match(r"\s*([\d.]+)\s+[\d.]+%\s+\d+\s+(.*) \((graph\.\w+)\)$",
+                     line)
+        if m:
+            rows.append((float(m.group(1)), m.group(2).split(" + "),
+                         m.group(3)))
+    return rows
+
+
+def conv_shapes(model_path):
+    """'C->OC kK gG sS OHxOW' of each Conv node, by node name."""
+    model = shape_inference.infer_shapes(onnx.load(model_path))
+    g = model.graph
+    dims = {}
+    for vi in list(g.value_info) + list(g.input) + list(g.output):
+        dims[vi.name] = [d.dim_value for d in vi.type.tensor_type.shape.dim]
+    for t in g.initializer:
+        dims[t.name] = list(t.dims)
+    shapes = {}
+    for n in g.node:
+        if n.op_type != "Conv" or n.input[1] not in dims:
+            continue
+        w, y = dims[n.input[1]], dims.get(n.output[0], [0, 0, 0, 0])
+        attrs = {a.name: a for a in n.attribute}
+        group = attrs["group"].i if "group" in attrs else 1
+        stride = attrs["strides"].ints[0] if "strides" in attrs else 1
+        shapes[n.name] = "%d->%d k%d g%d s%d %dx%d" % (
+            w[1] * group, w[0], w[2], group, stride, y[2], y[3])
+    return shapes
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("model_dir")
+    p.add_argument("--gjit", default="bin/gjit")
+    p.add_argument("--runs", type=int, default=30)
+    args = p.parse_args()
+    ort = ort_kernels(args.model_dir, args.runs)
+    gilt = gilt_kernels(args.gjit, args.model_dir, args.runs)
+    shapes = conv_shapes(os.path.join(args.model_dir, "model.onnx"))
+    rows = []
+    for ms, nodes, op in gilt:
+        theirs = ort.get(nodes[-1], ort.get(nodes[0]))
+        what = shapes.get(nodes[0], nodes[0])
+        rows.append((ms - theirs if theirs is not None else 0.0, ms, theirs,
+                     what, op))
+    rows.sort(key=lambda r: -r[0])
+    print("%8s %8s %8s  %-28s %s" % ("gilt ms", "ORT ms", "gilt-ORT",
+                                     "layer", "gilt op"))
+    for diff, ms, theirs, what, op in rows:
+        print("%8.3f %8s %8s  %-28s %s" % (
+            ms, "%.3f" % theirs if theirs is not None else "-",
+            "%+.3f" % diff if theirs is not None else "", what[-28:], op))
+    print("gilt kernels %.3f ms; ORT kernels %.3f ms (its profiler's "
+          "overhead included)" % (sum(r[1] for r in rows), sum(ort.values())))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
