@@ -16,9 +16,7 @@
 
 #include <string.h>
 
-/* How many times the loop runs, when its bounds are constants and that
-** is once or never; -1 otherwise. */
-static int trips_up_to_one(GiltValue *lb, GiltValue *ub, GiltValue *step)
+int l2l_trips_up_to_one(GiltValue *lb, GiltValue *ub, GiltValue *step)
 {
   int64_t lo, hi, by, span;
   if (!l2l_constant_int(lb, &lo) || !l2l_constant_int(ub, &hi) ||
@@ -37,7 +35,7 @@ void l2l_loop(L2L *l, GiltValue *lb, GiltValue *ub, GiltValue *step,
   ** as a loop it would cost LLVM's loop passes (induction variables,
   ** rotation) as much as a real one: 238 of DenseNet-121's main
   ** function's 358 loops ran once. */
-  int trips = trips_up_to_one(lb, ub, step);
+  int trips = l2l_trips_up_to_one(lb, ub, step);
   if (trips >= 0) {
     GiltValue *last[n + 1];
     for (size_t i = 0; i < n; i++)

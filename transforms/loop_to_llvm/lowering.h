@@ -135,6 +135,10 @@ GILT_INTERNAL GiltValue *l2l_float(L2L *l, GiltType *t, double v);
 GILT_INTERNAL GiltValue *l2l_poison(L2L *l, GiltType *t);
 /* Whether the llvm value v is an integer llvm.constant, stored in *c. */
 GILT_INTERNAL bool l2l_constant_int(GiltValue *v, int64_t *c);
+/* How many times a loop of these (llvm-level) bounds runs, when they are
+** constants and that is once or never; -1 otherwise (control.c). */
+GILT_INTERNAL int l2l_trips_up_to_one(GiltValue *lb, GiltValue *ub,
+                                      GiltValue *step);
 GILT_INTERNAL GiltValue *l2l_gep(L2L *l, GiltType *elem, GiltValue *base,
                                  GiltValue *index);
 GILT_INTERNAL GiltValue *l2l_load(L2L *l, GiltType *t, GiltValue *addr,

@@ -485,15 +485,12 @@ static void pass_locations(L2L *l, GiltType *context_type, GiltValue *context,
 static size_t split_dimension(L2L *l, GiltOp *op)
 {
   size_t rank = gilt_op_get_num_operands(op) / 3;
-  for (size_t d = 0; d < rank; d++) {
-    int64_t lb, ub, step;
-    if (!l2l_constant_int(l2l_value(l, gilt_op_get_operand(op, d)), &lb) ||
-        !l2l_constant_int(l2l_value(l, gilt_op_get_operand(op, rank + d)), &ub) ||
-        !l2l_constant_int(l2l_value(l, gilt_op_get_operand(op, 2 * rank + d)),
-                      &step) ||
-        step <= 0 || ub - lb > step)
+  for (size_t d = 0; d < rank; d++)
+    if (l2l_trips_up_to_one(
+            l2l_value(l, gilt_op_get_operand(op, d)),
+            l2l_value(l, gilt_op_get_operand(op, rank + d)),
+            l2l_value(l, gilt_op_get_operand(op, 2 * rank + d))) < 0)
       return d;
-  }
   return 0;
 }
 
