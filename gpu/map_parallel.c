@@ -203,23 +203,6 @@ static void move_ops(GiltBlock *from, GiltBlock *to)
   }
 }
 
-/* The number of iterations of `par` when its bounds are constants (the
-** usual case); -1 otherwise. */
-static int64_t static_iterations(GiltOp *par, size_t rank)
-{
-  int64_t total = 1;
-  for (size_t d = 0; d < rank; d++) {
-    int64_t lo, hi, step;
-    if (!loop_constant_int(gilt_op_get_operand(par, d), &lo) ||
-        !loop_constant_int(gilt_op_get_operand(par, rank + d), &hi) ||
-        !loop_constant_int(gilt_op_get_operand(par, 2 * rank + d), &step) ||
-        step < 1)
-      return -1;
-    total *= hi > lo ? (hi - lo + step - 1) / step : 0;
-  }
-  return total;
-}
-
 /* Whether the body of `par` allocates. A kernel cannot, so the host runs
 ** such a nest's iterations one after another, each launching the nests
 ** inside (graph-to-loop's MatMul runs a batch of small products side by
@@ -262,7 +245,7 @@ static void map_parallel(Map *m, GiltOp *par)
     return;
   }
   size_t rank = gilt_op_get_num_operands(par) / 3;
-  int64_t iterations = static_iterations(par, rank);
+  int64_t iterations = loop_parallel_static_iterations(par);
   if (iterations >= 0 && iterations < m->block_size)
     m->num_small++;
   GiltValue *counts[rank + 1], *total = gpu_build_index(&m->g, 1);
@@ -306,9 +289,7 @@ static GiltOp *block_threads(Map *m, GiltOp *par, int64_t *threads)
       found = o;
       count++;
     }
-  *threads = count == 1 ? static_iterations(
-                              found, gilt_op_get_num_operands(found) / 3)
-                        : -1;
+  *threads = count == 1 ? loop_parallel_static_iterations(found) : -1;
   if (*threads >= 1 && *threads <= 1024)
     return found;
   gilt_op_emit_error(par, "gpu-map-parallel: a loop.parallel mapped to "

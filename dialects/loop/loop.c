@@ -72,6 +72,32 @@ bool loop_constant_int(GiltValue *v, int64_t *out)
   return true;
 }
 
+int64_t loop_static_trips(GiltValue *lb, GiltValue *ub, GiltValue *step)
+{
+  int64_t lo, hi, st;
+  if (!loop_constant_int(lb, &lo) || !loop_constant_int(ub, &hi) ||
+      !loop_constant_int(step, &st) || st <= 0)
+    return -1;
+  if (hi <= lo)
+    return 0;
+  uint64_t span = (uint64_t)hi - (uint64_t)lo;
+  uint64_t trips = span / (uint64_t)st + (span % (uint64_t)st != 0);
+  return trips > INT64_MAX ? -1 : (int64_t)trips;
+}
+
+int64_t loop_parallel_static_iterations(GiltOp *par)
+{
+  size_t rank = gilt_op_get_num_operands(par) / 3;
+  int64_t total = 1;
+  for (size_t d = 0; d < rank && total >= 0; d++) {
+    int64_t t = loop_static_trips(gilt_op_get_operand(par, d),
+                                  gilt_op_get_operand(par, rank + d),
+                                  gilt_op_get_operand(par, 2 * rank + d));
+    total = t < 0 || (t > 0 && total > INT64_MAX / t) ? -1 : total * t;
+  }
+  return total;
+}
+
 bool loop_is_int_like(GiltType *t)
 {
   GiltType *e = loop_element_type(t);

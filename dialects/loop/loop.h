@@ -128,6 +128,13 @@ GILT_INTERNAL GiltType *loop_element_type(GiltType *t);
 /* Whether v is a loop.constant of an integer (or index) value, and that
 ** value into *out. */
 GILT_INTERNAL bool loop_constant_int(GiltValue *v, int64_t *out);
+/* The trip count of a loop of these bounds when they are constants, or
+** -1 (not constants, a step below 1, or past int64_t). */
+GILT_INTERNAL int64_t loop_static_trips(GiltValue *lb, GiltValue *ub,
+                                        GiltValue *step);
+/* A loop.parallel's iterations in all, by loop_static_trips of each
+** dimension; -1 where one is not known or the product passes int64_t. */
+GILT_INTERNAL int64_t loop_parallel_static_iterations(GiltOp *par);
 /* Whether t is an integer or index type, or a vector of them. */
 GILT_INTERNAL bool loop_is_int_like(GiltType *t);
 /* Whether t is a float type, or a vector of them. */

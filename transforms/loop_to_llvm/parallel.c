@@ -509,21 +509,6 @@ static size_t split_dimension(L2L *l, GiltOp *op)
 ** at 10,000 only the likes of the 1x1 convolutions of one pixel and the
 ** packing of a vector run alone, and neither model moved past noise. */
 
-/* The trip count of a loop from loop-dialect constants, or -1 (not
-** known, or past int64_t). */
-static int64_t static_trips(GiltValue *lb, GiltValue *ub, GiltValue *step)
-{
-  int64_t lo, hi, st;
-  if (!loop_constant_int(lb, &lo) || !loop_constant_int(ub, &hi) ||
-      !loop_constant_int(step, &st) || st <= 0)
-    return -1;
-  if (hi <= lo)
-    return 0;
-  uint64_t span = (uint64_t)hi - (uint64_t)lo;
-  uint64_t trips = span / (uint64_t)st + (span % (uint64_t)st != 0);
-  return trips > INT64_MAX ? -1 : (int64_t)trips;
-}
-
 /* a + b, or cap where that reaches it (a, b >= 0). */
 static int64_t add_capped(int64_t a, int64_t b, int64_t cap)
 {
@@ -534,20 +519,13 @@ static int64_t add_capped(int64_t a, int64_t b, int64_t cap)
 ** op), or -1 where that is not known. */
 static int64_t body_runs(GiltOp *op)
 {
-  bool parallel = loop_op_is(op, LOOP_OP_PARALLEL);
-  if (loop_op_is(op, LOOP_OP_WHILE))
-    return -1;
-  if (!parallel && !loop_op_is(op, LOOP_OP_FOR))
-    return 1;
-  size_t rank = parallel ? gilt_op_get_num_operands(op) / 3 : 1;
-  int64_t runs = 1;
-  for (size_t d = 0; d < rank && runs >= 0; d++) {
-    int64_t t = static_trips(gilt_op_get_operand(op, d),
-                             gilt_op_get_operand(op, rank + d),
-                             gilt_op_get_operand(op, 2 * rank + d));
-    runs = t < 0 || (t > 0 && runs > INT64_MAX / t) ? -1 : runs * t;
-  }
-  return runs;
+  if (loop_op_is(op, LOOP_OP_PARALLEL))
+    return loop_parallel_static_iterations(op);
+  if (loop_op_is(op, LOOP_OP_FOR))
+    return loop_static_trips(gilt_op_get_operand(op, 0),
+                             gilt_op_get_operand(op, 1),
+                             gilt_op_get_operand(op, 2));
+  return loop_op_is(op, LOOP_OP_WHILE) ? -1 : 1;
 }
 
 /* The ops that op runs: itself, and its regions' ops as often as they
