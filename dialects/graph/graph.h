@@ -189,8 +189,9 @@ GILT_INTERNAL GiltAttr *graph_value_constant(GiltValue *v);
 
 /* The epilogue graph-fuse-epilogues gives a Conv, Gemm, MatMul or
 ** BatchNormalization, as the name of one of GRAPH_EPILOGUE_KINDS (x *
-** sigmoid(x) for silu), applied to each result element as it is stored
-** (after a Conv's residual operand Z is added, when it has one); clip's
+** sigmoid(x) for silu; Gelu's two forms, erf and tanh), applied to each
+** result element as it is stored (after a Conv's residual operand Z, or
+** a MatMul's bias C and residual Z, are added); clip's
 ** bounds [lo, hi] (f64, +-inf for an absent one) in the second. Every
 ** lowering of the four ops applies it. */
 #define GRAPH_EPILOGUE_ATTR "gilt.epilogue"
@@ -203,7 +204,9 @@ GILT_INTERNAL GiltAttr *graph_value_constant(GiltValue *v);
   X(CLIP, "clip")                                                             \
   X(SIGMOID, "sigmoid")                                                       \
   X(HARD_SWISH, "hard_swish")                                                 \
-  X(SILU, "silu")
+  X(SILU, "silu")                                                             \
+  X(GELU, "gelu")                                                             \
+  X(GELU_TANH, "gelu_tanh")
 typedef enum GraphEpilogue {
   GRAPH_EPILOGUE_NONE,
 #define GRAPH_EPILOGUE_ENUM(sym, name) GRAPH_EPILOGUE_##sym,

@@ -3,7 +3,9 @@
 **
 ** MatMul follows numpy.matmul: 1-D operands are promoted (a row vector on
 ** the left, a column on the right) and the promoted dimension dropped from
-** the result; batch dimensions broadcast. Gemm is 2-D with optional
+** the result; batch dimensions broadcast. Its bias C and residual Z,
+** when graph-fuse-epilogues has given it them, are [N] and the result's
+** shape. Gemm is 2-D with optional
 ** transposes and a C that broadcasts one way to M x N. Not here: Conv
 ** (conv.c) and Einsum (not yet in the dialect).
 */
@@ -22,6 +24,36 @@ static GiltStatus report_contraction(const GraphOpView *v, size_t a,
 static bool dims_conflict(int64_t a, int64_t b)
 {
   return a != GILT_DYNAMIC && b != GILT_DYNAMIC && a != b;
+}
+
+/* MatMul's fused bias C, [N], and residual Z, of the result's shape y,
+** when present (graph-fuse-epilogues); both want A and B matrices (or
+** batches of them), not vectors. */
+static GiltStatus check_epilogue_operands(const GraphOpView *v,
+                                          const GraphShape *y, bool vectors)
+{
+  bool c = graph_has_operand(v, 2), z = graph_has_operand(v, 3);
+  if ((c || z) && vectors)
+    return graph_error(v, "operands 'C' and 'Z' need operands 'A' and 'B' "
+                       "of rank 2 or more");
+  if (c) {
+    GraphShape bias;
+    graph_operand_shape(v, 2, &bias);
+    if (bias.ranked && (bias.rank != 1 ||
+                        dims_conflict(bias.dims[0], y->dims[y->rank - 1])))
+      return graph_error(v, "operand 'C' must have one value per column "
+                         "of the result ([N])");
+  }
+  if (z) {
+    GraphShape r;
+    graph_operand_shape(v, 3, &r);
+    bool same = !r.ranked || r.rank == y->rank;
+    for (size_t d = 0; same && r.ranked && d < y->rank; d++)
+      same = !dims_conflict(r.dims[d], y->dims[d]);
+    if (!same)
+      return graph_error(v, "operand 'Z' must have the result's shape");
+  }
+  return GILT_SUCCESS;
 }
 
 GiltStatus graph_infer_matmul(const GraphOpView *v, GiltType **types)
@@ -63,6 +95,8 @@ GiltStatus graph_infer_matmul(const GraphOpView *v, GiltType **types)
     batch.dims[batch.rank++] = a.dims[a.rank - 2];
   if (!b_vec)
     batch.dims[batch.rank++] = b.dims[b.rank - 1];
+  if (check_epilogue_operands(v, &batch, a_vec || b_vec))
+    return GILT_FAILURE;
   types[0] = graph_tensor_type(v->ctx, &batch, elem);
   return GILT_SUCCESS;
 }

@@ -32,5 +32,8 @@ GILT_INTERNAL GiltValue *activation_hard_sigmoid(Lower *l, GiltValue *x,
 GILT_INTERNAL GiltValue *activation_hard_swish(Lower *l, GiltValue *x);
 /* x * sigmoid(x) (SiLU, or Swish), as a Mul of x and its Sigmoid. */
 GILT_INTERNAL GiltValue *activation_silu(Lower *l, GiltValue *x);
+/* Gelu: its exact form on erf, or (tanh_form) its approximation on tanh. */
+GILT_INTERNAL GiltValue *activation_gelu(Lower *l, GiltValue *x,
+                                         bool tanh_form);
 
 #endif /* GILT_TRANSFORMS_GRAPH_TO_LOOP_ACTIVATION_H */

@@ -522,6 +522,35 @@ GiltValue *activation_silu(Lower *l, GiltValue *x)
   return lower_binary(l, LOOP_OP_MULF, x, gate);
 }
 
+/* x/2 (1 + erf(x / sqrt 2)), or with tanh_form Gelu's approximation
+** x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). */
+GiltValue *activation_gelu(Lower *l, GiltValue *x, bool tanh_form)
+{
+  GiltValue *half_x =
+      lower_binary(l, LOOP_OP_MULF, x, lower_constant_like(l, x, 0.5));
+  GiltValue *inner;
+  if (tanh_form) {
+    GiltValue *cube =
+        lower_binary(l, LOOP_OP_MULF, x, lower_binary(l, LOOP_OP_MULF, x, x));
+    GiltValue *t = lower_binary(
+        l, LOOP_OP_ADDF, x,
+        lower_binary(l, LOOP_OP_MULF, cube,
+                     lower_constant_like(l, x, 0.044715)));
+    t = lower_binary(
+        l, LOOP_OP_MULF, t,
+        lower_constant_like(l, x, 0.79788456080286535588)); /* sqrt(2/pi) */
+    inner = lower_unary(l, LOOP_OP_TANH, t);
+  } else {
+    inner = lower_unary(
+        l, LOOP_OP_ERF,
+        lower_binary(l, LOOP_OP_MULF, x,
+                     lower_constant_like(l, x, 0.70710678118654752440)));
+  }
+  return lower_binary(
+      l, LOOP_OP_MULF, half_x,
+      lower_binary(l, LOOP_OP_ADDF, lower_constant_like(l, x, 1), inner));
+}
+
 /* log(1 + e^x) without overflow: max(x, 0) + log1p(e^-|x|). */
 GiltValue *activation_softplus(Lower *l, GiltValue *x)
 {
@@ -627,29 +656,9 @@ static GiltValue *s_mish(Lower *l, GiltValue *const *x)
 
 static GiltValue *s_gelu(Lower *l, GiltValue *const *x)
 {
-  GiltValue *half_x =
-      lower_binary(l, LOOP_OP_MULF, x[0], lower_constant_like(l, x[0], 0.5));
-  GiltValue *inner;
-  if (strcmp(graph_attr_string(l->op, "approximate", "none"), "tanh") == 0) {
-    GiltValue *cube = lower_binary(
-        l, LOOP_OP_MULF, x[0], lower_binary(l, LOOP_OP_MULF, x[0], x[0]));
-    GiltValue *t =
-        lower_binary(l, LOOP_OP_ADDF, x[0],
-                     lower_binary(l, LOOP_OP_MULF, cube,
-                                  lower_constant_like(l, x[0], 0.044715)));
-    t = lower_binary(
-        l, LOOP_OP_MULF, t,
-        lower_constant_like(l, x[0], 0.79788456080286535588)); /* sqrt(2/pi) */
-    inner = lower_unary(l, LOOP_OP_TANH, t);
-  } else {
-    inner = lower_unary(
-        l, LOOP_OP_ERF,
-        lower_binary(l, LOOP_OP_MULF, x[0],
-                     lower_constant_like(l, x[0], 0.70710678118654752440)));
-  }
-  return lower_binary(
-      l, LOOP_OP_MULF, half_x,
-      lower_binary(l, LOOP_OP_ADDF, lower_constant_like(l, x[0], 1), inner));
+  return activation_gelu(
+      l, x[0],
+      strcmp(graph_attr_string(l->op, "approximate", "none"), "tanh") == 0);
 }
 
 static GiltValue *s_shrink(Lower *l, GiltValue *const *x)

@@ -1,9 +1,10 @@
 /*
 ** epilogue.c - what graph-fuse-epilogues fused into a Conv, Gemm or
-** MatMul, applied where the lowering stores a result: a Conv's residual Z
-** added (addf, as the Add lowers to), then the activation
-** (graph.h's GRAPH_EPILOGUE_ATTR) with the same ops the Relu, Clip,
-** Sigmoid, HardSwish or Sigmoid-and-Mul it replaced lowers to
+** MatMul, applied where the lowering stores a result: a Conv's or
+** MatMul's residual Z added (addf, as the Add lowers to; a MatMul's bias
+** C before it, by matmul.c), then the activation (graph.h's
+** GRAPH_EPILOGUE_ATTR) with the same ops the Relu, Clip, Sigmoid,
+** HardSwish, Sigmoid-and-Mul or Gelu it replaced lowers to
 ** (activation.h), so fused and unfused agree bit for
 ** bit, on scalars and on vectors of lanes alike. The residual is read in
 ** the lowering's store loop, at the indices it stores to: no separate
@@ -31,7 +32,8 @@ GiltStatus lower_epilogue_check(Lower *l)
   GraphEpilogue k = graph_epilogue_of(l->op);
   if (k == GRAPH_EPILOGUE_UNKNOWN)
     return lower_error(l, "has an epilogue ('%s') that is none of relu, "
-                          "clip, sigmoid, hard_swish and silu",
+                          "clip, sigmoid, hard_swish, silu, gelu and "
+                          "gelu_tanh",
                        GRAPH_EPILOGUE_ATTR);
   if (k == GRAPH_EPILOGUE_CLIP && !clip_bounds(l->op))
     return lower_error(l, "has a clip epilogue without its bounds ('%s' = "
@@ -44,7 +46,8 @@ void lower_epilogue_read(Lower *l, LowerEpilogue *e)
 {
   *e = (LowerEpilogue){graph_epilogue_of(l->op), 0, 0, NULL};
   if (graph_op_is(l->op, GRAPH_OP_CONV) ||
-      graph_op_is(l->op, GRAPH_OP_CONV_NCHWC))
+      graph_op_is(l->op, GRAPH_OP_CONV_NCHWC) ||
+      graph_op_is(l->op, GRAPH_OP_MAT_MUL))
     e->residual = lower_operand(l, 3);
   if (e->kind == GRAPH_EPILOGUE_CLIP) {
     GiltAttr *bounds = clip_bounds(l->op);
@@ -67,6 +70,9 @@ GiltValue *lower_epilogue_apply(Lower *l, const LowerEpilogue *e,
     return activation_silu(l, v);
   case GRAPH_EPILOGUE_HARD_SWISH:
     return activation_hard_swish(l, v);
+  case GRAPH_EPILOGUE_GELU:
+  case GRAPH_EPILOGUE_GELU_TANH:
+    return activation_gelu(l, v, e->kind == GRAPH_EPILOGUE_GELU_TANH);
   case GRAPH_EPILOGUE_NONE:
   case GRAPH_EPILOGUE_UNKNOWN: /* refused by lower_epilogue_check */
     break;

@@ -41,14 +41,17 @@ static GiltType *elem_of(GiltValue *v)
 
 /* ---- the kernel ------------------------------------------------------------ */
 
+/* A product; what matmul_kernel's callers fill in comes first. */
 typedef struct MatMul {
   GiltValue *a, *b, *y;
-  size_t nb;              /* batch dims of y */
   double alpha;
   bool accumulate;        /* y holds beta * C: add the product to it */
   bool a_trans, b_trans;  /* Gemm's transA, transB (f32 only: packing
                           ** reads them transposed) */
-  LowerEpilogue epilogue; /* a fused activation, applied last */
+  GiltValue *bias;        /* MatMul's fused C, [N]: added to each row */
+  LowerEpilogue epilogue; /* the fused residual (y's shape) and
+                          ** activation, applied after the bias */
+  size_t nb;              /* batch dims of y */
   LowerLanes v;
   GiltValue *k, *n;       /* the sizes of the contraction and of j */
   /* Per batch dim of a and b: the run-time "its size is 1" test for a
@@ -116,17 +119,27 @@ static void k_step(Lower *l, GiltValue *k, GiltValue *const *acc,
           lower_lanes_fma(l, x[r], y[c], acc[r * m->cols + c]);
 }
 
-/* The output at iy from its sum: alpha times it, plus what y holds (beta
-** * C) when accumulating. */
-static GiltValue *finish(Lower *l, MatMul *m, GiltValue *sum,
+/* The output at iy (one element, or with `lanes` a vector of them along
+** j under `mask`) from its sum: alpha times it, plus what y holds (beta *
+** C) when accumulating, plus the bias of its column, then the epilogue
+** (the residual, the activation). Every path of the product ends here,
+** so each computes the same value. */
+static GiltValue *finish(Lower *l, const MatMul *m, const LowerLanes *lanes,
+                         GiltValue *mask, GiltValue *sum,
                          GiltValue *const *iy)
 {
   if (m->alpha != 1)
     sum = lower_binary(l, LOOP_OP_MULF, sum,
-                       lower_constant(l, m->v.elem, m->alpha));
-  if (m->accumulate)
-    sum = lower_lanes_add(l, sum, lower_load(l, m->y, iy));
-  return sum;
+                       lower_constant_like(l, sum, m->alpha));
+  GiltValue *held[2] = {m->accumulate ? m->y : NULL, m->bias};
+  GiltValue *const *at[2] = {iy, &iy[m->nb + 1]};
+  for (size_t i = 0; i < 2; i++)
+    if (held[i])
+      sum = lower_lanes_add(
+          l, sum,
+          lanes ? lower_lanes_load(l, lanes, mask, held[i], at[i])
+                : lower_load(l, held[i], at[i]));
+  return lower_epilogue_apply_at(l, &m->epilogue, lanes, mask, sum, iy);
 }
 
 static void matmul_body(Lower *l, GiltValue *const *ivs, void *user)
@@ -155,10 +168,10 @@ static void matmul_body(Lower *l, GiltValue *const *ivs, void *user)
       iy[t][d] = ivs[d];
     iy[t][nb] = m->row_at[t / (size_t)m->cols];
     iy[t][nb + 1] = m->col_at[t % (size_t)m->cols];
-    acc[t] = finish(l, m, acc[t], iy[t]);
+    acc[t] = finish(l, m, NULL, NULL, acc[t], iy[t]);
   }
   for (size_t t = 0; t < tile; t++)
-    lower_store(l, lower_epilogue_apply(l, &m->epilogue, acc[t]), m->y, iy[t]);
+    lower_store(l, acc[t], m->y, iy[t]);
 }
 
 /* ---- the block tiles (a GPU's) ----------------------------------------------- */
@@ -199,8 +212,7 @@ static void block_store(Lower *l, GiltValue *const *batch, GiltValue *i,
     m->iy[d] = batch[d];
   m->iy[m->nb] = i;
   m->iy[m->nb + 1] = j;
-  sum = finish(l, m, sum, m->iy);
-  lower_store(l, lower_epilogue_apply(l, &m->epilogue, sum), m->y, m->iy);
+  lower_store(l, finish(l, m, NULL, NULL, sum, m->iy), m->y, m->iy);
 }
 
 /* ---- the tiled f32 kernel --------------------------------------------------- */
@@ -230,14 +242,7 @@ static void tile_store(Lower *l, const LowerTileAt *at, size_t i, size_t v,
   MatMul *m = user;
   m->iy[m->nb] = at->rows[i];
   m->iy[m->nb + 1] = at->cols[v];
-  if (m->alpha != 1)
-    sums = lower_binary(
-        l, LOOP_OP_MULF, sums,
-        lower_lanes_splat(l, &m->v, lower_constant(l, m->v.elem, m->alpha)));
-  if (m->accumulate)
-    sums = lower_lanes_add(
-        l, sums, lower_lanes_load(l, &m->v, at->masks[v], m->y, m->iy));
-  sums = lower_epilogue_apply(l, &m->epilogue, sums);
+  sums = finish(l, m, &m->v, at->masks[v], sums, m->iy);
   lower_lanes_store(l, &m->v, at->masks[v], sums, m->y, m->iy);
 }
 
@@ -295,58 +300,55 @@ static bool small_products(GiltValue *y, GiltValue *a, size_t nb)
          k != GILT_DYNAMIC && m * n * k <= ((int64_t)1 << 22);
 }
 
-/* y[.., M, N] (+)= alpha * a[.., M, K] b[.., K, N], all of one element
-** type, y's batch dims the broadcast of a's and b's. f32 goes through the
-** register-blocked tiles (tiles.c), one product of the batch after the
-** other; the other types through the kernel above. */
-static void matmul_kernel(Lower *l, GiltValue *a, GiltValue *b, GiltValue *y,
-                          double alpha, bool accumulate, bool a_trans,
-                          bool b_trans)
+/* y[.., M, N] (+)= alpha * a[.., M, K] b[.., K, N] (+ bias, epilogue),
+** all of one element type, y's batch dims the broadcast of a's and b's,
+** as the caller filled in m. f32 goes through the register-blocked tiles
+** (tiles.c), one product of the batch after the other; the other types
+** through the kernel above. */
+static void matmul_kernel(Lower *l, MatMul *m)
 {
-  MatMul m = {.a = a, .b = b, .y = y, .nb = rank_of(y) - 2, .alpha = alpha,
-              .accumulate = accumulate, .a_trans = a_trans,
-              .b_trans = b_trans};
-  lower_lanes_init(l, &m.v, elem_of(y));
-  lower_epilogue_read(l, &m.epilogue);
-  GILT_ASSERT(m.v.width > 1 || (!a_trans && !b_trans));
-  m.k = lower_dim(l, a, rank_of(a) - (a_trans ? 2 : 1));
-  m.n = lower_dim(l, y, m.nb + 1);
-  ones_of(l, a, m.a_one);
-  ones_of(l, b, m.b_one);
+  GiltValue *a = m->a, *b = m->b, *y = m->y;
+  m->nb = rank_of(y) - 2;
+  lower_lanes_init(l, &m->v, elem_of(y));
+  GILT_ASSERT(m->v.width > 1 || (!m->a_trans && !m->b_trans));
+  m->k = lower_dim(l, a, rank_of(a) - (m->a_trans ? 2 : 1));
+  m->n = lower_dim(l, y, m->nb + 1);
+  ones_of(l, a, m->a_one);
+  ones_of(l, b, m->b_one);
   GiltValue *uppers[GRAPH_MAX_RANK + 2];
   lower_dims(l, y, uppers);
-  if (m.v.width > 1 && small_products(y, a, m.nb)) {
-    lower_parallel(l, m.nb, uppers, tiled_batch, &m);
+  if (m->v.width > 1 && small_products(y, a, m->nb)) {
+    lower_parallel(l, m->nb, uppers, tiled_batch, m);
     return;
   }
-  if (m.v.width > 1) {
-    lower_nest(l, m.nb, uppers, tiled_batch, &m);
+  if (m->v.width > 1) {
+    lower_nest(l, m->nb, uppers, tiled_batch, m);
     return;
   }
   GiltType *yt = gilt_value_get_type(y);
-  if (m.v.elem->kind == GILT_TYPE_FLOAT && m.v.elem->fkind == GILT_F32 &&
-      lower_block_tiles_fit(l, yt->shaped.shape[m.nb],
-                            yt->shaped.shape[m.nb + 1])) {
+  if (m->v.elem->kind == GILT_TYPE_FLOAT && m->v.elem->fkind == GILT_F32 &&
+      lower_block_tiles_fit(l, yt->shaped.shape[m->nb],
+                            yt->shaped.shape[m->nb + 1])) {
     LowerBlockTiles t = {.algorithm = "matmul-blocks",
-                         .batch_rank = m.nb, .m = uppers[m.nb], .n = m.n,
-                         .k = m.k, .load_a = block_load_a,
+                         .batch_rank = m->nb, .m = uppers[m->nb], .n = m->n,
+                         .k = m->k, .load_a = block_load_a,
                          .load_b = block_load_b, .store = block_store,
-                         .user = &m};
-    for (size_t d = 0; d < m.nb; d++)
+                         .user = m};
+    for (size_t d = 0; d < m->nb; d++)
       t.batch[d] = uppers[d];
     lower_block_tiles(l, &t);
     return;
   }
-  m.m = uppers[m.nb];
-  m.rows = lower_thread_tile(l, yt->shaped.shape[m.nb]);
-  m.cols = lower_thread_tile(l, yt->shaped.shape[m.nb + 1]);
-  if (m.rows > 1)
-    uppers[m.nb] = lower_binary(l, LOOP_OP_CEILDIVSI, uppers[m.nb],
-                                lower_index(l, m.rows));
-  if (m.cols > 1)
-    uppers[m.nb + 1] = lower_binary(l, LOOP_OP_CEILDIVSI, uppers[m.nb + 1],
-                                    lower_index(l, m.cols));
-  lower_parallel(l, m.nb + 2, uppers, matmul_body, &m);
+  m->m = uppers[m->nb];
+  m->rows = lower_thread_tile(l, yt->shaped.shape[m->nb]);
+  m->cols = lower_thread_tile(l, yt->shaped.shape[m->nb + 1]);
+  if (m->rows > 1)
+    uppers[m->nb] = lower_binary(l, LOOP_OP_CEILDIVSI, uppers[m->nb],
+                                lower_index(l, m->rows));
+  if (m->cols > 1)
+    uppers[m->nb + 1] = lower_binary(l, LOOP_OP_CEILDIVSI, uppers[m->nb + 1],
+                                    lower_index(l, m->cols));
+  lower_parallel(l, m->nb + 2, uppers, matmul_body, m);
 }
 
 /* ---- operand preparation ------------------------------------------------------ */
@@ -440,15 +442,22 @@ static GiltStatus lower_mat_mul(Lower *l)
   b = as_matrix(l, b, false);
   GiltValue *y = alloc_product(l, a, b, a_vec, b_vec, lower_result_type(l, 0),
                                &full);
+  MatMul m = {.a = a, .b = b, .y = full, .alpha = 1,
+              .bias = lower_operand(l, 2)};
+  lower_epilogue_read(l, &m.epilogue);
   /* A batch of products with one matrix B is one product of all the rows
   ** of A: B packed and read once, tiles of rows across the batch
   ** (PyTorch's attention projections are [seq, 1, d] times [d, 3d], one
-  ** row per product of the batch). Each element sums in the same order. */
+  ** row per product of the batch), the residual read as the same rows.
+  ** Each element sums in the same order. */
   if (rank_of(b) == 2 && rank_of(a) > 2) {
-    a = as_rows(l, lower_contiguous(l, a));
-    full = as_rows(l, full);
+    m.a = as_rows(l, lower_contiguous(l, a));
+    m.y = as_rows(l, full);
+    if (m.epilogue.residual)
+      m.epilogue.residual =
+          as_rows(l, lower_contiguous(l, m.epilogue.residual));
   }
-  matmul_kernel(l, a, b, full, 1, false, false, false);
+  matmul_kernel(l, &m);
   return lower_replace(l, &y);
 }
 
@@ -496,7 +505,10 @@ static GiltStatus lower_gemm(Lower *l)
     GemmC g = {c, y, beta != 1 ? lower_constant(l, elem, beta) : NULL};
     lower_parallel(l, 2, dims, gemm_c_body, &g);
   }
-  matmul_kernel(l, a, b, y, alpha, c != NULL, tiled && ta, tiled && tb);
+  MatMul m = {.a = a, .b = b, .y = y, .alpha = alpha, .accumulate = c != NULL,
+              .a_trans = tiled && ta, .b_trans = tiled && tb};
+  lower_epilogue_read(l, &m.epilogue);
+  matmul_kernel(l, &m);
   return lower_replace(l, &y);
 }
 
@@ -523,7 +535,7 @@ static GiltStatus integer_product(Lower *l, const size_t *at, GiltType *result,
   a = lower_copy_map(l, a, i32, false, lower_minus_zero_point, &za);
   b = lower_copy_map(l, b, i32, false, lower_minus_zero_point, &zb);
   *y = alloc_product(l, a, b, a_vec, b_vec, result, full);
-  matmul_kernel(l, a, b, *full, 1, false, false, false);
+  matmul_kernel(l, &(MatMul){.a = a, .b = b, .y = *full, .alpha = 1});
   return GILT_SUCCESS;
 }
 

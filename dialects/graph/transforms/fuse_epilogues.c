@@ -5,16 +5,20 @@
 ** tensor are gone (ONNX Runtime's FusedConv and TVM's fused kernels do
 ** the same):
 **
-** - a residual Add of a Conv's result and a tensor of the same shape (the
-**   skip connections of ResNet and MobileNetV2): the tensor becomes the
-**   Conv's operand Z, added to each result element;
+** - a bias Add of a MatMul's result and a vector of one value per
+**   column ([N]: the Linear layers of transformers, which PyTorch exports
+**   as MatMul and Add): the vector becomes the MatMul's operand C;
+** - a residual Add of a Conv's or MatMul's result and a tensor of the
+**   same shape (the skip connections of ResNet, MobileNetV2 and
+**   transformer blocks): the tensor becomes the op's operand Z, added to
+**   each result element (after C);
 ** - then an activation of the result (a BatchNormalization's too): a
-**   Relu, a Clip (constant bounds), a Sigmoid, a HardSwish, or a Mul of
-**   the result and its Sigmoid (SiLU, EfficientNet's activation): the
-**   discardable attributes GRAPH_EPILOGUE_ATTR ("relu", "clip",
-**   "sigmoid", "hard_swish" or "silu") and GRAPH_EPILOGUE_BOUNDS_ATTR
-**   ([lo, hi] as f64, for clip) of the producer (graph.h), applied after
-**   Z.
+**   Relu, a Clip (constant bounds), a Sigmoid, a HardSwish, a Gelu, or a
+**   Mul of the result and its Sigmoid (SiLU, EfficientNet's activation):
+**   the discardable attributes GRAPH_EPILOGUE_ATTR ("relu", "clip",
+**   "sigmoid", "hard_swish", "gelu", "gelu_tanh" or "silu") and
+**   GRAPH_EPILOGUE_BOUNDS_ATTR ([lo, hi] as f64, for clip) of the
+**   producer (graph.h), applied after Z.
 **
 ** Every lowering of the four ops applies them
 ** (transforms/graph_to_loop/epilogue.c), so the fused op computes what
@@ -26,11 +30,13 @@
 ** consumer may see the unfused values), is f32 (the element type the
 ** tiled kernels apply epilogues in), and, for an Add, has no epilogue yet
 ** (an activation comes after the residual, never before) and the Add's
-** other operand has exactly the result's type (no broadcast); a SiLU,
+** other operand has exactly the result's type (no broadcast) or, for a
+** bias, is the f32 vector [N] (a MatMul with no residual yet); a SiLU,
 ** when the result's two users are its Sigmoid and the Mul. Adds are
-** fused first, so that a Relu after one then fuses too. A Conv fused
-** with an Add defined after its other operand moves down to the Add, so
-** that Z is defined before it. A remark of category "fusion" at each
+** fused first, in program order (a bias before the residual that
+** follows it), so that an activation after them then fuses too. A
+** producer fused with an Add defined after its other operand moves down
+** to the Add, so that C or Z is defined before it. A remark of category "fusion" at each
 ** Add and activation says what was decided and why (gilt/remarks.h:
 ** gopt and gjit --explain=fusion, --decisions).
 */
@@ -62,6 +68,10 @@ static GraphEpilogue activation_kind(GiltOp *op)
     return GRAPH_EPILOGUE_SIGMOID;
   if (graph_op_is(op, GRAPH_OP_HARD_SWISH))
     return GRAPH_EPILOGUE_HARD_SWISH;
+  if (graph_op_is(op, GRAPH_OP_GELU))
+    return strcmp(graph_attr_string(op, "approximate", "none"), "tanh")
+               ? GRAPH_EPILOGUE_GELU
+               : GRAPH_EPILOGUE_GELU_TANH;
   return GRAPH_EPILOGUE_NONE;
 }
 
@@ -92,6 +102,12 @@ static bool is_f32_tensor(GiltValue *v)
              gilt_float_type_get(gilt_type_get_context(t), GILT_F32);
 }
 
+/* Whether loc is a list of nodes: fused, with no metadata. */
+static bool is_flat(const GiltLocation *loc)
+{
+  return loc->kind == GILT_LOC_FUSED && !loc->fused.metadata;
+}
+
 /* The producer's location fused with op's, op's result replaced by the
 ** producer's, and op erased. */
 static void absorb(GiltOp *producer, GiltOp *op, const char *as)
@@ -105,15 +121,21 @@ static void absorb(GiltOp *producer, GiltOp *op, const char *as)
               "fused into the %s before it as its %s",
               gilt_op_get_name(producer), as);
   /* One flat list of the nodes (Conv + Add + Relu), as gjit --profile
-  ** names them. */
-  bool flat = at->kind == GILT_LOC_FUSED && !at->fused.metadata;
-  size_t n = flat ? at->fused.n : 1;
-  GiltLocation **locs = gilt_calloc(ctx, n + 1, sizeof *locs);
-  for (size_t i = 0; i < n; i++)
-    locs[i] = flat ? at->fused.locs[i] : at;
-  locs[n] = loc;
-  gilt_op_set_location(producer,
-                       gilt_location_fused_get(ctx, n + 1, locs, NULL));
+  ** names them; an absorbed op fused already (a Gelu's five nodes)
+  ** brings its own list. */
+  GiltLocation *parts[2] = {at, loc};
+  size_t n = 0;
+  for (size_t p = 0; p < 2; p++)
+    n += is_flat(parts[p]) ? parts[p]->fused.n : 1;
+  GiltLocation **locs = gilt_calloc(ctx, n, sizeof *locs);
+  n = 0;
+  for (size_t p = 0; p < 2; p++)
+    if (is_flat(parts[p]))
+      for (size_t i = 0; i < parts[p]->fused.n; i++)
+        locs[n++] = parts[p]->fused.locs[i];
+    else
+      locs[n++] = parts[p];
+  gilt_op_set_location(producer, gilt_location_fused_get(ctx, n, locs, NULL));
   gilt_free(ctx, locs);
   gilt_value_replace_all_uses_with(gilt_op_get_result(op, 0),
                                    gilt_op_get_result(producer, 0));
@@ -125,81 +147,146 @@ static void explain_not(GiltOp *op, const char *why)
   gilt_remark(op, "fusion", "not-fused", 0, NULL, "not fused: %s", why);
 }
 
-/* ---- residual Adds --------------------------------------------------------------- */
+/* ---- bias and residual Adds ---------------------------------------------------- */
 
-/* Why Add operand y, the other being z, cannot become Z of the Conv that
-** produces it, or NULL when it can. */
-static const char *why_not_residual(GiltOp *add, GiltValue *y, GiltValue *z)
+/* Whether op is a product that takes a bias or residual operand: a Conv,
+** or a MatMul of matrices (the verifier's condition for its C and Z). */
+static bool takes_addends(GiltOp *op)
 {
-  GiltOp *conv = gilt_value_get_defining_op(y);
-  if (!graph_op_is(conv, GRAPH_OP_CONV))
-    return "neither operand is the result of a Conv";
+  if (graph_op_is(op, GRAPH_OP_CONV))
+    return true;
+  if (!graph_op_is(op, GRAPH_OP_MAT_MUL))
+    return false;
+  for (size_t i = 0; i < 2; i++) {
+    GiltType *t = gilt_value_get_type(gilt_op_get_operand(op, i));
+    if (gilt_type_get_kind(t) != GILT_TYPE_TENSOR ||
+        !gilt_shaped_type_has_rank(t) || gilt_shaped_type_get_rank(t) < 2)
+      return false;
+  }
+  return true;
+}
+
+/* Why Add operand y, the other being z, cannot become operand `slot` (2:
+** a MatMul's bias C; 3: the residual Z) of the Conv or MatMul that
+** produces it, or NULL when it can. */
+static const char *why_not_addend(GiltOp *add, GiltValue *y, GiltValue *z,
+                                  size_t slot)
+{
+  GiltOp *producer = gilt_value_get_defining_op(y);
+  if (!takes_addends(producer))
+    return "neither operand is the result of a Conv or of a MatMul of "
+           "matrices";
+  bool conv = graph_op_is(producer, GRAPH_OP_CONV);
+  if (slot == 2 && conv)
+    return "a Conv takes its bias from the model";
   if (gilt_value_get_num_uses(y) != 1)
-    return "the Conv's result has other users, which must see it without "
-           "the residual";
-  if (gilt_op_get_attr(conv, GRAPH_EPILOGUE_ATTR))
-    return "the Conv has an activation epilogue, which the residual would "
-           "have to follow";
-  if (gilt_op_get_num_operands(conv) > 3)
-    return "the Conv has a residual already";
-  if (gilt_op_get_block(conv) != gilt_op_get_block(add))
-    return "the Conv is in another block";
+    return "the product's result has other users, which must see it "
+           "without the addition";
+  if (gilt_op_get_attr(producer, GRAPH_EPILOGUE_ATTR))
+    return "the product has an activation epilogue, which the addition "
+           "would have to follow";
+  if (gilt_op_get_num_operands(producer) > 3)
+    return "the product has a residual already";
+  if (slot == 2 && gilt_op_get_num_operands(producer) > 2)
+    return "the MatMul has a bias already";
+  if (gilt_op_get_block(producer) != gilt_op_get_block(add))
+    return "the product is in another block";
   if (!is_f32_tensor(y))
-    return "the Conv's result is not f32";
-  if (gilt_value_get_type(z) != gilt_value_get_type(y))
-    return "its other operand's type differs from the Conv's result's (a "
-           "broadcast)";
+    return "the product's result is not f32";
+  if (slot == 3 && gilt_value_get_type(z) != gilt_value_get_type(y))
+    return "its other operand's type differs from the product's result's "
+           "(a broadcast)";
+  if (slot == 2) {
+    GiltType *yt = gilt_value_get_type(y), *zt = gilt_value_get_type(z);
+    size_t rank =
+        gilt_shaped_type_has_rank(yt) ? gilt_shaped_type_get_rank(yt) : 0;
+    int64_t n = rank ? gilt_shaped_type_get_dim(yt, rank - 1) : GILT_DYNAMIC;
+    if (!is_f32_tensor(z) || !gilt_shaped_type_has_rank(zt) ||
+        gilt_shaped_type_get_rank(zt) != 1 || n == GILT_DYNAMIC ||
+        gilt_shaped_type_get_dim(zt, 0) != n)
+      return "its other operand is not one value per column of the "
+             "MatMul's result";
+  }
   return NULL;
 }
 
-/* An absent bias of conv: a graph.none before it, for Z's position. */
-static GiltValue *none_before(GiltOp *conv)
+/* An absent operand of op (a Conv's or MatMul's bias): a graph.none
+** before it, for the position of the operand after it. */
+static GiltValue *none_before(GiltOp *op)
 {
-  GiltContext *ctx = gilt_op_get_context(conv);
+  GiltContext *ctx = gilt_op_get_context(op);
   GiltType *t = gilt_none_type_get(ctx);
-  GiltOpState st = gilt_op_state_get("graph.none", gilt_op_get_location(conv));
+  GiltOpState st = gilt_op_state_get("graph.none", gilt_op_get_location(op));
   st.num_results = 1;
   st.result_types = &t;
   GiltBuilder *b = gilt_builder_create(ctx);
-  gilt_builder_set_insertion_point_before(b, conv);
+  gilt_builder_set_insertion_point_before(b, op);
   GiltOp *none = gilt_builder_create_op(b, &st);
   gilt_builder_destroy(b);
   return gilt_op_get_result(none, 0);
 }
 
-static bool fuse_residual(GiltOp *add)
+/* The operand an Add would be of the product before it: a bias (slot 2)
+** when an operand is a vector, which no residual is, else a residual. */
+static size_t addend_slot(GiltOp *add)
+{
+  for (size_t i = 0; i < 2; i++) {
+    GiltType *t = gilt_value_get_type(gilt_op_get_operand(add, i));
+    if (gilt_type_get_kind(t) == GILT_TYPE_TENSOR &&
+        gilt_shaped_type_has_rank(t) && gilt_shaped_type_get_rank(t) == 1)
+      return 2;
+  }
+  return 3;
+}
+
+/* Add's operands as the product's result y and the addend z, or false
+** with a remark when neither can be; both may be products of which the
+** later one takes the earlier one's result. Which slot: see
+** why_not_addend. */
+static bool pick_addend(GiltOp *add, size_t slot, GiltValue **y,
+                        GiltValue **z)
 {
   GiltValue *a = gilt_op_get_operand(add, 0), *b = gilt_op_get_operand(add, 1);
-  const char *why_a = why_not_residual(add, a, b);
-  const char *why_b = why_not_residual(add, b, a);
+  const char *why_a = why_not_addend(add, a, b, slot);
+  const char *why_b = why_not_addend(add, b, a, slot);
   if (why_a && why_b) {
-    /* The reason about a Conv operand, when there is one. */
-    explain_not(add,
-                graph_op_is(gilt_value_get_defining_op(a), GRAPH_OP_CONV)
-                    ? why_a
-                    : why_b);
+    /* The reason about a product operand, when there is one. */
+    explain_not(add, takes_addends(gilt_value_get_defining_op(a)) ? why_a
+                                                                  : why_b);
     return false;
   }
-  /* Both fusable: the later Conv takes the earlier one's result as Z. */
-  GiltValue *y = why_a ? b : a, *z = why_a ? a : b;
-  GiltOp *conv = gilt_value_get_defining_op(y);
-  GiltOp *zdef = gilt_value_get_defining_op(z);
-  if (!why_a && !why_b && gilt_op_is_before_in_block(conv, zdef)) {
-    y = b, z = a;
-    conv = zdef;
-    zdef = gilt_value_get_defining_op(z);
+  *y = why_a ? b : a;
+  *z = why_a ? a : b;
+  if (!why_a && !why_b &&
+      gilt_op_is_before_in_block(gilt_value_get_defining_op(a),
+                                 gilt_value_get_defining_op(b))) {
+    *y = b;
+    *z = a;
   }
-  /* The Conv's operands are defined before it, so also before the Add;
-  ** there Z is too. */
-  if (zdef && gilt_op_get_block(zdef) == gilt_op_get_block(conv) &&
-      gilt_op_is_before_in_block(conv, zdef))
-    gilt_op_move_before(conv, add);
-  GiltValue *ops[4] = {gilt_op_get_operand(conv, 0),
-                       gilt_op_get_operand(conv, 1), NULL, z};
-  ops[2] = gilt_op_get_num_operands(conv) > 2 ? gilt_op_get_operand(conv, 2)
-                                              : none_before(conv);
-  gilt_op_set_operands(conv, 4, ops);
-  absorb(conv, add, "residual epilogue");
+  return true;
+}
+
+/* Add fused into the product before it as its operand `slot` (see
+** why_not_addend); false, with a remark, when it cannot be. */
+static bool fuse_addend(GiltOp *add, size_t slot)
+{
+  GiltValue *y, *z;
+  if (!pick_addend(add, slot, &y, &z))
+    return false;
+  GiltOp *producer = gilt_value_get_defining_op(y);
+  GiltOp *zdef = gilt_value_get_defining_op(z);
+  /* The product's operands are defined before it, so also before the
+  ** Add; there z is too. */
+  if (zdef && gilt_op_get_block(zdef) == gilt_op_get_block(producer) &&
+      gilt_op_is_before_in_block(producer, zdef))
+    gilt_op_move_before(producer, add);
+  size_t n = gilt_op_get_num_operands(producer);
+  GiltValue *ops[4];
+  for (size_t i = 0; i < slot; i++)
+    ops[i] = i < n ? gilt_op_get_operand(producer, i) : none_before(producer);
+  ops[slot] = z;
+  gilt_op_set_operands(producer, slot + 1, ops);
+  absorb(producer, add, slot == 2 ? "bias epilogue" : "residual epilogue");
   return true;
 }
 
@@ -337,9 +424,16 @@ static GiltStatus run(GiltPass *pass, GiltOp *root)
   gilt_op_walk(root, GILT_WALK_PRE_ORDER, collect_binary, &c);
   /* A fusion erases the visited op and, for a SiLU, its Sigmoid, which
   ** no list holds yet: the activations are collected after. */
-  int64_t residuals = 0, fused = 0;
-  for (size_t i = 0; i < c.adds.len; i++)
-    residuals += fuse_residual(c.adds.data[i]);
+  int64_t residuals = 0, biases = 0, fused = 0;
+  for (size_t i = 0; i < c.adds.len; i++) {
+    size_t slot = addend_slot(c.adds.data[i]);
+    if (!fuse_addend(c.adds.data[i], slot))
+      continue;
+    if (slot == 2)
+      biases++;
+    else
+      residuals++;
+  }
   for (size_t i = 0; i < c.muls.len; i++)
     fused += fuse_silu(c.muls.data[i]);
   gilt_op_walk(root, GILT_WALK_PRE_ORDER, collect_activations, &c);
@@ -352,17 +446,22 @@ static GiltStatus run(GiltPass *pass, GiltOp *root)
                           "Number of activations fused into their producer",
                           fused);
   gilt_pass_add_statistic(pass, "num-residuals",
-                          "Number of residual Adds fused into their Conv",
+                          "Number of residual Adds fused into their Conv or "
+                          "MatMul",
                           residuals);
-  if (!fused && !residuals)
+  gilt_pass_add_statistic(pass, "num-biases",
+                          "Number of bias Adds fused into their MatMul",
+                          biases);
+  if (!fused && !residuals && !biases)
     gilt_pass_mark_unchanged(pass);
   return GILT_SUCCESS;
 }
 
 const GiltPassDef gilt_graph_fuse_epilogues_pass = {
     .name = "graph-fuse-epilogues",
-    .description = "Fuse a residual Add into the Conv before it, and a Relu, "
-                   "constant Clip, Sigmoid, HardSwish or SiLU (x * "
+    .description = "Fuse a bias Add into the MatMul before it, a residual "
+                   "Add into the Conv or MatMul before it, and a Relu, "
+                   "constant Clip, Sigmoid, HardSwish, Gelu or SiLU (x * "
                    "Sigmoid(x)) into the Conv, Gemm, MatMul or "
                    "BatchNormalization before it, "
                    "as their epilogue",
