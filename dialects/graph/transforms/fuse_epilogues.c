@@ -36,9 +36,9 @@
 ** fused first, in program order (a bias before the residual that
 ** follows it), so that an activation after them then fuses too. A
 ** producer fused with an Add defined after its other operand moves down
-** to the Add, so that C or Z is defined before it. A remark of category "fusion" at each
-** Add and activation says what was decided and why (gilt/remarks.h:
-** gopt and gjit --explain=fusion, --decisions).
+** to the Add, so that C or Z is defined before it. A remark of category
+** "fusion" at each Add and activation says what was decided and why
+** (gilt/remarks.h: gopt and gjit --explain=fusion, --decisions).
 */
 #include "dialects/graph/graph.h"
 
