@@ -6,7 +6,8 @@
 ** the result; batch dimensions broadcast. Its bias C and residual Z,
 ** when graph-fuse-epilogues has given it them, are [N] and the result's
 ** shape. Gemm is 2-D with optional
-** transposes and a C that broadcasts one way to M x N. Not here: Conv
+** transposes, a C that broadcasts one way to M x N, and the residual Z
+** that graph-fuse-epilogues may give it. Not here: Conv
 ** (conv.c) and Einsum (not yet in the dialect).
 */
 #include "dialects/graph/graph.h"
@@ -24,6 +25,21 @@ static GiltStatus report_contraction(const GraphOpView *v, size_t a,
 static bool dims_conflict(int64_t a, int64_t b)
 {
   return a != GILT_DYNAMIC && b != GILT_DYNAMIC && a != b;
+}
+
+/* The residual Z (operand 3) that graph-fuse-epilogues gives a MatMul or
+** Gemm, when present: of the result's shape y. */
+static GiltStatus check_residual(const GraphOpView *v, const GraphShape *y)
+{
+  if (!graph_has_operand(v, 3))
+    return GILT_SUCCESS;
+  GraphShape r;
+  graph_operand_shape(v, 3, &r);
+  bool same = !r.ranked || r.rank == y->rank;
+  for (size_t d = 0; same && r.ranked && d < y->rank; d++)
+    same = !dims_conflict(r.dims[d], y->dims[d]);
+  return same ? GILT_SUCCESS
+              : graph_error(v, "operand 'Z' must have the result's shape");
 }
 
 /* MatMul's fused bias C, [N], and residual Z, of the result's shape y,
@@ -44,16 +60,7 @@ static GiltStatus check_epilogue_operands(const GraphOpView *v,
       return graph_error(v, "operand 'C' must have one value per column "
                          "of the result ([N])");
   }
-  if (z) {
-    GraphShape r;
-    graph_operand_shape(v, 3, &r);
-    bool same = !r.ranked || r.rank == y->rank;
-    for (size_t d = 0; same && r.ranked && d < y->rank; d++)
-      same = !dims_conflict(r.dims[d], y->dims[d]);
-    if (!same)
-      return graph_error(v, "operand 'Z' must have the result's shape");
-  }
-  return GILT_SUCCESS;
+  return check_residual(v, y);
 }
 
 GiltStatus graph_infer_matmul(const GraphOpView *v, GiltType **types)
@@ -132,6 +139,8 @@ GiltStatus graph_infer_gemm(const GraphOpView *v, GiltType **types)
       return graph_error(v, "operand 'C' does not broadcast to the %lld x "
                          "%lld result", (long long)m, (long long)n);
   }
+  if (check_residual(v, &out))
+    return GILT_FAILURE;
   types[0] = graph_tensor_type(v->ctx, &out, graph_operand_elem(v, 0));
   return GILT_SUCCESS;
 }

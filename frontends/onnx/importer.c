@@ -428,13 +428,14 @@ static void node_free(GiltOnnxImporter *imp, GiltOnnxNode *n)
 }
 
 /* ONNX op types whose graph op takes more operands than ONNX gives (a
-** Conv's residual Z, which only graph-fuse-epilogues sets): the most
-** inputs a node of the type may have, so that a malformed node is
-** rejected rather than read as the extra operand. */
+** Conv's or Gemm's residual Z, a MatMul's bias C and Z, which only
+** graph-fuse-epilogues sets): the most inputs a node of the type may
+** have, so that a malformed node is rejected rather than read as the
+** extra operand. */
 static const struct {
   const char *op_type;
   size_t max_inputs;
-} input_limits[] = {{"Conv", 3}};
+} input_limits[] = {{"Conv", 3}, {"Gemm", 3}, {"MatMul", 2}};
 
 static GiltStatus gather_operands(GiltOnnxImporter *imp, GiltOnnxNode *n)
 {

@@ -1,7 +1,7 @@
 /*
 ** epilogue.c - what graph-fuse-epilogues fused into a Conv, Gemm or
-** MatMul, applied where the lowering stores a result: a Conv's or
-** MatMul's residual Z added (addf, as the Add lowers to; a MatMul's bias
+** MatMul, applied where the lowering stores a result: a Conv's, Gemm's
+** or MatMul's residual Z added (addf, as the Add lowers to; a MatMul's bias
 ** C before it, by matmul.c), then the activation (graph.h's
 ** GRAPH_EPILOGUE_ATTR) with the same ops the Relu, Clip, Sigmoid,
 ** HardSwish, Sigmoid-and-Mul or Gelu it replaced lowers to
@@ -47,7 +47,8 @@ void lower_epilogue_read(Lower *l, LowerEpilogue *e)
   *e = (LowerEpilogue){graph_epilogue_of(l->op), 0, 0, NULL};
   if (graph_op_is(l->op, GRAPH_OP_CONV) ||
       graph_op_is(l->op, GRAPH_OP_CONV_NCHWC) ||
-      graph_op_is(l->op, GRAPH_OP_MAT_MUL))
+      graph_op_is(l->op, GRAPH_OP_MAT_MUL) ||
+      graph_op_is(l->op, GRAPH_OP_GEMM))
     e->residual = lower_operand(l, 3);
   if (e->kind == GRAPH_EPILOGUE_CLIP) {
     GiltAttr *bounds = clip_bounds(l->op);

@@ -8,8 +8,8 @@
 ** - a bias Add of a MatMul's result and a vector of one value per
 **   column ([N]: the Linear layers of transformers, which PyTorch exports
 **   as MatMul and Add): the vector becomes the MatMul's operand C;
-** - a residual Add of a Conv's or MatMul's result and a tensor of the
-**   same shape (the skip connections of ResNet, MobileNetV2 and
+** - a residual Add of a Conv's, Gemm's or MatMul's result and a tensor
+**   of the same shape (the skip connections of ResNet, MobileNetV2 and
 **   transformer blocks): the tensor becomes the op's operand Z, added to
 **   each result element (after C);
 ** - then an activation of the result (a BatchNormalization's too): a
@@ -149,11 +149,12 @@ static void explain_not(GiltOp *op, const char *why)
 
 /* ---- bias and residual Adds ---------------------------------------------------- */
 
-/* Whether op is a product that takes a bias or residual operand: a Conv,
-** or a MatMul of matrices (the verifier's condition for its C and Z). */
+/* Whether op is a product that takes a bias or residual operand: a Conv
+** or Gemm (a residual), or a MatMul of matrices (the verifier's condition
+** for its C and Z). */
 static bool takes_addends(GiltOp *op)
 {
-  if (graph_op_is(op, GRAPH_OP_CONV))
+  if (graph_op_is(op, GRAPH_OP_CONV) || graph_op_is(op, GRAPH_OP_GEMM))
     return true;
   if (!graph_op_is(op, GRAPH_OP_MAT_MUL))
     return false;
@@ -167,18 +168,17 @@ static bool takes_addends(GiltOp *op)
 }
 
 /* Why Add operand y, the other being z, cannot become operand `slot` (2:
-** a MatMul's bias C; 3: the residual Z) of the Conv or MatMul that
+** a MatMul's bias C; 3: the residual Z) of the Conv, Gemm or MatMul that
 ** produces it, or NULL when it can. */
 static const char *why_not_addend(GiltOp *add, GiltValue *y, GiltValue *z,
                                   size_t slot)
 {
   GiltOp *producer = gilt_value_get_defining_op(y);
   if (!takes_addends(producer))
-    return "neither operand is the result of a Conv or of a MatMul of "
+    return "neither operand is the result of a Conv, a Gemm or a MatMul of "
            "matrices";
-  bool conv = graph_op_is(producer, GRAPH_OP_CONV);
-  if (slot == 2 && conv)
-    return "a Conv takes its bias from the model";
+  if (slot == 2 && !graph_op_is(producer, GRAPH_OP_MAT_MUL))
+    return "a Conv or Gemm takes its bias from the model";
   if (gilt_value_get_num_uses(y) != 1)
     return "the product's result has other users, which must see it "
            "without the addition";
@@ -210,7 +210,7 @@ static const char *why_not_addend(GiltOp *add, GiltValue *y, GiltValue *z,
   return NULL;
 }
 
-/* An absent operand of op (a Conv's or MatMul's bias): a graph.none
+/* An absent operand of op (a product's bias): a graph.none
 ** before it, for the position of the operand after it. */
 static GiltValue *none_before(GiltOp *op)
 {
@@ -446,8 +446,8 @@ static GiltStatus run(GiltPass *pass, GiltOp *root)
                           "Number of activations fused into their producer",
                           fused);
   gilt_pass_add_statistic(pass, "num-residuals",
-                          "Number of residual Adds fused into their Conv or "
-                          "MatMul",
+                          "Number of residual Adds fused into their Conv, "
+                          "Gemm or MatMul",
                           residuals);
   gilt_pass_add_statistic(pass, "num-biases",
                           "Number of bias Adds fused into their MatMul",
@@ -460,7 +460,7 @@ static GiltStatus run(GiltPass *pass, GiltOp *root)
 const GiltPassDef gilt_graph_fuse_epilogues_pass = {
     .name = "graph-fuse-epilogues",
     .description = "Fuse a bias Add into the MatMul before it, a residual "
-                   "Add into the Conv or MatMul before it, and a Relu, "
+                   "Add into the Conv, Gemm or MatMul before it, and a Relu, "
                    "constant Clip, Sigmoid, HardSwish, Gelu or SiLU (x * "
                    "Sigmoid(x)) into the Conv, Gemm, MatMul or "
                    "BatchNormalization before it, "
