@@ -258,6 +258,12 @@ struct GiltLocation {
   };
 };
 
+/* One list of the nodes of a and b, as a fused location without
+** metadata: a list already (a fusion's) brings its members, so that
+** fusing again keeps one flat list (Conv + Add + Relu), as gjit
+** --profile and diagnostics name them. */
+GILT_INTERNAL GiltLocation *gilt_location_fused_flat(GiltLocation *a,
+                                                     GiltLocation *b);
 GILT_INTERNAL GiltLocation *gilt_location_callsite_get(GiltLocation *callee,
                                                        GiltLocation *caller);
 /* gilt_location_file_line_col_get with the file already interned (the

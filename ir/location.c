@@ -150,6 +150,31 @@ GiltLocation *gilt_location_fused_get(GiltContext *ctx, size_t n,
   return unique_loc(ctx, &key);
 }
 
+static bool is_node_list(const GiltLocation *loc)
+{
+  return loc->kind == GILT_LOC_FUSED && !loc->fused.metadata;
+}
+
+GiltLocation *gilt_location_fused_flat(GiltLocation *a, GiltLocation *b)
+{
+  GiltContext *ctx = a->ctx;
+  GiltLocation *parts[2] = {a, b};
+  size_t n = 0;
+  for (size_t p = 0; p < 2; p++)
+    n += is_node_list(parts[p]) ? parts[p]->fused.n : 1;
+  GiltLocation **locs = gilt_calloc(ctx, n, sizeof *locs);
+  n = 0;
+  for (size_t p = 0; p < 2; p++)
+    if (is_node_list(parts[p]))
+      for (size_t i = 0; i < parts[p]->fused.n; i++)
+        locs[n++] = parts[p]->fused.locs[i];
+    else
+      locs[n++] = parts[p];
+  GiltLocation *fused = gilt_location_fused_get(ctx, n, locs, NULL);
+  gilt_free(ctx, locs);
+  return fused;
+}
+
 GiltLocation *gilt_location_callsite_get(GiltLocation *callee,
                                          GiltLocation *caller)
 {

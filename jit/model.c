@@ -42,7 +42,8 @@
 ** written out op by op made one op each, activations fused into the
 ** products before them, the layout chosen (`layout`: the layout pass
 ** and its comma, or nothing), then lowered (a Concat's operands made
-** the slabs of its result where they can be, f32 transcendental math
+** the slabs of its result where they can be, the nests of elementwise
+** chains fused into one, f32 transcendental math
 ** expanded into plain arithmetic, so that the interpreter and compiled
 ** code agree) and cleaned up; buffers
 ** are freed after their last use last, once no pass moves ops any more,
@@ -53,7 +54,7 @@
   "canonicalize,graph-infer-shapes,graph-fold-constants,"                 \
   "graph-fuse-layer-norm,graph-fuse-gelu,canonicalize,cse,"               \
   "graph-fuse-epilogues," layout "canonicalize,"                          \
-  "graph-to-loop" lowering ",loop-elide-copies,"                          \
+  "graph-to-loop" lowering ",loop-elide-copies,loop-fuse-parallel,"       \
   "loop-expand-math,canonicalize,cse,loop-invariant-code-motion,"         \
   "loop-buffer-deallocation,symbol-dce"
 

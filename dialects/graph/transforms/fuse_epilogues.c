@@ -102,17 +102,10 @@ static bool is_f32_tensor(GiltValue *v)
              gilt_float_type_get(gilt_type_get_context(t), GILT_F32);
 }
 
-/* Whether loc is a list of nodes: fused, with no metadata. */
-static bool is_flat(const GiltLocation *loc)
-{
-  return loc->kind == GILT_LOC_FUSED && !loc->fused.metadata;
-}
-
 /* The producer's location fused with op's, op's result replaced by the
 ** producer's, and op erased. */
 static void absorb(GiltOp *producer, GiltOp *op, const char *as)
 {
-  GiltContext *ctx = gilt_op_get_context(op);
   GiltLocation *at = gilt_op_get_location(producer);
   GiltLocation *loc = gilt_op_get_location(op);
   GiltRemarkArg args[2] = {{"into", gilt_op_get_name(producer), 0},
@@ -120,23 +113,7 @@ static void absorb(GiltOp *producer, GiltOp *op, const char *as)
   gilt_remark(op, "fusion", "fused", 2, args,
               "fused into the %s before it as its %s",
               gilt_op_get_name(producer), as);
-  /* One flat list of the nodes (Conv + Add + Relu), as gjit --profile
-  ** names them; an absorbed op fused already (a Gelu's five nodes)
-  ** brings its own list. */
-  GiltLocation *parts[2] = {at, loc};
-  size_t n = 0;
-  for (size_t p = 0; p < 2; p++)
-    n += is_flat(parts[p]) ? parts[p]->fused.n : 1;
-  GiltLocation **locs = gilt_calloc(ctx, n, sizeof *locs);
-  n = 0;
-  for (size_t p = 0; p < 2; p++)
-    if (is_flat(parts[p]))
-      for (size_t i = 0; i < parts[p]->fused.n; i++)
-        locs[n++] = parts[p]->fused.locs[i];
-    else
-      locs[n++] = parts[p];
-  gilt_op_set_location(producer, gilt_location_fused_get(ctx, n, locs, NULL));
-  gilt_free(ctx, locs);
+  gilt_op_set_location(producer, gilt_location_fused_flat(at, loc));
   gilt_value_replace_all_uses_with(gilt_op_get_result(op, 0),
                                    gilt_op_get_result(producer, 0));
   gilt_op_destroy(op);
