@@ -63,16 +63,19 @@ static bool defined_inside(GiltValue *v, GiltOp *op)
   return false;
 }
 
-/* Whether buffers a and b (each buffer_of a value) may be one memory:
-** the same, or both the function's arguments. */
+/* Whether buffers a and b may be one memory: views of one buffer, or of
+** two of the function's arguments. */
 static bool may_alias(GiltValue *a, GiltValue *b)
 {
+  a = buffer_of(a);
+  b = buffer_of(b);
   return a == b ||
          (!gilt_value_get_defining_op(a) && !gilt_value_get_defining_op(b));
 }
 
-/* The buffers nest op reads (writes: `writes`) outside itself into *out;
-** false when its effects are not known. */
+/* The buffers (as the ops name them: views too) that nest op reads
+** (writes: `writes`) outside itself into *out; false when its effects
+** are not known. */
 static bool touched(GiltContext *ctx, GiltOp *op, bool writes, ValueList *out)
 {
   size_t n;
@@ -90,7 +93,7 @@ static bool touched(GiltContext *ctx, GiltOp *op, bool writes, ValueList *out)
       continue;
     bool write = e[i].kind != GILT_EFFECT_READ;
     if (write == writes)
-      gilt_vec_push(ctx, out, buffer_of(e[i].value));
+      gilt_vec_push(ctx, out, e[i].value);
   }
   gilt_free(ctx, e);
   return known;
@@ -185,6 +188,18 @@ static bool loaded_at_own_indices(GiltOp *p2, GiltValue *buffer)
   return true;
 }
 
+/* Whether every value of `list` that may be `b`'s memory is b itself. */
+static bool only_through(const ValueList *list, GiltValue *b, bool *any)
+{
+  for (size_t i = 0; i < list->len; i++)
+    if (may_alias(list->data[i], b)) {
+      *any = true;
+      if (list->data[i] != b)
+        return false;
+    }
+  return true;
+}
+
 /* The stores of P1 whose values P2's loads take (in `stores`), or false
 ** when the two may not fuse (the file's conditions on buffers). */
 static bool forwardable(GiltContext *ctx, GiltOp *p1, GiltOp *p2,
@@ -196,15 +211,19 @@ static bool forwardable(GiltContext *ctx, GiltOp *p1, GiltOp *p2,
             !any_alias(&w2, &r1) && !any_alias(&w2, &w1);
   for (size_t i = 0; ok && i < w1.len; i++) {
     GiltValue *b = w1.data[i];
-    ValueList one = {&b, 1, 1};
-    if (!any_alias(&one, &r2))
+    bool read = false, written = false;
+    /* Read by P2: both nests name its memory by b alone, P1 stores it
+    ** once at its indices and P2 loads it only at its own. */
+    ok = only_through(&r2, b, &read);
+    if (!ok || !read)
       continue;
-    /* Read by P2: only where P1 stored it, by the value itself. */
     GiltOp *store = sole_store(p1, b);
-    ok = store && loaded_at_own_indices(p2, b);
-    for (size_t j = 0; ok && j < r2.len; j++)
-      ok = r2.data[j] == b || !may_alias(r2.data[j], b);
-    if (ok)
+    ok = only_through(&w1, b, &written) && only_through(&r1, b, &written) &&
+         store && loaded_at_own_indices(p2, b);
+    bool seen = false;
+    for (size_t j = 0; j < stores->len; j++)
+      seen |= stores->data[j] == store;
+    if (ok && !seen)
       gilt_vec_push(ctx, stores, store);
   }
   gilt_vec_free(ctx, &r1);
@@ -228,11 +247,24 @@ static GiltOp *next_nest(GiltOp *p1)
 }
 
 /* P2 fused into P1: the ops between them moved above P1, P2's body
-** appended to P1's on P1's induction variables, the loads of what P1
-** stored taking the stored values; P1's location names both nests' ops. */
-static void fuse(GiltOp *p1, GiltOp *p2, GiltOp *const *stores,
-                 size_t num_stores)
+** appended to P1's on P1's induction variables, P2's loads of what P1
+** stored taking the stored values (P1's own loads, before its stores,
+** keep reading memory); P1's location names both nests' ops. */
+static void fuse(GiltContext *ctx, GiltOp *p1, GiltOp *p2,
+                 GiltOp *const *stores, size_t num_stores)
 {
+  OpList loads = {0};
+  ValueList values = {0};
+  for (size_t i = 0; i < num_stores; i++) {
+    GiltValue *buffer = gilt_op_get_operand(stores[i], 1);
+    for (GiltOperand *u = gilt_value_get_first_use(buffer); u;
+         u = u->next_use)
+      if (loop_op_is(u->owner, LOOP_OP_LOAD) &&
+          gilt_op_is_ancestor(p2, u->owner)) {
+        gilt_vec_push(ctx, &loads, u->owner);
+        gilt_vec_push(ctx, &values, gilt_op_get_operand(stores[i], 0));
+      }
+  }
   gilt_remark(p2, "fusion", "fused", 0, NULL,
               "fused into the loop nest before it (loop-fuse-parallel)");
   gilt_op_set_location(p1, gilt_location_fused_flat(gilt_op_get_location(p1),
@@ -250,19 +282,13 @@ static void fuse(GiltOp *p1, GiltOp *p2, GiltOp *const *stores,
       gilt_op_move_before(op, yield);
     op = next;
   }
-  for (size_t i = 0; i < num_stores; i++) {
-    GiltValue *buffer = gilt_op_get_operand(stores[i], 1);
-    GiltValue *value = gilt_op_get_operand(stores[i], 0);
-    for (GiltOperand *u = gilt_value_get_first_use(buffer); u;) {
-      GiltOperand *next = u->next_use;
-      GiltOp *load = u->owner;
-      if (loop_op_is(load, LOOP_OP_LOAD) && gilt_op_is_ancestor(p1, load)) {
-        gilt_value_replace_all_uses_with(gilt_op_get_result(load, 0), value);
-        gilt_op_destroy(load);
-      }
-      u = next;
-    }
+  for (size_t i = 0; i < loads.len; i++) {
+    gilt_value_replace_all_uses_with(gilt_op_get_result(loads.data[i], 0),
+                                     values.data[i]);
+    gilt_op_destroy(loads.data[i]);
   }
+  gilt_vec_free(ctx, &loads);
+  gilt_vec_free(ctx, &values);
   gilt_op_destroy(p2);
 }
 
@@ -298,7 +324,7 @@ static GiltWalkResult fuse_in(GiltOp *op, void *user)
     stores.len = 0;
     if (!forwardable(f->ctx, op, p2, &stores))
       break;
-    fuse(op, p2, stores.data, stores.len);
+    fuse(f->ctx, op, p2, stores.data, stores.len);
     f->fused++;
   }
   gilt_vec_free(f->ctx, &stores);
