@@ -5,10 +5,9 @@
 ** the left, a column on the right) and the promoted dimension dropped from
 ** the result; batch dimensions broadcast. Its bias C and residual Z,
 ** when graph-fuse-epilogues has given it them, are [N] and the result's
-** shape. Gemm is 2-D with optional
-** transposes, a C that broadcasts one way to M x N, and the residual Z
-** that graph-fuse-epilogues may give it. Not here: Conv
-** (conv.c) and Einsum (not yet in the dialect).
+** shape. Gemm is 2-D with optional transposes, a C that broadcasts one
+** way to M x N, and the residual Z that graph-fuse-epilogues may give
+** it. Not here: Conv (conv.c) and Einsum (not yet in the dialect).
 */
 #include "dialects/graph/graph.h"
 

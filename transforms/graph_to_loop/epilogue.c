@@ -1,12 +1,12 @@
 /*
 ** epilogue.c - what graph-fuse-epilogues fused into a Conv, Gemm or
 ** MatMul, applied where the lowering stores a result: a Conv's, Gemm's
-** or MatMul's residual Z added (addf, as the Add lowers to; a MatMul's bias
-** C before it, by matmul.c), then the activation (graph.h's
+** or MatMul's residual Z added (addf, as the Add lowers to; a MatMul's
+** bias C before it, by matmul.c), then the activation (graph.h's
 ** GRAPH_EPILOGUE_ATTR) with the same ops the Relu, Clip, Sigmoid,
 ** HardSwish, Sigmoid-and-Mul or Gelu it replaced lowers to
-** (activation.h), so fused and unfused agree bit for
-** bit, on scalars and on vectors of lanes alike. The residual is read in
+** (activation.h), so fused and unfused agree bit for bit, on scalars and
+** on vectors of lanes alike. The residual is read in
 ** the lowering's store loop, at the indices it stores to: no separate
 ** pass over the activation.
 */
