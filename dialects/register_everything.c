@@ -23,6 +23,7 @@ void gilt_register_all_passes(GiltContext *ctx)
   gilt_register_transforms_passes(ctx);
   gilt_register_graph_passes(ctx);
   gilt_register_loop_passes(ctx);
+  gilt_register_llvm_passes(ctx);
   gilt_register_conversion_passes(ctx);
   gilt_register_gpu_passes(ctx);
   gilt_register_gpu_host_lowering(ctx);

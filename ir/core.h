@@ -445,6 +445,22 @@ GILT_INTERNAL void gilt_region_clone_into(GiltRegion *src, GiltRegion *dst,
 GILT_INTERNAL bool gilt_regions_equivalent(GiltRegion *a, GiltRegion *b);
 /* A hash that equivalent regions share. */
 GILT_INTERNAL uint32_t gilt_region_hash(GiltRegion *r);
+
+/* Says whether ops a and b, alike but for their attributes, may stand for
+** each other; what it accepts it may record through `user`. */
+typedef bool (*GiltAttrsMayDiffer)(GiltOp *a, GiltOp *b, void *user);
+/* gilt_regions_equivalent, but a pair of ops whose attributes differ
+** matches where `may_differ` accepts it (it sees every such pair until
+** the comparison fails). */
+GILT_INTERNAL bool gilt_regions_equivalent_except(GiltRegion *a,
+                                                  GiltRegion *b,
+                                                  GiltAttrsMayDiffer may_differ,
+                                                  void *user);
+/* gilt_region_hash leaving out the attributes of the ops `ignored` picks:
+** regions that gilt_regions_equivalent_except finds alike where only
+** such ops differ share it. */
+GILT_INTERNAL uint32_t gilt_region_hash_except(GiltRegion *r,
+                                               bool (*ignored)(GiltOp *op));
 /* Whether ops a and b compute the same thing: the same name, attributes,
 ** operands and result types, and equivalent regions (as above). */
 GILT_INTERNAL bool gilt_ops_equivalent(GiltOp *a, GiltOp *b);

@@ -13,7 +13,9 @@
 ** Operands are compared only after the whole structure matched, because
 ** a use may come before its definition in block order. CSE compares ops
 ** with regions the same way (gilt_ops_equivalent), their own operands
-** included.
+** included. The `_except` forms let a caller accept ops that differ in
+** their attributes alone: llvm-merge-functions shares one body between
+** functions whose integer constants differ, passing them as arguments.
 */
 #include "ir/core.h"
 
@@ -23,19 +25,23 @@ typedef GILT_VEC(GiltOp *) OpVec;
 
 /* ---- the hash ----------------------------------------------------------------- */
 
-static uint32_t hash_region(uint32_t h, GiltRegion *r)
+/* `ignored` (may be NULL) picks the ops whose attributes do not count. */
+static uint32_t hash_region(uint32_t h, GiltRegion *r,
+                            bool (*ignored)(GiltOp *op))
 {
   for (GiltBlock *b = r->first; b; b = b->next) {
     h = gilt_hash_u64(h, b->num_args);
     for (size_t i = 0; i < b->num_args; i++)
       h = gilt_hash_ptr(h, b->args[i]->type);
     for (GiltOp *op = b->first; op; op = op->next) {
-      h = gilt_hash_ptr(gilt_hash_ptr(h, op->info), op->attrs);
+      h = gilt_hash_ptr(h, op->info);
+      if (!ignored || !ignored(op))
+        h = gilt_hash_ptr(h, op->attrs);
       h = gilt_hash_u64(h, (uint64_t)op->num_operands << 32 | op->num_results);
       for (uint32_t i = 0; i < op->num_results; i++)
         h = gilt_hash_ptr(h, gilt_op_result_array(op)[i].type);
       for (uint32_t i = 0; i < op->num_regions; i++)
-        h = hash_region(h, &gilt_op_region_array(op)[i]);
+        h = hash_region(h, &gilt_op_region_array(op)[i], ignored);
     }
   }
   return h;
@@ -43,7 +49,12 @@ static uint32_t hash_region(uint32_t h, GiltRegion *r)
 
 uint32_t gilt_region_hash(GiltRegion *r)
 {
-  return hash_region(GILT_HASH_SEED, r);
+  return hash_region(GILT_HASH_SEED, r, NULL);
+}
+
+uint32_t gilt_region_hash_except(GiltRegion *r, bool (*ignored)(GiltOp *op))
+{
+  return hash_region(GILT_HASH_SEED, r, ignored);
 }
 
 /* ---- the comparison ------------------------------------------------------------- */
@@ -52,6 +63,8 @@ typedef struct Match {
   GiltContext *ctx;
   GiltPtrMap image; /* a's blocks and values -> b's */
   OpVec pairs;      /* a's op, b's op, ... matched so far */
+  GiltAttrsMayDiffer may_differ; /* NULL: attributes must be the same */
+  void *user;
 } Match;
 
 static void map(Match *m, const void *a, const void *b)
@@ -74,17 +87,20 @@ static bool match_region(Match *m, GiltRegion *a, GiltRegion *b);
 /* Matches the structure of ops a and b, all but operands and successors. */
 static bool match_op(Match *m, GiltOp *a, GiltOp *b)
 {
-  if (a->info != b->info || a->attrs != b->attrs ||
-      a->num_operands != b->num_operands ||
+  if (a->info != b->info || a->num_operands != b->num_operands ||
       a->num_results != b->num_results ||
       a->num_regions != b->num_regions ||
       a->num_successors != b->num_successors)
     return false;
+  for (uint32_t i = 0; i < a->num_results; i++)
+    if (gilt_op_result_array(a)[i].type != gilt_op_result_array(b)[i].type)
+      return false;
+  if (a->attrs != b->attrs &&
+      !(m->may_differ && m->may_differ(a, b, m->user)))
+    return false;
   for (uint32_t i = 0; i < a->num_results; i++) {
     GiltValue *ra = &gilt_op_result_array(a)[i];
     GiltValue *rb = &gilt_op_result_array(b)[i];
-    if (ra->type != rb->type)
-      return false;
     map(m, ra, rb);
   }
   gilt_vec_push(m->ctx, &m->pairs, a);
@@ -138,9 +154,10 @@ static bool uses_correspond(const Match *m, GiltOp *a, GiltOp *b)
 
 /* The structure of a and b (ops when `ops`, else regions) matched, then
 ** the uses of every pair. */
-static bool equivalent(GiltContext *ctx, bool ops, void *a, void *b)
+static bool equivalent(GiltContext *ctx, bool ops, void *a, void *b,
+                       GiltAttrsMayDiffer may_differ, void *user)
 {
-  Match m = {.ctx = ctx};
+  Match m = {.ctx = ctx, .may_differ = may_differ, .user = user};
   gilt_ptr_map_init(&m.image, ctx);
   bool same = ops ? match_op(&m, a, b) : match_region(&m, a, b);
   for (size_t i = 0; same && i < m.pairs.len; i += 2)
@@ -152,7 +169,13 @@ static bool equivalent(GiltContext *ctx, bool ops, void *a, void *b)
 
 bool gilt_regions_equivalent(GiltRegion *a, GiltRegion *b)
 {
-  return equivalent(a->ctx, false, a, b);
+  return equivalent(a->ctx, false, a, b, NULL, NULL);
+}
+
+bool gilt_regions_equivalent_except(GiltRegion *a, GiltRegion *b,
+                                    GiltAttrsMayDiffer may_differ, void *user)
+{
+  return equivalent(a->ctx, false, a, b, may_differ, user);
 }
 
 bool gilt_ops_equivalent(GiltOp *a, GiltOp *b)
@@ -165,5 +188,5 @@ bool gilt_ops_equivalent(GiltOp *a, GiltOp *b)
   for (uint32_t i = 0; i < a->num_operands; i++)
     if (a->operands[i].value != b->operands[i].value)
       return false;
-  return equivalent(gilt_op_get_context(a), true, a, b);
+  return equivalent(gilt_op_get_context(a), true, a, b, NULL, NULL);
 }

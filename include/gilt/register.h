@@ -33,10 +33,11 @@ GILT_API void gilt_register_gpu_dialect(GiltContext *ctx);
 
 /* The passes of one level: the dialect-independent ones of transforms/
 ** (canonicalize, cse, dce, symbol-dce, inline, loop-invariant-code-motion)
-** and those of the graph and loop levels. */
+** and those of the graph, loop and llvm levels. */
 GILT_API void gilt_register_transforms_passes(GiltContext *ctx);
 GILT_API void gilt_register_graph_passes(GiltContext *ctx);
 GILT_API void gilt_register_loop_passes(GiltContext *ctx);
+GILT_API void gilt_register_llvm_passes(GiltContext *ctx);
 /* The lowerings between levels (graph-to-loop, loop-to-llvm), with the dialects they
 ** produce and the interfaces they attach. */
 GILT_API void gilt_register_conversion_passes(GiltContext *ctx);

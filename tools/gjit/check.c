@@ -3,8 +3,9 @@
 ** reference interpreter on the same inputs.
 **
 ** The model is lowered once to the loop level; the interpreter runs that
-** module, and a clone of it goes on through loop-to-llvm to the JIT, so
-** the two runs share every pass but the last lowering. The results are
+** module, and a clone of it goes on through loop-to-llvm (and
+** llvm-merge-functions, as gjit's pipeline) to the JIT, so the two runs
+** share every pass but the last lowering. The results are
 ** compared in order under the tolerance of --expected-output (the
 ** interpreter's result plays the expected one) and the first that
 ** differs is reported, element and error; a difference is exit status 1.
@@ -145,7 +146,8 @@ static GiltStatus compare_backends(const GjitOptions *o, GiltOp *module,
   GiltStatus status = gjit_run_on_copies(o, module, false, name, inputs, n,
                                          &n_interp, &interp);
   if (status == GILT_SUCCESS)
-    status = gjit_run_pipeline(lowered, "loop-to-llvm", o->print_ir_after_all);
+    status = gjit_run_pipeline(lowered, "loop-to-llvm,llvm-merge-functions",
+                               o->print_ir_after_all);
   if (status == GILT_SUCCESS && o->dump_llvm)
     status = gilt_llvm_emit(lowered, NULL, GILT_LLVM_OUTPUT_IR,
                             gilt_print_to_file, stderr);
