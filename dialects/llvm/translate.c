@@ -361,6 +361,11 @@ static GiltStatus declare_function(LlvmTranslator *t, GiltOp *op)
     LLVMSetLinkage(fn, LLVMInternalLinkage);
   if (set_calling_convention(op, fn))
     return GILT_FAILURE;
+  if (gilt_op_get_attr(op, "no_inline")) {
+    unsigned kind = LLVMGetEnumAttributeKindForName("noinline", 8);
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateEnumAttribute(t->llctx, kind, 0));
+  }
   return add_attributes(t, op, fn);
 }
 

@@ -532,6 +532,9 @@ static GiltOp *share_body(GiltOp *module, Group *g)
       gilt_function_type_get(ctx, n + g->params.len, inputs, num_results,
                              &result));
   gilt_free(ctx, inputs);
+  /* Inlined into its thunks, it would be optimized and compiled once per
+  ** thunk again, which is what sharing it saves. */
+  gilt_op_set_attr(shared, "no_inline", gilt_unit_attr_get(ctx));
   GiltRegion *from = gilt_op_get_region(first, 0);
   GiltRegion *to = gilt_op_get_region(shared, 0);
   for (GiltBlock *b; (b = gilt_region_get_first_block(from));) {
