@@ -188,12 +188,14 @@ static bool loaded_at_own_indices(GiltOp *p2, GiltValue *buffer)
   return true;
 }
 
-/* Whether every value of `list` that may be `b`'s memory is b itself. */
+/* Whether every value of `list` that may be `b`'s memory is b itself;
+** *any (when given) is set if one may be. */
 static bool only_through(const ValueList *list, GiltValue *b, bool *any)
 {
   for (size_t i = 0; i < list->len; i++)
     if (may_alias(list->data[i], b)) {
-      *any = true;
+      if (any)
+        *any = true;
       if (list->data[i] != b)
         return false;
     }
@@ -211,14 +213,14 @@ static bool forwardable(GiltContext *ctx, GiltOp *p1, GiltOp *p2,
             !any_alias(&w2, &r1) && !any_alias(&w2, &w1);
   for (size_t i = 0; ok && i < w1.len; i++) {
     GiltValue *b = w1.data[i];
-    bool read = false, written = false;
+    bool read = false;
     /* Read by P2: both nests name its memory by b alone, P1 stores it
     ** once at its indices and P2 loads it only at its own. */
     ok = only_through(&r2, b, &read);
     if (!ok || !read)
       continue;
     GiltOp *store = sole_store(p1, b);
-    ok = only_through(&w1, b, &written) && only_through(&r1, b, &written) &&
+    ok = only_through(&w1, b, NULL) && only_through(&r1, b, NULL) &&
          store && loaded_at_own_indices(p2, b);
     bool seen = false;
     for (size_t j = 0; j < stores->len; j++)
