@@ -411,7 +411,8 @@ static void free_group(GiltContext *ctx, Group *g)
 
 /* ---- the shared body and the thunks -------------------------------------- */
 
-/* The value member `fn` (NULL: the first) gives parameter p. */
+/* The value parameter p takes in the function whose differences from the
+** first are `diffs` (NULL: in the first). */
 static GiltAttr *value_for(const DifferenceVec *diffs, GiltOp *p)
 {
   for (size_t i = 0; diffs && i < diffs->len; i++)
@@ -510,12 +511,12 @@ static GiltOp *share_body(GiltOp *module, Group *g)
 {
   GiltContext *ctx = gilt_op_get_context(module);
   GiltOp *first = g->first;
+  /* `<first>__shared`, numbered where the name is taken. */
   char name[512];
-  unsigned k = 0;
-  do
-    snprintf(name, sizeof name, "%s__shared%.0u", gilt_symbol_get_name(first),
-             k++);
-  while (gilt_symbol_table_lookup(module, name));
+  snprintf(name, sizeof name, "%s__shared", gilt_symbol_get_name(first));
+  for (unsigned k = 1; gilt_symbol_table_lookup(module, name); k++)
+    snprintf(name, sizeof name, "%s__shared%u", gilt_symbol_get_name(first),
+             k);
   GiltType *type =
       gilt_type_attr_get_value(gilt_op_get_attr(first, "function_type"));
   size_t n = gilt_function_type_get_num_inputs(type);
