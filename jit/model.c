@@ -104,7 +104,7 @@ double model_now_ms(void)
 #define CPU_LOOPS(lowering) LOOP_PIPELINE("graph-layout-nchwc,", lowering)
 #define CPU_PIPELINES(lowering)                                           \
   CPU_LOOPS(lowering) ",loop-plan-memory",                                \
-      CPU_LOOPS(lowering) ",loop-plan-memory,loop-to-llvm,llvm-merge-functions"
+      CPU_LOOPS(lowering) ",loop-plan-memory," MODEL_CPU_LOWERING
 
 static const struct {
   unsigned vector_bits;

@@ -36,6 +36,10 @@ struct GiltModel {
   double phase_ms[MODEL_NUM_PHASES];
 };
 
+/* What takes a CPU model from the loop level to the llvm level, last in
+** the compiled pipelines; gjit --check appends it to its loop pipeline. */
+#define MODEL_CPU_LOWERING "loop-to-llvm,llvm-merge-functions"
+
 /* Milliseconds on the monotonic clock. */
 GILT_INTERNAL double model_now_ms(void);
 

@@ -25,6 +25,7 @@
 #include "gilt/jit.h"
 #include "gilt/llvm.h"
 #include "gilt/model.h"
+#include "jit/model.h"
 #include "jit/tensor_io.h"
 
 void gjit_free_tensors(size_t n, GiltTensor **tensors)
@@ -146,7 +147,7 @@ static GiltStatus compare_backends(const GjitOptions *o, GiltOp *module,
   GiltStatus status = gjit_run_on_copies(o, module, false, name, inputs, n,
                                          &n_interp, &interp);
   if (status == GILT_SUCCESS)
-    status = gjit_run_pipeline(lowered, "loop-to-llvm,llvm-merge-functions",
+    status = gjit_run_pipeline(lowered, MODEL_CPU_LOWERING,
                                o->print_ir_after_all);
   if (status == GILT_SUCCESS && o->dump_llvm)
     status = gilt_llvm_emit(lowered, NULL, GILT_LLVM_OUTPUT_IR,

@@ -72,12 +72,6 @@ static bool is_integer_constant(GiltOp *op)
          is_integer(gilt_value_get_type(gilt_op_get_result(op, 0)));
 }
 
-/* gilt_region_hash_except: what a constant's value may be does not count. */
-static bool value_ignored(GiltOp *op)
-{
-  return is_integer_constant(op);
-}
-
 /* gilt_regions_equivalent_except: two integer constants of one type may
 ** differ; each pair is recorded. */
 static bool record_difference(GiltOp *a, GiltOp *b, void *user)
@@ -583,8 +577,9 @@ static GiltStatus run(GiltPass *pass, GiltOp *module)
   for (GiltOp *op = gilt_block_get_first_op(gilt_module_get_body(module)); op;
        op = gilt_op_get_next(op))
     if (mergeable(op)) {
+      /* An integer constant's value does not count in the hash. */
       Candidate c = {op, gilt_region_hash_except(gilt_op_get_region(op, 0),
-                                                 value_ignored),
+                                                 is_integer_constant),
                      false};
       gilt_vec_push(ctx, &fns, c);
     }
