@@ -31,13 +31,16 @@
 
 #include "dialects/llvm/translate.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gilt/dialect.h"
 #include "gpu/cuda.h"
+#include "ir/support/timing_table.h"
 #include "jit/abi.h"
 #include "jit/block_cache.h"
+#include "jit/clock.h"
 #include "jit/call.h"
 #include "jit/orc.h"
 #include "jit/runtime.h"
@@ -240,6 +243,35 @@ static GiltStatus add_entries(GiltJitModule *jm, GiltOp *module)
   return GILT_SUCCESS;
 }
 
+/* The timing report of a compile that took `total` seconds: the wall
+** time of each step, and under the parts' compile the CPU time they
+** spent in each half of LLVM (summed over parts that ran at once, so
+** beside a wall time it may read more). Linking is what is left: adding
+** the objects, and ORC linking them as the entries are looked up. */
+static void report_timing(const GiltJitOptions *opts,
+                          const JitSplitTimes *t, double total,
+                          size_t threads, GiltContext *ctx)
+{
+  GiltStrBuf sb;
+  gilt_strbuf_init(&sb, ctx);
+  gilt_timing_table_begin(&sb, "... JIT compile timing report ...", total);
+  char parts[96];
+  snprintf(parts, sizeof parts,
+           "optimize and generate code (%zu parts, %zu threads)", t->parts,
+           threads);
+  double link = total - t->translate - t->compile;
+  gilt_timing_table_row(&sb, t->translate, total, 0, "translate to LLVM IR");
+  gilt_timing_table_row(&sb, t->compile, total, 0, parts);
+  gilt_timing_table_row(&sb, t->optimize_cpu, total, 2,
+                        "optimize (CPU time, all parts)");
+  gilt_timing_table_row(&sb, t->codegen_cpu, total, 2,
+                        "generate code (CPU time, all parts)");
+  gilt_timing_table_row(&sb, link > 0 ? link : 0, total, 0, "link");
+  gilt_timing_table_row(&sb, total, total, 0, "Total");
+  opts->timing(sb.data, sb.len, opts->timing_user);
+  gilt_strbuf_free(&sb);
+}
+
 GiltJitModule *gilt_jit_compile(GiltOp *module, const GiltJitOptions *opts)
 {
   if (gilt_op_verify(module))
@@ -257,11 +289,16 @@ GiltJitModule *gilt_jit_compile(GiltOp *module, const GiltJitOptions *opts)
   size_t threads = opts && opts->compile_threads
                        ? opts->compile_threads
                        : jit_threadpool_default_threads();
-  if (jit_split_compile(jm->orc, module, threads, jm->loc) ||
+  JitSplitTimes times;
+  double start = jit_now_seconds();
+  if (jit_split_compile(jm->orc, module, threads, &times, jm->loc) ||
       add_entries(jm, module)) {
     gilt_jit_destroy(jm);
     return NULL;
   }
+  if (opts && opts->timing)
+    report_timing(opts, &times, jit_now_seconds() - start, threads,
+                  gilt_op_get_context(module));
   return jm;
 }
 

@@ -27,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "dialects/llvm/translate.h"
 #include "frontends/onnx/importer.h"
@@ -36,6 +35,8 @@
 #include "gilt/remarks.h"
 #include "gpu/cuda.h"
 #include "ir/core.h"
+#include "ir/support/timing_table.h"
+#include "jit/clock.h"
 
 /* From a model on tensors to loops: shapes first, constant subgraphs
 ** folded (through the interpreter), layer normalizations and GELUs
@@ -87,12 +88,7 @@ static const struct {
 
 static const GiltModelOptions default_options = GILT_MODEL_OPTIONS_DEFAULT;
 
-double model_now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
+double model_now_ms(void) { return jit_now_seconds() * 1e3; }
 
 /* On the CPU the convolutions that gain by it compute in NCHW16c (and
 ** what follows them, converted back where it must be), and the
@@ -249,6 +245,8 @@ static GiltStatus run_pipeline(GiltOp *module, const GiltModelOptions *opts,
 {
   GiltPassManager *pm = gilt_pass_manager_create(gilt_op_get_context(module));
   gilt_pass_manager_enable_verifier(pm, true);
+  if (opts->timing)
+    gilt_pass_manager_enable_timing(pm, opts->timing, opts->timing_user);
   if (opts->print_ir)
     gilt_pass_manager_enable_ir_printing(pm, opts->print_ir);
   GiltStatus status = gilt_pass_manager_add_pipeline(pm, pipeline);
@@ -327,6 +325,8 @@ static GiltJitOptions jit_options(const GiltModelOptions *o)
   j.threads = o->threads;
   j.opt_level = o->opt_level;
   j.compile_threads = o->compile_threads;
+  j.timing = o->timing;
+  j.timing_user = o->timing_user;
   return j;
 }
 
@@ -486,6 +486,36 @@ static GiltStatus choose_device(GiltModel *m, GiltLocation *loc,
   return GILT_SUCCESS;
 }
 
+/* The timing report of the whole compile (o->timing): the phases whose
+** own reports came before, the pass manager's and the JIT's. */
+static void report_phases(const GiltModel *m, const GiltModelOptions *o,
+                          bool cached)
+{
+  if (!o->timing)
+    return;
+  const double *ms = m->phase_ms;
+  double total = (ms[MODEL_PHASE_IMPORT] + ms[MODEL_PHASE_PIPELINE] +
+                  ms[MODEL_PHASE_JIT]) / 1e3;
+  GiltStrBuf sb;
+  gilt_strbuf_init(&sb, m->ctx);
+  gilt_timing_table_begin(&sb, "... Compile phase timing report ...", total);
+  if (cached) {
+    gilt_timing_table_row(&sb, ms[MODEL_PHASE_JIT] / 1e3, total, 0,
+                          "load from the compile cache");
+  } else {
+    gilt_timing_table_row(&sb, ms[MODEL_PHASE_IMPORT] / 1e3, total, 0,
+                          "import");
+    gilt_timing_table_row(&sb, ms[MODEL_PHASE_PIPELINE] / 1e3, total, 0,
+                          "pass pipeline");
+    if (!o->interpret)
+      gilt_timing_table_row(&sb, ms[MODEL_PHASE_JIT] / 1e3, total, 0,
+                            "JIT (LLVM)");
+  }
+  gilt_timing_table_row(&sb, total, total, 0, "Total");
+  o->timing(sb.data, sb.len, o->timing_user);
+  gilt_strbuf_free(&sb);
+}
+
 GiltModel *gilt_model_create(GiltContext *ctx, const char *path,
                              const GiltModelOptions *opts)
 {
@@ -504,8 +534,10 @@ GiltModel *gilt_model_create(GiltContext *ctx, const char *path,
       o->device == GILT_DEVICE_CPU)
     m->cache = model_cache_open(ctx, path, o->cache_dir, pipeline_of(o),
                                 o->opt_level);
-  if (m->cache && load_cached(m, o))
+  if (m->cache && load_cached(m, o)) {
+    report_phases(m, o, true);
     return m;
+  }
   /* A miss, or an entry that failed a check: start again from the file. */
   gilt_jit_destroy(m->jm);
   m->jm = NULL;
@@ -518,6 +550,7 @@ GiltModel *gilt_model_create(GiltContext *ctx, const char *path,
     gilt_model_destroy(m);
     return NULL;
   }
+  report_phases(m, o, false);
   return m;
 }
 
@@ -534,6 +567,7 @@ GiltModel *gilt_model_create_from_module(GiltOp *module,
     gilt_model_destroy(m);
     return NULL;
   }
+  report_phases(m, o, false);
   return m;
 }
 

@@ -37,6 +37,7 @@
 #include "gpu/cuda.h"
 #include "ir/support/float16.h"
 #include "jit/abi.h"
+#include "jit/clock.h"
 
 struct JitOrc {
   LLVMOrcLLJITRef jit;
@@ -347,11 +348,17 @@ static char *error_text(const char *what, const char *message)
 
 LLVMMemoryBufferRef jit_orc_compile_object(const JitOrc *orc,
                                            LLVMTargetMachineRef tm,
-                                           LLVMModuleRef m, char **error)
+                                           LLVMModuleRef m,
+                                           JitCompileTimes *times,
+                                           char **error)
 {
   *error = NULL;
+  *times = (JitCompileTimes){0, 0};
   LLVMMemoryBufferRef object = NULL;
+  double start = jit_thread_cpu_seconds();
   LLVMErrorRef err = run_pipeline(orc, m, tm);
+  double optimized = jit_thread_cpu_seconds();
+  times->optimize = optimized - start;
   if (err) {
     char *msg = LLVMGetErrorMessage(err);
     *error = error_text("cannot optimize the module", msg);
@@ -364,6 +371,7 @@ LLVMMemoryBufferRef jit_orc_compile_object(const JitOrc *orc,
       object = NULL;
     }
     LLVMDisposeMessage(msg);
+    times->codegen = jit_thread_cpu_seconds() - optimized;
   }
   LLVMDisposeModule(m);
   /* Out of memory for the message: say that much. */

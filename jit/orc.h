@@ -40,14 +40,19 @@ GILT_INTERNAL GiltStatus jit_orc_add_module(JitOrc *orc, LLVMModuleRef m,
 ** disposes of it), for jit_orc_compile_object on another thread. */
 GILT_INTERNAL LLVMTargetMachineRef jit_orc_create_machine(JitOrc *orc,
                                                           GiltLocation *loc);
+/* The calling thread's CPU seconds in each step of compiling a module. */
+typedef struct JitCompileTimes {
+  double optimize, codegen;
+} JitCompileTimes;
 /* Optimizes m as jit_orc_add_module does and compiles it with `tm` (one
-** of jit_orc_create_machine's) into an object for jit_orc_add_object.
-** Threads may call it at once, each with its own machine and a module in
-** a context of its own: it reports nothing through gilt, but returns
-** NULL with *error set to a message (free()) on failure. Consumes m. */
+** of jit_orc_create_machine's) into an object for jit_orc_add_object,
+** the CPU time of each step into *times. Threads may call it at once,
+** each with its own machine and a module in a context of its own: it
+** reports nothing through gilt, but returns NULL with *error set to a
+** message (free()) on failure. Consumes m. */
 GILT_INTERNAL LLVMMemoryBufferRef jit_orc_compile_object(
     const JitOrc *orc, LLVMTargetMachineRef tm, LLVMModuleRef m,
-    char **error);
+    JitCompileTimes *times, char **error);
 /* Adds a relocatable object file for this host (an ELF .o as
 ** gilt_llvm_emit writes it) to the JIT, which links it when a symbol of it
 ** is first looked up. data[0..size) is copied: the caller keeps it. */

@@ -29,6 +29,7 @@
 
 #include "dialects/llvm/llvm.h"
 #include "dialects/llvm/translate.h"
+#include "jit/clock.h"
 
 /* ---- sharing out the functions ------------------------------------------ */
 
@@ -159,6 +160,7 @@ typedef struct SplitPart {
   LLVMModuleRef module; /* consumed by the compile */
   LLVMMemoryBufferRef object;
   char *error;
+  JitCompileTimes times;
   pthread_t thread;
   bool started;
 } SplitPart;
@@ -166,7 +168,8 @@ typedef struct SplitPart {
 static void *compile_part(void *arg)
 {
   SplitPart *p = arg;
-  p->object = jit_orc_compile_object(p->orc, p->tm, p->module, &p->error);
+  p->object =
+      jit_orc_compile_object(p->orc, p->tm, p->module, &p->times, &p->error);
   p->module = NULL;
   return NULL;
 }
@@ -234,21 +237,29 @@ static void free_part(SplitPart *part)
 
 static GiltStatus compile_split(JitOrc *orc, GiltOp *module,
                                 const GiltPtrMap *part_of, size_t n,
-                                GiltLocation *loc)
+                                JitSplitTimes *times, GiltLocation *loc)
 {
   SplitPart *parts = calloc(n, sizeof *parts);
   GiltStatus s = parts ? GILT_SUCCESS : GILT_FAILURE;
   if (!parts)
     gilt_emit_error(loc, "out of memory compiling %zu parts", n);
+  double start = jit_now_seconds();
   for (size_t k = 0; k < n && s == GILT_SUCCESS; k++) {
     /* One part is the whole module, its private symbols internal. */
     LlvmSplit split = {.part_of = part_of, .part = k};
     s = prepare_part(&parts[k], orc, module, n > 1 ? &split : NULL, loc);
   }
+  double translated = jit_now_seconds();
   if (s == GILT_SUCCESS)
     compile_parts(parts, n);
-  for (size_t k = 0; k < n && s == GILT_SUCCESS; k++)
+  double compiled = jit_now_seconds();
+  for (size_t k = 0; k < n && s == GILT_SUCCESS; k++) {
+    times->optimize_cpu += parts[k].times.optimize;
+    times->codegen_cpu += parts[k].times.codegen;
     s = add_part(orc, &parts[k], loc);
+  }
+  times->translate = translated - start;
+  times->compile = compiled - translated;
   for (size_t k = 0; parts && k < n; k++)
     free_part(&parts[k]);
   free(parts);
@@ -256,8 +267,9 @@ static GiltStatus compile_split(JitOrc *orc, GiltOp *module,
 }
 
 GiltStatus jit_split_compile(JitOrc *orc, GiltOp *module, size_t threads,
-                             GiltLocation *loc)
+                             JitSplitTimes *times, GiltLocation *loc)
 {
+  *times = (JitSplitTimes){0};
   size_t n = 0;
   SplitFn *fns = collect_functions(module, &n);
   GiltPtrMap part_of;
@@ -271,7 +283,8 @@ GiltStatus jit_split_compile(JitOrc *orc, GiltOp *module, size_t threads,
     gilt_emit_error(loc, "out of memory splitting %zu functions", n);
     s = GILT_FAILURE;
   } else {
-    s = compile_split(orc, module, &part_of, parts, loc);
+    times->parts = parts;
+    s = compile_split(orc, module, &part_of, parts, times, loc);
   }
   gilt_ptr_map_free(&part_of);
   return s;

@@ -52,10 +52,15 @@ typedef struct GiltJitOptions {
   ** calling thread; 0, all the cores this process may run on. The
   ** results are the same either way; the code nearly so (docs/jit.md). */
   size_t compile_threads;
+  /* When not NULL, receives a timing report of the compile (translation,
+  ** LLVM's optimization and code generation, linking) as text, in the
+  ** layout of the pass manager's (gilt_pass_manager_enable_timing). */
+  GiltStringCallback timing;
+  void *timing_user;
 } GiltJitOptions;
 
-/* All cores, -O2, no extra symbols, compiled on all cores. */
-#define GILT_JIT_OPTIONS_DEFAULT {0, 2, 0, NULL, 0}
+/* All cores, -O2, no extra symbols, compiled on all cores, no report. */
+#define GILT_JIT_OPTIONS_DEFAULT {0, 2, 0, NULL, 0, NULL, NULL}
 
 /* Compiles `module`, a verified builtin.module at the llvm level (what
 ** loop-to-llvm produces), for this host. Its entries are the llvm.func

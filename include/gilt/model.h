@@ -91,13 +91,18 @@ typedef struct GiltModelOptions {
   ** for: 512 bits (AVX-512, 32 registers), 256 (AVX2, 16) or 128 (16);
   ** 0: the host's. Code shaped for other registers still runs, slower. */
   unsigned vector_bits;
+  /* When not NULL, receives timing reports as text, as `gjit --timing`
+  ** prints them: the pass manager's (each pass of the pipeline), the
+  ** JIT's (GiltJitOptions' timing) and the whole compile's phases. */
+  GiltStringCallback timing;
+  void *timing_user;
 } GiltModelOptions;
 
 /* @main, the default pipeline, compiled on all cores at -O2 for the CPU,
 ** no cache, LLVM's work on all cores. */
 #define GILT_MODEL_OPTIONS_DEFAULT \
   {NULL, NULL, false, 0, 2, NULL, NULL, NULL, NULL, \
-   GILT_DEVICE_CPU, NULL, false, NULL, NULL, 0, 0}
+   GILT_DEVICE_CPU, NULL, false, NULL, NULL, 0, 0, NULL, NULL}
 
 /* The default pipeline: shapes refined, constants folded, lowered to
 ** loops shaped for the host's vector registers and cleaned up, then

@@ -16,8 +16,11 @@
 */
 #include "ir/pass/pass_manager.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "ir/support/timing_table.h"
 
 void gilt_instrumentation_init(GiltPassInstrumentation *in, GiltContext *ctx)
 {
@@ -183,36 +186,20 @@ void gilt_instrumentation_after_pass(GiltPassInstrumentation *in,
 
 /* ---- reports ------------------------------------------------------------ */
 
-static void report_header(GiltStrBuf *sb, const char *title)
-{
-  static const char rule[] = "===----------------------------------------"
-                             "---------------------------------===\n";
-  size_t pad = (sizeof rule - 2 - strlen(title)) / 2;
-  gilt_strbuf_printf(sb, "%s%*s%s\n%s", rule, (int)pad, "", title, rule);
-}
-
 /* One row; a nested pipeline reads `'func.func' Pipeline`. */
-static void timing_row(GiltStrBuf *sb, double seconds, double total,
-                       int indent, const char *name, bool pipeline)
-{
-  double percent = total > 0 ? 100.0 * seconds / total : 0.0;
-  gilt_strbuf_printf(sb, "%10.4f (%5.1f%%)  %*s%s%s%s\n", seconds, percent,
-                     indent, "", pipeline ? "'" : "", name,
-                     pipeline ? "' Pipeline" : "");
-}
-
 static void timing_rows(GiltStrBuf *sb, GiltPipeline *pl, double total,
                         int indent)
 {
   for (size_t i = 0; i < pl->entries.len; i++) {
     GiltPipelineEntry *e = &pl->entries.data[i];
     if (e->pass) {
-      timing_row(sb, e->pass->seconds, total, indent, e->pass->def->name,
-                 false);
+      gilt_timing_table_row(sb, e->pass->seconds, total, indent,
+                            e->pass->def->name);
       continue;
     }
-    timing_row(sb, e->nested->seconds, total, indent, e->nested->anchor,
-               true);
+    char name[160]; /* an op name: 'func.func' */
+    snprintf(name, sizeof name, "'%s' Pipeline", e->nested->anchor);
+    gilt_timing_table_row(sb, e->nested->seconds, total, indent, name);
     timing_rows(sb, e->nested, total, indent + 2);
   }
 }
@@ -221,12 +208,11 @@ static void report_timing(GiltPassInstrumentation *in, GiltPipeline *pl)
 {
   GiltStrBuf sb;
   gilt_strbuf_init(&sb, in->ctx);
-  report_header(&sb, "... Pass execution timing report ...");
-  gilt_strbuf_printf(&sb, "  Total Execution Time: %.4f seconds\n\n",
-                     in->total_seconds);
-  gilt_strbuf_printf(&sb, "  ----Wall Time----  ----Name----\n");
+  gilt_timing_table_begin(&sb, "... Pass execution timing report ...",
+                          in->total_seconds);
   timing_rows(&sb, pl, in->total_seconds, 0);
-  timing_row(&sb, in->total_seconds, in->total_seconds, 0, "Total", false);
+  gilt_timing_table_row(&sb, in->total_seconds, in->total_seconds, 0,
+                        "Total");
   in->timing_cb(sb.data, sb.len, in->timing_user);
   gilt_strbuf_free(&sb);
 }
@@ -274,7 +260,7 @@ static void report_statistics(GiltPassInstrumentation *in, GiltPipeline *pl)
 {
   GiltStrBuf sb;
   gilt_strbuf_init(&sb, in->ctx);
-  report_header(&sb, "... Pass statistics report ...");
+  gilt_report_title(&sb, "... Pass statistics report ...");
   statistics_tree(&sb, pl, 0);
   in->stats_cb(sb.data, sb.len, in->stats_user);
   gilt_strbuf_free(&sb);

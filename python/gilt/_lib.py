@@ -48,7 +48,8 @@ class ModelOptions(ctypes.Structure):
                 ("print_ir", P), ("dump_llvm", P), ("dump_llvm_user", P),
                 ("device", ctypes.c_int), ("gpu_arch", S),
                 ("compile_only", B), ("dump_ptx", P), ("dump_ptx_user", P),
-                ("compile_threads", Z), ("vector_bits", U)]
+                ("compile_threads", Z), ("vector_bits", U),
+                ("timing", P), ("timing_user", P)]
 
 
 class ModelBenchmark(ctypes.Structure):

@@ -185,6 +185,10 @@ static GiltModelOptions model_options(const GjitOptions *o,
     mo.dump_llvm = gilt_print_to_file;
     mo.dump_llvm_user = stderr;
   }
+  if (o->timing) {
+    mo.timing = gilt_print_to_file;
+    mo.timing_user = stderr;
+  }
   return mo;
 }
 

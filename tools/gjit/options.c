@@ -64,6 +64,8 @@ static const char usage[] =
     "  --decisions=FILE         write every such remark to FILE as JSON\n"
     "  --dump-llvm              print the optimized LLVM IR the JIT runs\n"
     "                           (stderr)\n"
+    "  --timing                 report where compile time went (stderr):\n"
+    "                           each pass, LLVM's steps, the phases\n"
     "  --check                  run compiled and interpreted, and report the\n"
     "                           first result that differs beyond tolerance\n"
     "  --bisect                 with --check: interpret after each loop-level\n"
@@ -83,7 +85,7 @@ enum { OPT_FUNCTION = 256, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_TOLERANCE,
        OPT_VECTOR_BITS,
        OPT_INTERPRET, OPT_PRINT_IR, OPT_FOLD_INPUTS, OPT_HELP, OPT_VERSION,
        OPT_AOT, OPT_CACHE_DIR, OPT_BENCHMARK, OPT_BENCHMARK_FORMAT,
-       OPT_PROFILE, OPT_EXPLAIN, OPT_DECISIONS, OPT_DUMP_LLVM, OPT_CHECK,
+       OPT_PROFILE, OPT_EXPLAIN, OPT_DECISIONS, OPT_DUMP_LLVM, OPT_TIMING, OPT_CHECK,
        OPT_BISECT, OPT_TEST_BISECT_PERTURB, OPT_DEVICE, OPT_GPU_ARCH,
        OPT_DUMP_PTX, OPT_COMPILE_ONLY, OPT_DUMP_PIPELINE };
 
@@ -110,6 +112,7 @@ static const struct option long_options[] = {
     {"explain", required_argument, NULL, OPT_EXPLAIN},
     {"decisions", required_argument, NULL, OPT_DECISIONS},
     {"dump-llvm", no_argument, NULL, OPT_DUMP_LLVM},
+    {"timing", no_argument, NULL, OPT_TIMING},
     {"check", no_argument, NULL, OPT_CHECK},
     {"bisect", no_argument, NULL, OPT_BISECT},
     {"test-bisect-perturb", required_argument, NULL, OPT_TEST_BISECT_PERTURB},
@@ -201,6 +204,7 @@ static bool parse_inspection(GjitOptions *o, int c, const char *arg)
   }
   case OPT_DECISIONS: o->decisions = arg; return true;
   case OPT_DUMP_LLVM: o->dump_llvm = true; return true;
+  case OPT_TIMING: o->timing = true; return true;
   case OPT_CHECK: o->check = true; return true;
   case OPT_BISECT: o->bisect = true; return true;
   default: o->test_bisect_perturb = arg; return true;
@@ -355,6 +359,7 @@ GjitParseResult gjit_options_parse(GjitOptions *o, int argc, char **argv)
     case OPT_EXPLAIN:
     case OPT_DECISIONS:
     case OPT_DUMP_LLVM:
+    case OPT_TIMING:
     case OPT_CHECK:
     case OPT_BISECT:
     case OPT_TEST_BISECT_PERTURB:

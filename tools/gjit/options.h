@@ -51,6 +51,7 @@ typedef struct GjitOptions {
   const char *explain;   /* --explain: remark categories (gilt/remarks.h) */
   const char *decisions; /* --decisions: where the remarks go as JSON */
   bool dump_llvm;        /* print the optimized LLVM IR (stderr) */
+  bool timing;           /* report compile time (stderr) */
   bool check;            /* compiled against interpreted (check.c) */
   bool bisect;           /* with check: the first loop pass that differs */
   /* Hidden, for lit tests: bisect.c perturbs the results from this pass
