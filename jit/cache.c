@@ -24,10 +24,10 @@
 **                   weight's bytes in table order, each starting at a file
 **                   offset that is a multiple of 64 (zeros between).
 **
-** The file is read whole into memory of its own (whole_file.h: huge
-** pages, not a mapping that faults page by page): the object (the code
+** The file is read whole as a populated read-only mapping (whole_file.h:
+** not copied into memory of the process's own): the object (the code
 ** only: its large weights are linked, translate.h) is copied once by ORC,
-** and the weights are used where they lie in that memory, aligned as the
+** and the weights are used where they lie in the mapping, aligned as the
 ** code assumes. A ResNet-18 entry is 45 MB of weights and the checksum
 ** is the only pass over them before the model runs. The header holds
 ** the key so that a file renamed, or a hash that collides in the
@@ -53,6 +53,7 @@
 #include "jit/abi.h"
 #include "jit/hash.h"
 #include "jit/jit.h"
+#include "jit/model_hash.h"
 
 static const char magic[8] = {'G', 'I', 'L', 'T', 'J', 'I', 'T', 'C'};
 enum { HEADER_SIZE = 48 };
@@ -409,8 +410,13 @@ static const char *parse_payload(GiltContext *ctx, const unsigned char *file,
 }
 
 /* The first check the file read fails, or NULL. */
+/* The checks of an entry's bytes, or why it fails one. `verified`: the
+** checksum that an earlier read of this very file (by its identity)
+** found right, NULL if none: the payload is hashed only when the header's
+** is another. */
 static const char *check(GiltContext *ctx, const unsigned char *b,
-                         size_t size, uint64_t key, JitCacheEntry *e)
+                         size_t size, uint64_t key, const uint64_t *verified,
+                         JitCacheEntry *e)
 {
   if (size < HEADER_SIZE)
     return "it is shorter than its header";
@@ -424,9 +430,21 @@ static const char *check(GiltContext *ctx, const unsigned char *b,
     return "it holds another key";
   if (jit_get64(b + 24) != size - HEADER_SIZE)
     return "its size does not match its header (truncated?)";
-  if (jit_hash64(b + HEADER_SIZE, size - HEADER_SIZE, 0) != jit_get64(b + 32))
+  uint64_t sum = jit_get64(b + 32);
+  if ((!verified || *verified != sum) &&
+      jit_hash64(b + HEADER_SIZE, size - HEADER_SIZE, 0) != sum)
     return "its checksum does not match (damaged)";
   return parse_payload(ctx, b, b + size, e);
+}
+
+/* The folder of `path` (what comes before its last '/', "." for none). */
+static void folder_of(const char *path, char *buf, size_t size)
+{
+  const char *slash = strrchr(path, '/');
+  if (!slash)
+    snprintf(buf, size, ".");
+  else
+    snprintf(buf, size, "%.*s", (int)(slash - path), path);
 }
 
 JitCacheRead jit_cache_read(GiltContext *ctx, const char *path, uint64_t key,
@@ -449,8 +467,16 @@ JitCacheRead jit_cache_read(GiltContext *ctx, const char *path, uint64_t key,
   if (!why && !whole_file_read(fd, (size_t)st.st_size, &e->file))
     why = "it cannot be read";
   close(fd);
+  /* The folder's records of verified checksums: model_hash.h. */
+  char dir[4096];
+  folder_of(path, dir, sizeof dir);
+  uint64_t verified;
+  bool known = !why && model_hash_recall(dir, &st, &verified);
   if (!why)
-    why = check(ctx, e->file.data, e->file.size, key, e);
+    why = check(ctx, e->file.data, e->file.size, key, known ? &verified : NULL,
+                e);
+  if (!why && !known)
+    model_hash_remember(dir, &st, jit_get64(e->file.data + 32));
   if (why) {
     snprintf(why_buf, why_size, "%s", why);
     jit_cache_entry_close(e);

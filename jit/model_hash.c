@@ -1,8 +1,9 @@
 /*
-** model_hash.c - a model file's hash, remembered by its identity
-** (model_hash.h says when that is safe).
+** model_hash.c - a file's hash, remembered by its identity (model_hash.h
+** says when that is safe): a model file's, and a cache entry's checksum
+** once verified.
 **
-** What is remembered is one small file per model file and version of it,
+** What is remembered is one small file per file and version of it,
 ** DIR/<identity in hex>.hash: the magic "GILTHASH", then the hash and the
 ** size, little-endian u64s. The identity hashes the stat fields, so a
 ** changed file gets a new name and old ones are merely unused, like old
@@ -74,6 +75,24 @@ static bool changed_recently(const struct stat *st)
          now - st->st_ctim.tv_sec < RECENT_SECONDS;
 }
 
+bool model_hash_recall(const char *dir, const struct stat *st,
+                       uint64_t *hash)
+{
+  char record[4096];
+  record_path(dir, st, record, sizeof record);
+  return read_record(record, (uint64_t)st->st_size, hash);
+}
+
+void model_hash_remember(const char *dir, const struct stat *st,
+                         uint64_t hash)
+{
+  if (changed_recently(st))
+    return;
+  char record[4096];
+  record_path(dir, st, record, sizeof record);
+  write_record(record, hash, (uint64_t)st->st_size);
+}
+
 bool model_hash_get(const char *path, const char *dir, uint64_t *hash,
                     uint64_t *size)
 {
@@ -86,9 +105,7 @@ bool model_hash_get(const char *path, const char *dir, uint64_t *hash,
     return false;
   }
   *size = (uint64_t)st.st_size;
-  char record[4096];
-  record_path(dir, &st, record, sizeof record);
-  if (read_record(record, *size, hash)) {
+  if (model_hash_recall(dir, &st, hash)) {
     close(fd);
     return true;
   }
@@ -99,7 +116,6 @@ bool model_hash_get(const char *path, const char *dir, uint64_t *hash,
     return false;
   *hash = jit_hash64(f.data, f.size, 0);
   whole_file_free(&f);
-  if (!changed_recently(&st))
-    write_record(record, *hash, *size);
+  model_hash_remember(dir, &st, *hash);
   return true;
 }

@@ -1,18 +1,26 @@
 /*
-** whole_file.h - files the compile cache reads and writes whole: read
-** into memory of its own, on huge pages where the system gives them (a
-** model hashed, an entry checked and its weights used in place), and
-** replaced atomically (written beside, then renamed over), so that a
-** concurrent reader sees the old file, the new one or none.
+** whole_file.h - files the compile cache reads and writes whole: read as
+** a private read-only mapping of the file, every page mapped at once
+** (MAP_POPULATE: a model hashed, an entry checked and its weights used in
+** place), and replaced atomically (written beside, then renamed over), so
+** that a concurrent reader sees the old file, the new one or none, and a
+** mapping of the old one stays whole.
 **
-** Why not mmap: on a cache hit every page of a 45 MB file is touched
-** once, and each first touch of a mapped page is a page fault. On the
-** virtual machines gilt is measured on a fault costs microseconds, and
-** ResNet-18's file took 30 to 60 ms to hash through a mapping (MAP_POPULATE
-** or not) against 10 to 15 ms read() into 2 MB pages and hashed. The
-** kernel copies from its page cache without faulting the reader's pages
-** one by one, and the code that later reads the weights walks 23 huge
-** pages instead of 11,000 small ones.
+** Why a populated mapping: the pages are the page cache's own, so nothing
+** is allocated, zeroed or copied. Reading into memory of the process's
+** own, even on transparent huge pages, has the kernel zero every page
+** first, and on the Firecracker virtual machines gilt is measured on the
+** first touch of fresh memory is the slow part: ResNet-18's 81 MB cache
+** entry took 20 to 157 ms to pread() into 2 MB pages, 1.5 to 2 ms to map
+** populated, and 9 to 12 ms to hash either way (an earlier VM had it the
+** other way round: 30 to 60 ms to hash through a mapping, 10 to 15 to
+** read; measure before changing it back). Without MAP_POPULATE each
+** first touch of a page is a fault.
+**
+** A file cut short while it is mapped raises SIGBUS when the missing
+** pages are read: the cache never truncates an entry (it renames a new
+** file over it), and a model file shortened under a running import is
+** left to the user.
 */
 #ifndef GILT_JIT_WHOLE_FILE_H
 #define GILT_JIT_WHOLE_FILE_H
@@ -24,10 +32,8 @@
 
 /* The bytes of a file read whole; release with whole_file_free. */
 typedef struct WholeFile {
-  unsigned char *data; /* size bytes, aligned to at least 64 */
+  const unsigned char *data; /* size bytes, aligned to at least 64 */
   size_t size;
-  void *region; /* the mapping that holds data */
-  size_t region_size;
 } WholeFile;
 
 /* Reads the `size` bytes of the open file `fd` from offset 0 into f;
