@@ -87,18 +87,24 @@ static GiltStatus lower_with(Lower *l, ScalarFn fn)
 
 /* ---- by lanes ------------------------------------------------------------------ */
 
-/* The four arithmetic ops in f32 go 16 results at a time where the
-** result's last dimension is a static multiple of 16 and every operand's
-** last dimension is the result's or broadcast (1, or none): an operand of
-** the result's width is read as vectors, a broadcast one once and splat.
-** A product by a squeeze-and-excitation gate in NCHW16c ([N, C/16, H, W,
-** 16] times [N, C/16, 1, 1, 16]) is then one vector multiply per pixel.
-** The scalar functions take vectors as they are (fused epilogues apply
-** them to a kernel's lanes), so the arithmetic is the scalar nest's. */
+/* The arithmetic ops and the activations in f32 go 16 results at a time
+** where the result's last dimension is a static multiple of 16 and every
+** operand's last dimension is the result's or broadcast (1, or none): an
+** operand of the result's width is read as vectors, a broadcast one (a
+** Clip's bound, a squeeze-and-excitation gate) once and splat. A product
+** by a squeeze-and-excitation gate in NCHW16c ([N, C/16, H, W, 16] times
+** [N, C/16, 1, 1, 16]) is then one vector multiply per pixel, and a chain
+** of such ops (x * Sigmoid(x), a Gelu written out) has nests of one shape,
+** which loop-fuse-parallel makes one. The scalar functions take vectors
+** as they are (fused epilogues apply them to a kernel's lanes), so the
+** arithmetic is the scalar nest's. */
 typedef struct Lanes {
   Elementwise e;
   LowerLanes v;
 } Lanes;
+
+/* The most operands an op by lanes reads: Clip's three. */
+#define LANES_MAX_INPUTS 3
 
 static void lanes_body(Lower *l, GiltValue *const *ivs, void *user)
 {
@@ -108,9 +114,11 @@ static void lanes_body(Lower *l, GiltValue *const *ivs, void *user)
   for (size_t i = 0; i < rank; i++)
     at[i] = ivs[i];
   at[rank - 1] = lower_times(l, ivs[rank - 1], lower_index(l, s->v.width));
-  GiltValue *x[2];
-  for (size_t i = 0; i < 2; i++) {
+  GiltValue *x[LANES_MAX_INPUTS] = {NULL};
+  for (size_t i = 0; i < s->e.num_inputs; i++) {
     GiltValue *in = lower_operand(l, i);
+    if (!in)
+      continue;
     GiltValue *idx[GRAPH_MAX_RANK];
     lower_broadcast_indices(l, in, rank, at, idx);
     GiltType *t = gilt_value_get_type(in);
@@ -128,10 +136,14 @@ static bool by_lanes(Lower *l)
   size_t rank = t->shaped.rank;
   if (rank == 0 || lower_lanes_width(l, t->shaped.elem) != LOWER_F32_LANES ||
       !gilt_shaped_type_has_static_shape(t) ||
-      t->shaped.shape[rank - 1] % LOWER_F32_LANES != 0)
+      t->shaped.shape[rank - 1] % LOWER_F32_LANES != 0 ||
+      gilt_op_get_num_operands(l->op) > LANES_MAX_INPUTS)
     return false;
-  for (size_t i = 0; i < 2; i++) {
-    GiltType *in = gilt_value_get_type(lower_operand(l, i));
+  for (size_t i = 0; i < gilt_op_get_num_operands(l->op); i++) {
+    GiltValue *v = lower_operand(l, i);
+    if (!v)
+      continue;
+    GiltType *in = gilt_value_get_type(v);
     size_t r = in->shaped.rank;
     if (in->shaped.elem != t->shaped.elem ||
         !gilt_shaped_type_has_static_shape(in))
@@ -143,8 +155,8 @@ static bool by_lanes(Lower *l)
   return true;
 }
 
-/* lower_with for Add, Sub, Mul and Div, by lanes where it can. */
-static GiltStatus lower_arith(Lower *l, ScalarFn fn)
+/* lower_with, by lanes where it can. */
+static GiltStatus lower_by_lanes(Lower *l, ScalarFn fn)
 {
   if (!by_lanes(l))
     return lower_with(l, fn);
@@ -154,7 +166,7 @@ static GiltStatus lower_arith(Lower *l, ScalarFn fn)
               LOWER_F32_LANES);
   GiltType *t = lower_result_type(l, 0);
   size_t rank = t->shaped.rank;
-  Lanes s = {{fn, NULL, rank, 2}, {0}};
+  Lanes s = {{fn, NULL, rank, gilt_op_get_num_operands(l->op)}, {0}};
   lower_lanes_init(l, &s.v, t->shaped.elem);
   GiltValue *dims[GRAPH_MAX_RANK];
   for (size_t i = 0; i < rank; i++)
@@ -701,24 +713,28 @@ static GiltValue *s_cast(Lower *l, GiltValue *const *x)
   {                                                                          \
     return lower_with(l, s_##name);                                          \
   }
-#define LOWER_ARITH(name)                                                    \
+#define LOWER_LANES(name)                                                    \
   static GiltStatus lower_##name(Lower *l)                                   \
   {                                                                          \
-    return lower_arith(l, s_##name);                                         \
+    return lower_by_lanes(l, s_##name);                                      \
   }
-LOWER_ARITH(add) LOWER_ARITH(sub) LOWER_ARITH(mul) LOWER_ARITH(div)
+LOWER_LANES(add) LOWER_LANES(sub) LOWER_LANES(mul) LOWER_LANES(div)
+LOWER_LANES(relu) LOWER_LANES(leaky_relu) LOWER_LANES(sigmoid)
+LOWER_LANES(hard_sigmoid) LOWER_LANES(hard_swish) LOWER_LANES(gelu)
+LOWER_LANES(clip) LOWER_LANES(tanh) LOWER_LANES(exp) LOWER_LANES(erf)
+#undef LOWER_LANES
 LOWER(pow) LOWER(mod)
 LOWER(min) LOWER(max) LOWER(sum) LOWER(mean) LOWER(prelu)
 LOWER(and) LOWER(or) LOWER(xor) LOWER(not) LOWER(equal) LOWER(less)
 LOWER(greater) LOWER(less_equal) LOWER(greater_equal) LOWER(bit_shift)
-LOWER(where) LOWER(exp) LOWER(log) LOWER(sqrt) LOWER(floor) LOWER(ceil)
-LOWER(round) LOWER(erf) LOWER(sin) LOWER(cos) LOWER(tan) LOWER(asin)
+LOWER(where) LOWER(log) LOWER(sqrt) LOWER(floor) LOWER(ceil)
+LOWER(round) LOWER(sin) LOWER(cos) LOWER(tan) LOWER(asin)
 LOWER(acos) LOWER(atan) LOWER(sinh) LOWER(cosh) LOWER(asinh) LOWER(acosh)
-LOWER(atanh) LOWER(tanh) LOWER(abs) LOWER(neg) LOWER(sign) LOWER(reciprocal)
-LOWER(is_nan) LOWER(is_inf) LOWER(relu) LOWER(leaky_relu) LOWER(elu)
-LOWER(selu) LOWER(celu) LOWER(thresholded_relu) LOWER(hard_sigmoid)
-LOWER(hard_swish) LOWER(sigmoid) LOWER(softplus) LOWER(softsign) LOWER(mish)
-LOWER(gelu) LOWER(shrink) LOWER(clip) LOWER(cast)
+LOWER(atanh) LOWER(abs) LOWER(neg) LOWER(sign) LOWER(reciprocal)
+LOWER(is_nan) LOWER(is_inf) LOWER(elu)
+LOWER(selu) LOWER(celu) LOWER(thresholded_relu)
+LOWER(softplus) LOWER(softsign) LOWER(mish)
+LOWER(shrink) LOWER(cast)
 #undef LOWER
 
 /* Identity and inference-mode Dropout pass their input on: buffers are

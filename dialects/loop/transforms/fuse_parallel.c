@@ -140,8 +140,63 @@ static GiltBlock *body_of(GiltOp *par)
   return gilt_region_get_first_block(gilt_op_get_region(par, 0));
 }
 
-/* Whether access op (a loop.load or loop.store) of `memref` indexes it at
-** the induction variables of nest `par`, in order, the whole buffer. */
+/* Whether op is a load or store of whole elements or of whole vectors
+** (loop.load, loop.store, loop.vector_load, loop.vector_store: no mask),
+** and which of the two kinds. */
+static bool is_load(GiltOp *op)
+{
+  return loop_op_is(op, LOOP_OP_LOAD) || loop_op_is(op, LOOP_OP_VECTOR_LOAD);
+}
+
+static bool is_store(GiltOp *op)
+{
+  return loop_op_is(op, LOOP_OP_STORE) ||
+         loop_op_is(op, LOOP_OP_VECTOR_STORE);
+}
+
+/* Whether `index`, in dimension d of an access of `lanes` elements in
+** nest `par`, is that iteration's own: the induction variable d; in the
+** last dimension of a vector access, that variable times the lanes (a
+** nest over N / lanes vectors, as graph-to-loop's elementwise ops by
+** lanes go); or 0 where dimension d runs over 0 alone (a broadcast
+** operand's index of a dimension of size 1). */
+static bool own_index(GiltValue *index, GiltOp *par, size_t d, bool last,
+                      int64_t lanes)
+{
+  GiltValue *iv = gilt_block_get_argument(body_of(par), d);
+  GiltOp *def = gilt_value_get_defining_op(index);
+  int64_t c, lo, hi, step;
+  size_t rank = gilt_block_get_num_arguments(body_of(par));
+  if (lanes > 1 && last)
+    return def && loop_op_is(def, LOOP_OP_MULI) &&
+           ((gilt_op_get_operand(def, 0) == iv &&
+             loop_constant_int(gilt_op_get_operand(def, 1), &c)) ||
+            (gilt_op_get_operand(def, 1) == iv &&
+             loop_constant_int(gilt_op_get_operand(def, 0), &c))) &&
+           c == lanes;
+  if (index == iv)
+    return true;
+  return loop_constant_int(index, &c) && c == 0 &&
+         loop_constant_int(gilt_op_get_operand(par, d), &lo) &&
+         loop_constant_int(gilt_op_get_operand(par, rank + d), &hi) &&
+         loop_constant_int(gilt_op_get_operand(par, 2 * rank + d), &step) &&
+         lo == 0 && hi == 1 && step == 1;
+}
+
+/* The elements one access (is_load or is_store) moves: its vector's
+** lanes, or 1. */
+static int64_t access_lanes(GiltOp *access)
+{
+  GiltType *t = gilt_value_get_type(
+      is_load(access) ? gilt_op_get_result(access, 0)
+                      : gilt_op_get_operand(access, 0));
+  return gilt_type_get_kind(t) == GILT_TYPE_VECTOR
+             ? t->shaped.shape[0]
+             : 1;
+}
+
+/* Whether access op (is_load or is_store) of `memref` indexes it at the
+** nest `par`'s own indices (own_index), the whole buffer. */
 static bool at_own_indices(GiltOp *access, size_t first_index, GiltOp *par)
 {
   GiltBlock *body = body_of(par);
@@ -151,9 +206,10 @@ static bool at_own_indices(GiltOp *access, size_t first_index, GiltOp *par)
   if (gilt_op_get_num_operands(access) != first_index + rank ||
       gilt_shaped_type_get_rank(t) != rank || gilt_memref_type_get_layout(t))
     return false;
+  int64_t lanes = access_lanes(access);
   for (size_t d = 0; d < rank; d++)
-    if (gilt_op_get_operand(access, first_index + d) !=
-        gilt_block_get_argument(body, d))
+    if (!own_index(gilt_op_get_operand(access, first_index + d), par, d,
+                   d + 1 == rank, lanes))
       return false;
   return true;
 }
@@ -167,7 +223,7 @@ static GiltOp *sole_store(GiltOp *p1, GiltValue *buffer)
     GiltOp *owner = u->owner;
     if (!gilt_op_is_ancestor(p1, owner))
       continue;
-    if (found || !loop_op_is(owner, LOOP_OP_STORE) ||
+    if (found || !is_store(owner) ||
         gilt_op_get_parent_op(owner) != p1 || operand_index(u) != 1 ||
         !at_own_indices(owner, 2, p1))
       return NULL;
@@ -176,14 +232,16 @@ static GiltOp *sole_store(GiltOp *p1, GiltValue *buffer)
   return found;
 }
 
-/* Whether every use of `buffer` inside P2 is a loop.load at P2's own
-** indices. */
-static bool loaded_at_own_indices(GiltOp *p2, GiltValue *buffer)
+/* Whether every use of `buffer` inside P2 is a load at P2's own indices
+** of what `store` (P1's) stores: the same type, element or vector. */
+static bool loaded_at_own_indices(GiltOp *p2, GiltValue *buffer,
+                                  GiltOp *store)
 {
+  GiltType *stored = gilt_value_get_type(gilt_op_get_operand(store, 0));
   for (GiltOperand *u = gilt_value_get_first_use(buffer); u; u = u->next_use)
     if (gilt_op_is_ancestor(p2, u->owner) &&
-        (!loop_op_is(u->owner, LOOP_OP_LOAD) ||
-         !at_own_indices(u->owner, 1, p2)))
+        (!is_load(u->owner) || !at_own_indices(u->owner, 1, p2) ||
+         gilt_value_get_type(gilt_op_get_result(u->owner, 0)) != stored))
       return false;
   return true;
 }
@@ -221,7 +279,7 @@ static bool forwardable(GiltContext *ctx, GiltOp *p1, GiltOp *p2,
       continue;
     GiltOp *store = sole_store(p1, b);
     ok = only_through(&w1, b, NULL) && only_through(&r1, b, NULL) &&
-         store && loaded_at_own_indices(p2, b);
+         store && loaded_at_own_indices(p2, b, store);
     bool seen = false;
     for (size_t j = 0; j < stores->len; j++)
       seen |= stores->data[j] == store;
@@ -261,8 +319,7 @@ static void fuse(GiltContext *ctx, GiltOp *p1, GiltOp *p2,
     GiltValue *buffer = gilt_op_get_operand(stores[i], 1);
     for (GiltOperand *u = gilt_value_get_first_use(buffer); u;
          u = u->next_use)
-      if (loop_op_is(u->owner, LOOP_OP_LOAD) &&
-          gilt_op_is_ancestor(p2, u->owner)) {
+      if (is_load(u->owner) && gilt_op_is_ancestor(p2, u->owner)) {
         gilt_vec_push(ctx, &loads, u->owner);
         gilt_vec_push(ctx, &values, gilt_op_get_operand(stores[i], 0));
       }
@@ -299,7 +356,7 @@ static bool drop_if_stored_only(GiltOp *alloc)
 {
   GiltValue *buffer = gilt_op_get_result(alloc, 0);
   for (GiltOperand *u = gilt_value_get_first_use(buffer); u; u = u->next_use)
-    if (!loop_op_is(u->owner, LOOP_OP_STORE) || operand_index(u) != 1)
+    if (!is_store(u->owner) || operand_index(u) != 1)
       return false;
   while (gilt_value_get_first_use(buffer))
     gilt_op_destroy(gilt_value_get_first_use(buffer)->owner);
