@@ -28,8 +28,10 @@
 ** not copied into memory of the process's own): the object (the code
 ** only: its large weights are linked, translate.h) is copied once by ORC,
 ** and the weights are used where they lie in the mapping, aligned as the
-** code assumes. A ResNet-18 entry is 45 MB of weights and the checksum
-** is the only pass over them before the model runs. The header holds
+** code assumes. A ResNet-18 entry is 81 MB, nearly all weights, and the
+** checksum is the only pass over them before the model runs (once per
+** version of the file: its verified checksum is remembered by its
+** identity, model_hash.h). The header holds
 ** the key so that a file renamed, or a hash that collides in the
 ** file name's truncation, is still caught; the checksum catches a file
 ** cut short or damaged. What it does not do is stop anyone who can write
@@ -409,7 +411,6 @@ static const char *parse_payload(GiltContext *ctx, const unsigned char *file,
                        (uint64_t)(end - file), e);
 }
 
-/* The first check the file read fails, or NULL. */
 /* The checks of an entry's bytes, or why it fails one. `verified`: the
 ** checksum that an earlier read of this very file (by its identity)
 ** found right, NULL if none: the payload is hashed only when the header's
