@@ -31,7 +31,8 @@
 ** code assumes. A ResNet-18 entry is 81 MB, nearly all weights, and the
 ** checksum is the only pass over them before the model runs (once per
 ** version of the file: its verified checksum is remembered by its
-** identity, model_hash.h). The header holds
+** identity, model_hash.h, so that damage below the file system, which
+** leaves the file's times alone, is caught only on its first read). The header holds
 ** the key so that a file renamed, or a hash that collides in the
 ** file name's truncation, is still caught; the checksum catches a file
 ** cut short or damaged. What it does not do is stop anyone who can write
@@ -465,7 +466,7 @@ JitCacheRead jit_cache_read(GiltContext *ctx, const char *path, uint64_t key,
     why = "it is not a regular file";
   else if (st.st_size < HEADER_SIZE)
     why = "it is shorter than its header";
-  if (!why && !whole_file_read(fd, (size_t)st.st_size, &e->file))
+  if (!why && !whole_file_map(fd, (size_t)st.st_size, &e->file))
     why = "it cannot be read";
   close(fd);
   /* The folder's records of verified checksums: model_hash.h. */

@@ -245,20 +245,22 @@ static GiltStatus add_entries(GiltJitModule *jm, GiltOp *module)
 
 /* The timing report of a compile that took `total` seconds: the wall
 ** time of each step, and under the parts' compile the CPU time they
-** spent in each half of LLVM (summed over parts that ran at once, so
-** beside a wall time it may read more). Linking is what is left: adding
-** the objects, and ORC linking them as the entries are looked up. */
+** spent in each half of LLVM (summed over parts that ran at once, each
+** on a thread of its own, so beside a wall time it may read more).
+** "link" is what is left: sharing the functions out, adding the objects
+** and ORC linking them as the entries are looked up, and freeing each
+** part's LLVM context. */
 static void report_timing(const GiltJitOptions *opts,
                           const JitSplitTimes *t, double total,
-                          size_t threads, GiltContext *ctx)
+                          GiltContext *ctx)
 {
   GiltStrBuf sb;
   gilt_strbuf_init(&sb, ctx);
   gilt_timing_table_begin(&sb, "... JIT compile timing report ...", total);
   char parts[96];
   snprintf(parts, sizeof parts,
-           "optimize and generate code (%zu parts, %zu threads)", t->parts,
-           threads);
+           "optimize and generate code (parts: %zu, a thread each)",
+           t->parts);
   double link = total - t->translate - t->compile;
   gilt_timing_table_row(&sb, t->translate, total, 0, "translate to LLVM IR");
   gilt_timing_table_row(&sb, t->compile, total, 0, parts);
@@ -297,7 +299,7 @@ GiltJitModule *gilt_jit_compile(GiltOp *module, const GiltJitOptions *opts)
     return NULL;
   }
   if (opts && opts->timing)
-    report_timing(opts, &times, jit_now_seconds() - start, threads,
+    report_timing(opts, &times, jit_now_seconds() - start,
                   gilt_op_get_context(module));
   return jm;
 }

@@ -1,26 +1,26 @@
 /*
-** whole_file.h - files the compile cache reads and writes whole: read as
-** a private read-only mapping of the file, every page mapped at once
-** (MAP_POPULATE: a model hashed, an entry checked and its weights used in
-** place), and replaced atomically (written beside, then renamed over), so
-** that a concurrent reader sees the old file, the new one or none, and a
-** mapping of the old one stays whole.
+** whole_file.h - files the compile cache reads and writes whole, and
+** replaces atomically (written beside, then renamed over), so that a
+** concurrent reader sees the old file, the new one or none, and a mapping
+** of the old one stays whole.
 **
-** Why a populated mapping: the pages are the page cache's own, so nothing
-** is allocated, zeroed or copied. Reading into memory of the process's
-** own, even on transparent huge pages, has the kernel zero every page
-** first, and on the Firecracker virtual machines gilt is measured on the
-** first touch of fresh memory is the slow part: ResNet-18's 81 MB cache
-** entry took 20 to 157 ms to pread() into 2 MB pages, 1.5 to 2 ms to map
-** populated, and 9 to 12 ms to hash either way (an earlier VM had it the
-** other way round: 30 to 60 ms to hash through a mapping, 10 to 15 to
-** read; measure before changing it back). Without MAP_POPULATE each
-** first touch of a page is a fault.
+** A cache entry is mapped: a private read-only mapping of the file, every
+** page mapped at once (MAP_POPULATE), its weights then used in place. The
+** pages are the page cache's own, so nothing is allocated, zeroed or
+** copied. Reading into memory of the process's own, even on transparent
+** huge pages, has the kernel zero every page first, and on the
+** Firecracker virtual machines gilt is measured on, the first touch of
+** fresh memory is the slow part: ResNet-18's 81 MB entry took 20 to 157
+** ms to pread() into 2 MB pages, 1.5 to 2 ms to map populated, and 9 to
+** 12 ms to hash either way (an earlier VM had it the other way round: 30
+** to 60 ms to hash through a mapping, 10 to 15 to read; measure before
+** changing it back). A mapped file cut short raises SIGBUS where its
+** missing pages are read, so only files that gilt alone writes, and
+** replaces by rename, never truncates, are mapped.
 **
-** A file cut short while it is mapped raises SIGBUS when the missing
-** pages are read: the cache never truncates an entry (it renames a new
-** file over it), and a model file shortened under a running import is
-** left to the user.
+** A model, which its user may rewrite while gilt hashes it, is read as a
+** copy: a file that shrinks under the read is an error, not a crash. Its
+** hash is remembered (model_hash.h), so this is once per version of it.
 */
 #ifndef GILT_JIT_WHOLE_FILE_H
 #define GILT_JIT_WHOLE_FILE_H
@@ -34,10 +34,17 @@
 typedef struct WholeFile {
   const unsigned char *data; /* size bytes, aligned to at least 64 */
   size_t size;
+  bool mapped; /* else a copy of its own */
 } WholeFile;
 
-/* Reads the `size` bytes of the open file `fd` from offset 0 into f;
-** false with errno set when they cannot be read (f is then empty). */
+/* Maps the `size` bytes (more than 0) of the open file `fd`, which only
+** gilt writes (see above), from offset 0 into f; false with errno set
+** when they cannot be mapped (f is then empty). */
+GILT_INTERNAL bool whole_file_map(int fd, size_t size, WholeFile *f);
+
+/* Reads the `size` bytes of the open file `fd` from offset 0 into a copy
+** in f; false with errno set when they cannot be read, the file shorter
+** than `size` included (f is then empty). */
 GILT_INTERNAL bool whole_file_read(int fd, size_t size, WholeFile *f);
 
 GILT_INTERNAL void whole_file_free(WholeFile *f);

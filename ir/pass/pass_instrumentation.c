@@ -260,7 +260,7 @@ static void report_statistics(GiltPassInstrumentation *in, GiltPipeline *pl)
 {
   GiltStrBuf sb;
   gilt_strbuf_init(&sb, in->ctx);
-  gilt_report_title(&sb, "... Pass statistics report ...");
+  gilt_timing_table_title(&sb, "... Pass statistics report ...");
   statistics_tree(&sb, pl, 0);
   in->stats_cb(sb.data, sb.len, in->stats_user);
   gilt_strbuf_free(&sb);

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-void gilt_report_title(GiltStrBuf *sb, const char *title)
+void gilt_timing_table_title(GiltStrBuf *sb, const char *title)
 {
   static const char rule[] = "===----------------------------------------"
                              "---------------------------------===\n";
@@ -16,7 +16,7 @@ void gilt_report_title(GiltStrBuf *sb, const char *title)
 void gilt_timing_table_begin(GiltStrBuf *sb, const char *title,
                              double total_seconds)
 {
-  gilt_report_title(sb, title);
+  gilt_timing_table_title(sb, title);
   gilt_strbuf_printf(sb, "  Total Execution Time: %.4f seconds\n\n",
                      total_seconds);
   gilt_strbuf_printf(sb, "  ----Wall Time----  ----Name----\n");

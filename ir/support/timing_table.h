@@ -12,7 +12,7 @@
 
 /* A report's title, centered between rules (the statistics report's
 ** too). */
-GILT_INTERNAL void gilt_report_title(GiltStrBuf *sb, const char *title);
+GILT_INTERNAL void gilt_timing_table_title(GiltStrBuf *sb, const char *title);
 /* The title, then the total and the columns' header. */
 GILT_INTERNAL void gilt_timing_table_begin(GiltStrBuf *sb, const char *title,
                                            double total_seconds);

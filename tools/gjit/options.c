@@ -85,7 +85,8 @@ enum { OPT_FUNCTION = 256, OPT_INPUT, OPT_OUTPUT, OPT_EXPECTED, OPT_TOLERANCE,
        OPT_VECTOR_BITS,
        OPT_INTERPRET, OPT_PRINT_IR, OPT_FOLD_INPUTS, OPT_HELP, OPT_VERSION,
        OPT_AOT, OPT_CACHE_DIR, OPT_BENCHMARK, OPT_BENCHMARK_FORMAT,
-       OPT_PROFILE, OPT_EXPLAIN, OPT_DECISIONS, OPT_DUMP_LLVM, OPT_TIMING, OPT_CHECK,
+       OPT_PROFILE, OPT_EXPLAIN, OPT_DECISIONS, OPT_DUMP_LLVM, OPT_TIMING,
+       OPT_CHECK,
        OPT_BISECT, OPT_TEST_BISECT_PERTURB, OPT_DEVICE, OPT_GPU_ARCH,
        OPT_DUMP_PTX, OPT_COMPILE_ONLY, OPT_DUMP_PIPELINE };
 
@@ -287,6 +288,8 @@ static bool inspection_conflicts(const GjitOptions *o, bool format_given)
           "--check and --benchmark";
   else if (o->dump_llvm && o->interpret)
     why = "--dump-llvm needs the compiled back end: drop --interpret";
+  else if (o->timing && (o->check || o->aot))
+    why = "--timing times the compile of a run: drop --check and --aot";
   if (why) {
     fprintf(stderr, "gjit: %s\n", why);
     fputs("Try 'gjit --help' for more information.\n", stderr);

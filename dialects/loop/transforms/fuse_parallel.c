@@ -17,8 +17,10 @@
 **   P2 writes nothing P1 touches;
 ** - each buffer P1 writes and P2 reads is an identity-layout buffer of
 **   the nest's rank that P1 stores to once, in its body's top level, at
-**   (i, j, ...) its induction variables in order, and P2 reads only by
-**   loop.loads at its own (i, j, ...).
+**   its own indices, and P2 reads only by loads of the same type at its
+**   own: (i, j, ...) its induction variables in order, the last times
+**   the lanes for a vector load or store (unmasked), and 0 in a
+**   dimension that runs over 0 alone (own_index).
 ** Buffers are compared through the views they are made from; buffers of
 ** the function's arguments may be one another, so P2 writing one and P1
 ** touching another is a dependence too. P2's body then runs after P1's
