@@ -439,18 +439,9 @@ static const char *check(GiltContext *ctx, const unsigned char *b,
   return parse_payload(ctx, b, b + size, e);
 }
 
-/* The folder of `path` (what comes before its last '/', "." for none). */
-static void folder_of(const char *path, char *buf, size_t size)
-{
-  const char *slash = strrchr(path, '/');
-  if (!slash)
-    snprintf(buf, size, ".");
-  else
-    snprintf(buf, size, "%.*s", (int)(slash - path), path);
-}
-
 JitCacheRead jit_cache_read(GiltContext *ctx, const char *path, uint64_t key,
-                            JitCacheEntry *e, char *why_buf, size_t why_size)
+                            const char *records, JitCacheEntry *e,
+                            char *why_buf, size_t why_size)
 {
   *e = (JitCacheEntry){0};
   int fd = open(path, O_RDONLY);
@@ -469,16 +460,13 @@ JitCacheRead jit_cache_read(GiltContext *ctx, const char *path, uint64_t key,
   if (!why && !whole_file_map(fd, (size_t)st.st_size, &e->file))
     why = "it cannot be read";
   close(fd);
-  /* The folder's records of verified checksums: model_hash.h. */
-  char dir[4096];
-  folder_of(path, dir, sizeof dir);
   uint64_t verified;
-  bool known = !why && model_hash_recall(dir, &st, &verified);
+  bool known = !why && model_hash_recall(records, &st, &verified);
   if (!why)
     why = check(ctx, e->file.data, e->file.size, key, known ? &verified : NULL,
                 e);
   if (!why && !known)
-    model_hash_remember(dir, &st, jit_get64(e->file.data + 32));
+    model_hash_remember(records, &st, jit_get64(e->file.data + 32));
   if (why) {
     snprintf(why_buf, why_size, "%s", why);
     jit_cache_entry_close(e);

@@ -95,11 +95,14 @@ GILT_INTERNAL GiltStatus jit_cache_write(const char *path, uint64_t key,
 
 /* Reads the entry at `path` and checks its magic number, format version,
 ** key (`key`), size and payload checksum, then parses its function types
-** in ctx. JIT_CACHE_INVALID fills why_buf with the first check that
-** failed. */
+** in ctx. The checksum, once verified, is remembered by the file's
+** identity in folder `records` (model_hash.h) and not computed again for
+** the same file. JIT_CACHE_INVALID fills why_buf with the first check
+** that failed. */
 GILT_INTERNAL JitCacheRead jit_cache_read(GiltContext *ctx, const char *path,
-                                          uint64_t key, JitCacheEntry *entry,
-                                          char *why_buf, size_t why_size);
+                                          uint64_t key, const char *records,
+                                          JitCacheEntry *entry, char *why_buf,
+                                          size_t why_size);
 GILT_INTERNAL void jit_cache_entry_close(JitCacheEntry *entry);
 
 /* A JIT module for this host with `opts` (NULL: the defaults) running the

@@ -33,6 +33,7 @@
 struct ModelCache {
   GiltContext *ctx;
   GiltLocation *loc;
+  char *dir;  /* DIR, where the hash records lie too (model_hash.h) */
   char *path; /* DIR/KEY.gjc */
   uint64_t key;
   unsigned opt_level;
@@ -56,13 +57,15 @@ ModelCache *model_cache_open(GiltContext *ctx, const char *model,
   char *target = jit_cache_host_target();
   ModelCache *c = calloc(1, sizeof *c);
   size_t n = strlen(dir) + 32;
-  char *path = malloc(n);
-  if (!target || !c || !path) {
+  char *path = malloc(n), *dir_copy = strdup(dir);
+  if (!target || !c || !path || !dir_copy) {
     free(target);
     free(c);
     free(path);
+    free(dir_copy);
     return NULL;
   }
+  c->dir = dir_copy;
   c->ctx = ctx;
   c->loc = gilt_location_name_get(ctx, "compile cache", NULL);
   c->opt_level = opt_level;
@@ -79,6 +82,7 @@ void model_cache_close(ModelCache *c)
   if (!c)
     return;
   jit_cache_entry_close(&c->entry);
+  free(c->dir);
   free(c->path);
   free(c);
 }
@@ -100,7 +104,7 @@ GiltJitModule *model_cache_load(ModelCache *c, const GiltJitOptions *opts,
                                 const JitCacheFunction **fn)
 {
   char why[256];
-  switch (jit_cache_read(c->ctx, c->path, c->key, &c->entry, why,
+  switch (jit_cache_read(c->ctx, c->path, c->key, c->dir, &c->entry, why,
                          sizeof why)) {
   case JIT_CACHE_MISSING:
     return NULL;
