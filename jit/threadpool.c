@@ -4,20 +4,25 @@
 ** calling thread working too.
 **
 ** A run publishes its job under the mutex and bumps a generation counter.
-** Chunk k belongs to thread k (the caller is thread 0, worker i thread i
-** + 1): each thread takes its own chunk first, so that consecutive loops
-** split the same way (a convolution's output channels, then the
-** depthwise convolution over the same channels) keep each part of the
-** data in the cache of the core that wrote it, where taking chunks in
-** the order threads arrive moved it from core to core at random. A thread
-** done with its own chunk then takes any chunk nobody has started, so a
-** worker slow to wake costs nothing but its share, which the others take.
-** The chunks themselves are fixed by n and N (OpenMP's
-** schedule(static)), so which iterations run together does not depend on
-** timing. Waiting is a short spin, for the common case of loops that
-** finish in microseconds, then a condition variable; an idle pool
-** sleeps. A caller whose run finished while it spun takes no lock; the
-** one mutex is adaptive. Both matter at two threads: a chain of 100
+** The loop is cut into up to CHUNKS_PER_THREAD chunks per thread, and
+** each thread has a home: a run of consecutive chunks, thread k the k-th
+** (the caller is thread 0, worker i thread i + 1). A thread works its
+** home from the front, so that consecutive loops split the same way (a
+** convolution's output channels, then the depthwise convolution over the
+** same channels) keep each part of the data in the cache of the core that
+** wrote it, where taking chunks in the order threads arrive moved it from
+** core to core at random. A thread done with its home then takes the
+** chunks nobody has started from the back of the others' homes, where
+** their owners would come last. So a worker slow to wake costs nothing
+** but its share, and a core that runs slower than the other (a virtual
+** machine's cores do: ResNet-50 at two threads kept one busy 11% longer
+** than the other, the faster then idle) hands its last chunks to it. The
+** chunks themselves are fixed by n and N (OpenMP's schedule(static)), so
+** which iterations run together does not depend on timing; only which
+** thread runs them does. Waiting is a short spin, for the common case of
+** loops that finish in microseconds, then a condition variable; an idle
+** pool sleeps. A caller whose run finished while it spun takes no lock;
+** the one mutex is adaptive. Both matter at two threads: a chain of 100
 ** kernels of 2 microseconds each took 0.285 ms, 0.194 after (0.205 on
 ** one thread).
 **
@@ -25,9 +30,7 @@
 ** next run is published only when no worker still holds the previous
 ** job, so a late worker can never take a chunk of the next run with the
 ** previous run's body. The caller returns as soon as every chunk is
-** done. It is deliberately not a work-stealing scheduler: loop.parallel
-** bodies are uniform, and static chunks keep each thread on the same part
-** of the data from one loop to the next.
+** done.
 */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "jit/threadpool.h"
@@ -41,6 +44,12 @@
 
 /* Rounds of polling before a thread sleeps: a few microseconds. */
 #define SPIN_ROUNDS 4000
+
+/* Chunks per thread where the loop has that many iterations: enough that
+** the last ones can move to a thread that finished early, few enough that
+** taking one (an atomic exchange on a line both cores write) stays
+** negligible beside the iterations it covers. */
+#define CHUNKS_PER_THREAD 4
 
 typedef struct Worker {
   JitThreadPool *pool;
@@ -63,7 +72,7 @@ struct JitThreadPool {
   void *context;
   int64_t n;
   int64_t chunks;
-  atomic_bool *taken; /* per chunk, one per thread */
+  atomic_bool *taken; /* per chunk, CHUNKS_PER_THREAD per thread */
   atomic_int_fast64_t chunks_done;
   atomic_int_fast64_t active; /* workers holding the job */
 };
@@ -97,19 +106,35 @@ static int64_t chunk_begin(int64_t n, int64_t chunks, int64_t k)
   return q * k + (k < r ? k : r);
 }
 
-/* Runs thread `self`'s own chunk of the current job, then any other
-** nobody has taken, until none is left; whether this thread finished the
-** last one. */
+/* Takes chunk k and runs it unless another thread took it first; whether
+** this thread then finished the run's last chunk. */
+static bool try_chunk(JitThreadPool *p, int64_t k, JitChunkFn body,
+                      void *context, int64_t n, int64_t chunks, bool *last)
+{
+  if (atomic_exchange(&p->taken[k], true))
+    return false;
+  body(chunk_begin(n, chunks, k), chunk_begin(n, chunks, k + 1), context);
+  *last = atomic_fetch_add(&p->chunks_done, 1) + 1 == chunks;
+  return true;
+}
+
+/* Runs thread `self`'s home chunks front to back, then what is left of
+** the other threads' homes back to front, until no chunk is left; whether
+** this thread finished the last one. */
 static bool run_chunks(JitThreadPool *p, int64_t self, JitChunkFn body,
                        void *context, int64_t n, int64_t chunks)
 {
+  int64_t threads = (int64_t)p->threads;
   bool last = false;
-  for (int64_t i = 0; i < chunks; i++) {
-    int64_t k = (self + i) % chunks;
-    if (atomic_exchange(&p->taken[k], true))
-      continue;
-    body(chunk_begin(n, chunks, k), chunk_begin(n, chunks, k + 1), context);
-    last = atomic_fetch_add(&p->chunks_done, 1) + 1 == chunks;
+  for (int64_t k = chunk_begin(chunks, threads, self);
+       k < chunk_begin(chunks, threads, self + 1); k++)
+    try_chunk(p, k, body, context, n, chunks, &last);
+  for (int64_t i = 1; i < threads; i++) {
+    int64_t other = (self + i) % threads;
+    for (int64_t k = chunk_begin(chunks, threads, other + 1) - 1;
+         k >= chunk_begin(chunks, threads, other); k--)
+      if (!try_chunk(p, k, body, context, n, chunks, &last))
+        break; /* its owner got here: the rest of that home is taken */
   }
   return last;
 }
@@ -163,7 +188,8 @@ void jit_threadpool_run(JitThreadPool *p, int64_t n, JitChunkFn body,
     body(0, n, context);
     return;
   }
-  int64_t chunks = (int64_t)p->threads < n ? (int64_t)p->threads : n;
+  int64_t most = (int64_t)p->threads * CHUNKS_PER_THREAD;
+  int64_t chunks = most < n ? most : n;
   pthread_mutex_lock(&p->mu);
   /* A worker that joined the previous run after its last chunk holds
   ** that run's job until it finds no chunk left; clearing `taken` under
@@ -203,7 +229,7 @@ JitThreadPool *jit_threadpool_create(size_t threads)
     return NULL;
   p->threads = threads;
   p->workers = calloc(threads, sizeof *p->workers);
-  p->taken = calloc(threads, sizeof *p->taken);
+  p->taken = calloc(threads * CHUNKS_PER_THREAD, sizeof *p->taken);
   if (!p->workers || !p->taken) {
     free(p->workers);
     free(p->taken);

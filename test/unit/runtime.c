@@ -93,9 +93,9 @@ static void check_parallel(void)
   CHECK(jit_runtime_set_pool(pool) == NULL);
   Sum t = {.fail_at = -1};
   gilt_rt_parallel_for(1000, add_range, &t);
-  CHECK(atomic_load(&t.sum) == 999 * 1000 / 2 && atomic_load(&t.chunks) == 3);
+  CHECK(atomic_load(&t.sum) == 999 * 1000 / 2 && atomic_load(&t.chunks) == 12);
   gilt_rt_parallel_for(0, add_range, &t);
-  CHECK(atomic_load(&t.chunks) == 3);
+  CHECK(atomic_load(&t.chunks) == 12);
 
   /* A failure in the last chunk, whichever thread ran it, is the
   ** caller's; a run without failure leaves no message. */

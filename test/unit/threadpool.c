@@ -2,16 +2,18 @@
 ** threadpool.c - unit test of the runtime's thread pool
 ** (jit/threadpool.h, internal to jit/ and so included directly).
 **
-** Every iteration of [0, n) runs exactly once, in at most `threads`
-** chunks that are the same from run to run; small and empty loops, a
+** Every iteration of [0, n) runs exactly once, in at most four chunks
+** per thread that are the same from run to run; small and empty loops, a
 ** pool of one thread, no pool, a loop nested in a chunk, two threads
-** sharing one pool, and many short runs back to back (where a worker
-** late for one run must not take chunks of the next).
+** sharing one pool, many short runs back to back (where a worker late for
+** one run must not take chunks of the next), and a thread stuck in its
+** first chunk, whose other chunks the other thread takes.
 */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "jit/threadpool.h"
 #include "test/unit/check.h"
@@ -43,8 +45,8 @@ static Counts *counts_new(void)
 }
 
 /* Runs a loop of n and checks that each iteration ran once, in at most
-** `threads` chunks. */
-static void check_cover(JitThreadPool *pool, int64_t n, size_t threads)
+** `max_chunks` chunks. */
+static void check_cover(JitThreadPool *pool, int64_t n, size_t max_chunks)
 {
   Counts *c = counts_new();
   jit_threadpool_run(pool, n, count, c);
@@ -53,7 +55,7 @@ static void check_cover(JitThreadPool *pool, int64_t n, size_t threads)
     bad += atomic_load(&c->hits[i]) != 1;
   CHECK(bad == 0);
   int chunks = atomic_load(&c->chunks);
-  CHECK(n <= 0 ? chunks == 0 : chunks >= 1 && (size_t)chunks <= threads);
+  CHECK(n <= 0 ? chunks == 0 : chunks >= 1 && (size_t)chunks <= max_chunks);
   CHECK(n <= 0 || chunks <= n);
   free(c);
 }
@@ -88,11 +90,35 @@ static void nested_body(int64_t begin, int64_t end, void *context)
   count(begin, end, context);
 }
 
+typedef struct Stuck {
+  pthread_t caller;
+  atomic_int by_caller; /* chunks the caller ran */
+  atomic_int others;    /* chunks the worker ran */
+} Stuck;
+
+/* Iteration 0 (the caller's first chunk) waits until the worker has run
+** the seven others, or about a second has passed. */
+static void stuck_body(int64_t begin, int64_t end, void *context)
+{
+  Stuck *s = context;
+  (void)end;
+  if (!pthread_equal(pthread_self(), s->caller)) {
+    atomic_fetch_add(&s->others, 1);
+    return;
+  }
+  atomic_fetch_add(&s->by_caller, 1);
+  if (begin != 0)
+    return;
+  struct timespec pause = {0, 1000000};
+  for (int i = 0; i < 1000 && atomic_load(&s->others) < 7; i++)
+    nanosleep(&pause, NULL);
+}
+
 static void *second_caller(void *arg)
 {
   JitThreadPool *pool = arg;
   for (int r = 0; r < 200; r++)
-    check_cover(pool, 1000, jit_threadpool_get_threads(pool));
+    check_cover(pool, 1000, 4 * jit_threadpool_get_threads(pool));
   return NULL;
 }
 
@@ -103,37 +129,49 @@ int main(void)
   JitThreadPool *pool = jit_threadpool_create(4);
   CHECK(pool != NULL);
   CHECK(jit_threadpool_get_threads(pool) == 4);
-  check_cover(pool, 0, 4);
-  check_cover(pool, -5, 4);
-  check_cover(pool, 1, 4);
-  check_cover(pool, 3, 4);
-  check_cover(pool, 4, 4);
-  check_cover(pool, 5, 4);
-  check_cover(pool, MAX_N, 4);
+  check_cover(pool, 0, 16);
+  check_cover(pool, -5, 16);
+  check_cover(pool, 1, 16);
+  check_cover(pool, 3, 16);
+  check_cover(pool, 4, 16);
+  check_cover(pool, 5, 16);
+  check_cover(pool, MAX_N, 16);
 
-  /* Static chunks: 10 in 4 is 3, 3, 2, 2, whatever thread takes which. */
+  /* Static chunks: 10 in 4 threads is 10 of one; 40 is 16 chunks, 3 for
+  ** the first 8 and 2 for the rest, whatever thread takes which. */
   int64_t starts[64];
-  CHECK(chunk_starts(pool, 10, starts) == 4);
-  CHECK(starts[0] == 0 && starts[1] == 3 && starts[2] == 6 && starts[3] == 8);
+  CHECK(chunk_starts(pool, 10, starts) == 10);
+  CHECK(starts[0] == 0 && starts[9] == 9);
+  CHECK(chunk_starts(pool, 40, starts) == 16);
+  CHECK(starts[1] == 3 && starts[8] == 24 && starts[9] == 26 &&
+        starts[15] == 38);
 
   /* Many short runs back to back. */
   for (int r = 0; r < 2000; r++)
-    check_cover(pool, 1 + r % 37, 4);
+    check_cover(pool, 1 + r % 37, 16);
 
   /* A loop nested in a chunk runs in that chunk's thread. */
   Counts *c = counts_new();
   c->pool = pool;
   jit_threadpool_run(pool, 8, nested_body, c);
   CHECK(atomic_load(&c->nested) == atomic_load(&c->chunks));
-  CHECK(atomic_load(&c->chunks) == 4);
+  CHECK(atomic_load(&c->chunks) == 8);
   free(c);
 
   /* Two threads calling in at once. */
   pthread_t t;
   CHECK(pthread_create(&t, NULL, second_caller, pool) == 0);
   for (int r = 0; r < 200; r++)
-    check_cover(pool, 1000, 4);
+    check_cover(pool, 1000, 16);
   pthread_join(t, NULL);
+  jit_threadpool_destroy(pool);
+
+  /* The caller stuck in its first chunk: the worker runs its own four and
+  ** then the caller's other three, from the back. */
+  pool = jit_threadpool_create(2);
+  Stuck stuck = {.caller = pthread_self()};
+  jit_threadpool_run(pool, 8, stuck_body, &stuck);
+  CHECK(atomic_load(&stuck.by_caller) == 1);
   jit_threadpool_destroy(pool);
 
   /* One thread: everything in the caller, in one chunk. */
@@ -149,7 +187,8 @@ int main(void)
   /* The default: all cores. */
   pool = jit_threadpool_create(0);
   CHECK(jit_threadpool_get_threads(pool) == jit_threadpool_default_threads());
-  check_cover(pool, 12345, jit_threadpool_get_threads(pool));
+  size_t threads = jit_threadpool_get_threads(pool);
+  check_cover(pool, 12345, threads > 1 ? 4 * threads : 1);
   jit_threadpool_destroy(pool);
   return check_failures != 0;
 }

@@ -421,6 +421,16 @@ static void close_body(Lower *l, GiltOp *owner, size_t n,
                                          owner);
 }
 
+bool lower_in_parallel(Lower *l)
+{
+  GiltBuilder *b = gilt_rewriter_get_builder(l->rw);
+  for (GiltOp *op = gilt_block_get_parent_op(gilt_builder_get_insertion_block(b));
+       op; op = gilt_op_get_parent_op(op))
+    if (loop_op_is(op, LOOP_OP_PARALLEL))
+      return true;
+  return false;
+}
+
 void lower_parallel_mapped(Lower *l, size_t rank, GiltValue *const *uppers,
                            const char *mapping, LowerBodyFn body, void *user)
 {

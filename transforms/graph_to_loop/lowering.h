@@ -287,6 +287,10 @@ GILT_INTERNAL void lower_parallel_mapped(Lower *l, size_t rank,
                                          GiltValue *const *uppers,
                                          const char *mapping,
                                          LowerBodyFn body, void *user);
+/* Whether the insertion point is inside a loop.parallel: a loop.parallel
+** built there runs as sequential loops in the enclosing one's body
+** (loop-to-llvm outlines the outermost only). */
+GILT_INTERNAL bool lower_in_parallel(Lower *l);
 /* gpu.barrier: the threads of a block wait for each other there. */
 GILT_INTERNAL void lower_barrier(Lower *l);
 /* Nested loop.for loops over [0, uppers[i]), step 1. */

@@ -674,6 +674,7 @@ static void remark(Lower *l, const Tile *tile)
 {
   const LowerTiles *t = tile->t;
   int64_t cols = (int64_t)(t->vectors * LOWER_F32_LANES);
+  bool nested = lower_in_parallel(l);
   GiltRemarkArg args[4] = {{"algorithm", t->algorithm, 0},
                            {"tile_rows", NULL, (int64_t)t->rows},
                            {"tile_cols", NULL, cols},
@@ -691,9 +692,11 @@ static void remark(Lower *l, const Tile *tile)
              tile->group);
   gilt_remark(l->op, "tiling", t->algorithm, 4, args,
               "%s: register tiles of %zu x %" PRId64 " (%zu vector "
-              "accumulators) over packed operands, parallel over %s%s%s%s",
+              "accumulators) over packed operands, %s%s%s%s%s%s",
               t->algorithm, t->rows, cols, t->rows * t->vectors,
+              nested ? "" : "parallel over ",
               tile->block || tile->copied ? "columns of tiles" : "tiles",
+              nested ? " in turn inside an enclosing parallel loop" : "",
               tile->copied ? "; each column's panel of B copied first" : "",
               tile->narrow_tail ? "; a last tile of 16 columns or fewer is "
                                   "one vector wide"
