@@ -81,7 +81,11 @@ typedef struct TiledConv {
   bool swapped;
   LowerEpilogue epilogue;
   GiltValue *x, *xp, *panels, *wide, *y, *bias;
-  bool pack_x;         /* direct, not swapped: X packed as B (choose_pack_x) */
+  /* X packed (choose_pack_x): as B where direct and not swapped; as A,
+  ** [ceil(OH * OW / rows), C, rows], where direct and swapped with a
+  ** tile's rows not in one output row (whose broadcasts would each need
+  ** an address of their own, C rows of X apart). */
+  bool pack_x;
   bool copy_panels;    /* the tiles keep X's panels as they read it (choose_copy_panels) */
   GiltValue *x_panels; /* the packing, in batch_body */
   /* Grouped: each group's output channels (NULL for one group). A
@@ -209,14 +213,16 @@ static bool choose_swapped(const Lower *l, const TiledConv *t,
   /* A 1x1 layer gives up storing in place, with its epilogue, for a copy
   ** of about 2 cycles an element, 3 with a residual to read: the
   ** lane-multiply-adds it saves per output, C (1/wide - 1/swapped), must
-  ** exceed what two FMA units do in that time, 64 or 96; and its tiles'
-  ** rows must share an address (SqueezeNet's 13x13 lost 5% without). So
-  ** MobileNetV2's projections to 7x7 and 14x14 swap, ResNet's residual
-  ** downsampling (C 256 at 7x7: 78) does not. */
+  ** exceed what two FMA units do in that time, 64 or 96. So MobileNetV2's
+  ** projections to 7x7 and 14x14 swap, ResNet's residual downsampling (C
+  ** 256 at 7x7: 78) does not. Where its tiles' rows do not share an
+  ** address (AVX2's 5 rows at 7x7), X is packed first (choose_pack_x):
+  ** read where it lies, SqueezeNet's 13x13 lost 5%, and RegNetY's 440
+  ** channels at 7x7 gained nothing over the unswapped product, each tile
+  ** reading C lines of X for 5 floats of each. */
   int64_t c = wt->shaped.shape[1];
   double copy = t->epilogue.residual ? 96.0 : 64.0;
-  return aligned && c != GILT_DYNAMIC &&
-         (double)c * (1.0 / wide - 1.0 / swapped) > copy;
+  return c != GILT_DYNAMIC && (double)c * (1.0 / wide - 1.0 / swapped) > copy;
 }
 
 /* A direct layer packs X (above) where every panel serves this many
@@ -228,12 +234,17 @@ static bool choose_swapped(const Lower *l, const TiledConv *t,
 ** the copy as long as their product. */
 #define PACK_MIN_ROW_TILES 8
 
-/* Whether the direct, unswapped product packs X: OC static and tiled
-** into at least PACK_MIN_ROW_TILES tiles of t->rows. */
+/* Whether a direct product packs X: unswapped, with OC static and tiled
+** into at least PACK_MIN_ROW_TILES tiles of t->rows; swapped, where a
+** tile's rows do not lie in one output row. */
 static bool choose_pack_x(const TiledConv *t, GiltType *wt)
 {
   int64_t oc = wt->shaped.shape[0];
-  return t->direct && !t->swapped && oc != GILT_DYNAMIC &&
+  if (!t->direct)
+    return false;
+  if (t->swapped)
+    return !t->row_aligned;
+  return oc != GILT_DYNAMIC &&
          (oc + (int64_t)t->rows - 1) / (int64_t)t->rows >= PACK_MIN_ROW_TILES;
 }
 
@@ -329,6 +340,10 @@ static GiltValue *tile_load_a(Lower *l, const LowerTileAt *at, size_t i,
   TiledConv *t = user;
   if (!t->swapped)
     return weight(l, t, at->mb, at, (int64_t)i, false);
+  if (t->x_panels) {
+    GiltValue *idx[3] = {at->mb, at->red[0], lower_index(l, (int64_t)i)};
+    return lower_load(l, t->x_panels, idx);
+  }
   /* Output (oh, ow) of row p reads wide position oh * Wq + ow. */
   GiltValue *ow_count = t->w->out[1];
   GiltValue *p = t->row_aligned ? at->m0 : at->rows[i];
@@ -511,12 +526,17 @@ static void batch_body(Lower *l, GiltValue *const *ivs, void *user)
   TiledConv *t = user;
   t->n = ivs[0];
   GiltValue *oc = lower_dim(l, t->y, 1);
-  if (t->pack_x) { /* X[n] as [C, H * W], by panels */
+  if (t->pack_x) { /* X[n] as [C, H * W], by panels of B or of A */
     GiltValue *prefix[2] = {t->n, lower_index(l, 0)};
     GiltValue *channels = lower_dim(l, t->xp, 2); /* one op at a time: */
     GiltValue *pixels = lower_dim(l, t->xp, 3);   /* a fixed order */
-    LowerMatrix b = {t->xp, prefix, false, channels, pixels};
-    t->x_panels = lower_pack_cols(l, &b, t->vectors * LOWER_F32_LANES);
+    if (t->swapped) {
+      LowerMatrix a = {t->xp, prefix, true, pixels, channels};
+      t->x_panels = lower_pack_rows(l, &a, t->rows);
+    } else {
+      LowerMatrix b = {t->xp, prefix, false, channels, pixels};
+      t->x_panels = lower_pack_cols(l, &b, t->vectors * LOWER_F32_LANES);
+    }
   }
   GiltValue *positions = t->swapped ? ix_mul(l, t->w->out[0], t->w->out[1])
                                     : ix_mul(l, t->w->out[0], t->pitch);
