@@ -110,7 +110,9 @@ def conv_shapes(model_path):
     for n in g.node:
         if n.op_type != "Conv" or n.input[1] not in dims:
             continue
-        w, y = dims[n.input[1]], dims.get(n.output[0], [0, 0, 0, 0])
+        w, y = dims[n.input[1]], dims.get(n.output[0], [])
+        if len(w) != 4 or len(y) != 4:  # not a 2-D convolution's shapes
+            continue
         attrs = {a.name: a for a in n.attribute}
         group = attrs["group"].i if "group" in attrs else 1
         stride = attrs["strides"].ints[0] if "strides" in attrs else 1
