@@ -15,8 +15,10 @@
 **
 ** Softmax and LogSoftmax of f32 on the last axis go by rows of 16 lanes
 ** (rows.c) instead: the maximum, then the sum of exp(x - max) (Softmax
-** storing exp(x - max) as it goes, so that the last pass divides instead
-** of computing exp again), then the writes.
+** storing exp(x - max) as it goes, so that the last pass multiplies by
+** 1 / sum instead of computing exp again: one division a row, as ONNX
+** Runtime's, where one an element had cost 6% of a [8, 128, 128]
+** Softmax), then the writes.
 */
 #include "transforms/graph_to_loop/lowering.h"
 
@@ -169,7 +171,7 @@ static void row_write(Lower *l, LowerRow *r, GiltValue *const *acc,
     y = lower_binary(l, LOOP_OP_SUBF, shifted, splat(l, r, a->sum));
   } else {
     GiltValue *e = lower_row_load(l, r, a->out, NULL, NULL);
-    y = lower_binary(l, LOOP_OP_DIVF, e, splat(l, r, a->sum));
+    y = lower_binary(l, LOOP_OP_MULF, e, splat(l, r, a->sum));
   }
   lower_row_store(l, r, y, a->out);
 }
@@ -187,6 +189,9 @@ static void softmax_row_body(Lower *l, GiltValue *const *ivs, void *user)
   a->sum = lower_row_combine(l, "add", lanes);
   if (a->log)
     a->sum = lower_unary(l, LOOP_OP_LOG, a->sum);
+  else /* the row's writes multiply by 1 / sum: one division a row */
+    a->sum = lower_binary(l, LOOP_OP_DIVF, lower_constant_like(l, a->sum, 1),
+                          a->sum);
   lower_row_loop(l, &r, 0, NULL, NULL, row_write, a);
 }
 
