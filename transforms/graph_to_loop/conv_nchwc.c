@@ -108,30 +108,53 @@ typedef struct BlockedConv {
 
 /* ---- the padded input ------------------------------------------------------ */
 
+/* X's index, [n, channel block or channel, row, column, 0], of padded
+** pixel (row, column) clamped into X, and whether the pixel lies inside
+** X (the clamp keeps a load in bounds either way). */
+static GiltValue *padded_pixel_at(Lower *l, const BlockedConv *t,
+                                  GiltValue *n, GiltValue *channel,
+                                  GiltValue *row, GiltValue *col,
+                                  GiltValue **from)
+{
+  GiltValue *at[2] = {row, col}, *inside = NULL;
+  from[0] = n, from[1] = channel, from[4] = lower_index(l, 0);
+  for (size_t d = 0; d < 2; d++) {
+    GiltValue *in;
+    from[2 + d] =
+        ix_clamp_into(l, ix_sub(l, at[d], t->w->begin[d]), t->w->in[d], &in);
+    inside = inside ? lower_binary(l, LOOP_OP_ANDI, inside, in) : in;
+  }
+  return inside;
+}
+
+/* The 16 channels of a blocked X at padded pixel (row, column), zero
+** outside X: a load under a mask of all lanes or none. */
+static GiltValue *padded_pixel_vector(Lower *l, BlockedConv *t, GiltValue *n,
+                                      GiltValue *block, GiltValue *row,
+                                      GiltValue *col)
+{
+  GiltValue *from[5];
+  GiltValue *inside = padded_pixel_at(l, t, n, block, row, col, from);
+  GiltValue *mask = lower_lanes_mask_all(l, &t->v, inside);
+  return lower_lanes_load(l, &t->v, mask, t->given, from);
+}
+
 /* One pixel of the product's padded copy, ivs (n, channel block or
-** channel, row, column): X's at the clamped position, zero outside X (the
-** clamp keeps the load in bounds for both). In NCHW16c the pixel's 16
-** channels are one vector, loaded under a mask of all lanes or none; in
-** NCHW it is one float. */
+** channel, row, column): X's at the clamped position, zero outside X. In
+** NCHW16c the pixel's 16 channels are one vector; in NCHW it is one
+** float. */
 static void pad_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   BlockedConv *t = user;
-  bool blocked = t->in_block == LOWER_F32_LANES;
-  GiltValue *zero = lower_index(l, 0);
-  GiltValue *from[5] = {ivs[0], ivs[1], NULL, NULL, zero};
-  GiltValue *to[5] = {ivs[0], ivs[1], ivs[2], ivs[3], zero};
-  GiltValue *inside = NULL;
-  for (size_t d = 0; d < 2; d++) {
-    GiltValue *in, *at = ix_sub(l, ivs[2 + d], t->w->begin[d]);
-    from[2 + d] = ix_clamp_into(l, at, t->w->in[d], &in);
-    inside = inside ? lower_binary(l, LOOP_OP_ANDI, inside, in) : in;
-  }
-  if (blocked) {
-    GiltValue *mask = lower_lanes_mask_all(l, &t->v, inside);
-    GiltValue *xv = lower_lanes_load(l, &t->v, mask, t->given, from);
+  GiltValue *to[5] = {ivs[0], ivs[1], ivs[2], ivs[3], lower_index(l, 0)};
+  if (t->in_block == LOWER_F32_LANES) {
+    GiltValue *xv = padded_pixel_vector(l, t, ivs[0], ivs[1], ivs[2], ivs[3]);
     lower_lanes_store(l, &t->v, NULL, xv, t->x, to);
     return;
   }
+  GiltValue *from[5];
+  GiltValue *inside =
+      padded_pixel_at(l, t, ivs[0], ivs[1], ivs[2], ivs[3], from);
   GiltValue *xv = lower_load(l, t->given, from);
   GiltValue *fill = lower_constant_like(l, xv, 0);
   lower_store(l, lower_select(l, inside, xv, fill), t->x, to);
@@ -516,22 +539,13 @@ static bool pad_blocks(const BlockedConv *t)
   return edge * taps >= PAD_BLOCK_RATIO * copied;
 }
 
-/* Pixel ivs (i, j) of the block's padded copy: X's at the position
-** clamped into it, zero outside (pad_body's rule, in one block). */
+/* Pixel ivs (i, j) of the block's padded copy (pad_body's, in one
+** block). */
 static void block_pad_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   BlockedConv *t = user;
-  GiltValue *zero = lower_index(l, 0);
-  GiltValue *from[5] = {t->n, t->cb, NULL, NULL, zero};
-  GiltValue *inside = NULL;
-  for (size_t d = 0; d < 2; d++) {
-    GiltValue *in, *at = ix_sub(l, ivs[d], t->w->begin[d]);
-    from[2 + d] = ix_clamp_into(l, at, t->w->in[d], &in);
-    inside = inside ? lower_binary(l, LOOP_OP_ANDI, inside, in) : in;
-  }
-  GiltValue *mask = lower_lanes_mask_all(l, &t->v, inside);
-  GiltValue *xv = lower_lanes_load(l, &t->v, mask, t->given, from);
-  GiltValue *to[3] = {ivs[0], ivs[1], zero};
+  GiltValue *xv = padded_pixel_vector(l, t, t->n, t->cb, ivs[0], ivs[1]);
+  GiltValue *to[3] = {ivs[0], ivs[1], lower_index(l, 0)};
   lower_lanes_store(l, &t->v, NULL, xv, t->block_pad, to);
 }
 
