@@ -1,30 +1,31 @@
 /*
 ** threadpool.c - the workers behind gilt_rt_parallel_for: N - 1 threads
-** started once, a loop split statically into at most N chunks, the
-** calling thread working too.
+** started once, a loop split statically into at most CHUNKS_PER_THREAD
+** chunks a thread, the calling thread working too.
 **
 ** A run publishes its job under the mutex and bumps a generation counter.
-** The loop is cut into up to CHUNKS_PER_THREAD chunks per thread, and
-** each thread has a home: a run of consecutive chunks, thread k the k-th
-** (the caller is thread 0, worker i thread i + 1). A thread works its
-** home from the front, so that consecutive loops split the same way (a
-** convolution's output channels, then the depthwise convolution over the
-** same channels) keep each part of the data in the cache of the core that
-** wrote it, where taking chunks in the order threads arrive moved it from
-** core to core at random. A thread done with its home then takes the
-** chunks nobody has started from the back of the others' homes, where
-** their owners would come last. So a worker slow to wake costs nothing
-** but its share, and a core that runs slower than the other (a virtual
-** machine's cores do: ResNet-50 at two threads kept one busy 11% longer
-** than the other, the faster then idle) hands its last chunks to it. The
-** chunks themselves are fixed by n and N (OpenMP's schedule(static)), so
-** which iterations run together does not depend on timing; only which
-** thread runs them does. Waiting is a short spin, for the common case of
-** loops that finish in microseconds, then a condition variable; an idle
-** pool sleeps. A caller whose run finished while it spun takes no lock;
-** the one mutex is adaptive. Both matter at two threads: a chain of 100
-** kernels of 2 microseconds each took 0.285 ms, 0.194 after (0.205 on
-** one thread).
+** The loop is cut into up to CHUNKS_PER_THREAD chunks per thread, and each
+** thread has a home: a run of consecutive chunks, thread k the k-th (the
+** caller is thread 0, worker i thread i + 1). A thread works its home from
+** the front, so that consecutive loops split the same way (a convolution's
+** output channels, then the depthwise convolution over the same channels)
+** keep each part of the data in the cache of the core that wrote it, where
+** taking chunks in the order threads arrive moved it from core to core at
+** random. A thread done with its home then takes the chunks nobody has
+** started from the back of the others' homes, where their owners would come
+** last. So a worker slow to wake costs nothing but its share, and a core
+** that runs slower than the other (a virtual machine's cores do: ResNet-50
+** at two threads kept one busy 7 to 11% longer than the other, the faster
+** then idle) hands its last chunks to it. The chunks themselves are fixed by
+** n and N (OpenMP's schedule(static)), so which iterations run together does
+** not depend on timing; only which thread runs them does. A thief walks a
+** home down until it meets a chunk taken (by the owner, or by another thief,
+** which then goes on), so with more than two threads a home has one helper
+** at a time. Waiting is a short spin, for the common case of loops that
+** finish in microseconds, then a condition variable; an idle pool sleeps. A
+** caller whose run finished while it spun takes no lock; the one mutex is
+** adaptive. Both matter at two threads: a chain of 100 kernels of 2
+** microseconds each took 0.285 ms, 0.194 after (0.205 on one thread).
 **
 ** A worker that joined a run is counted until it has left it, and the
 ** next run is published only when no worker still holds the previous
@@ -53,7 +54,7 @@
 
 typedef struct Worker {
   JitThreadPool *pool;
-  int64_t index; /* its own chunk: 1 for the first worker */
+  int64_t index; /* its home (run_chunks): 1 for the first worker */
   pthread_t thread;
 } Worker;
 
@@ -134,7 +135,7 @@ static bool run_chunks(JitThreadPool *p, int64_t self, JitChunkFn body,
     for (int64_t k = chunk_begin(chunks, threads, other + 1) - 1;
          k >= chunk_begin(chunks, threads, other); k--)
       if (!try_chunk(p, k, body, context, n, chunks, &last))
-        break; /* its owner got here: the rest of that home is taken */
+        break; /* another thread walks this home: it finishes it */
   }
   return last;
 }

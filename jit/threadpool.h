@@ -30,7 +30,8 @@ GILT_INTERNAL void jit_threadpool_destroy(JitThreadPool *pool);
 GILT_INTERNAL size_t jit_threadpool_get_threads(const JitThreadPool *pool);
 
 /* Calls body(begin, end, context) over [0, n) split statically into at
-** most four chunks per thread of near-equal size, the calling thread
+** most a few chunks per thread (CHUNKS_PER_THREAD, threadpool.c) of
+** near-equal size, the calling thread
 ** taking chunks too, each thread its own consecutive share first and
 ** then what is left of the others', and returns when every chunk is
 ** done. A pool runs

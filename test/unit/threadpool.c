@@ -93,11 +93,13 @@ static void nested_body(int64_t begin, int64_t end, void *context)
 typedef struct Stuck {
   pthread_t caller;
   atomic_int by_caller; /* chunks the caller ran */
-  atomic_int others;    /* chunks the worker ran */
+  atomic_int others;    /* chunks the workers ran */
+  int rest;             /* all chunks but the caller's first */
 } Stuck;
 
-/* Iteration 0 (the caller's first chunk) waits until the worker has run
-** the seven others, or about a second has passed. */
+/* Iteration 0 (the caller's first chunk) waits until the workers have
+** run all `rest` other chunks, or some ten seconds have passed (a
+** sanitizer's build on a loaded machine wakes its workers late). */
 static void stuck_body(int64_t begin, int64_t end, void *context)
 {
   Stuck *s = context;
@@ -110,8 +112,23 @@ static void stuck_body(int64_t begin, int64_t end, void *context)
   if (begin != 0)
     return;
   struct timespec pause = {0, 1000000};
-  for (int i = 0; i < 1000 && atomic_load(&s->others) < 7; i++)
+  for (int i = 0; i < 10000 && atomic_load(&s->others) < s->rest; i++)
     nanosleep(&pause, NULL);
+}
+
+/* A pool of `threads` runs a loop of one iteration a chunk whose caller
+** is stuck in its first: the workers run their own chunks and then the
+** caller's other three, from the back, so the caller ran one chunk. */
+static void check_stuck_caller(size_t threads)
+{
+  JitThreadPool *pool = jit_threadpool_create(threads);
+  CHECK(pool != NULL);
+  int n = 4 * (int)threads;
+  Stuck stuck = {.caller = pthread_self(), .rest = n - 1};
+  jit_threadpool_run(pool, n, stuck_body, &stuck);
+  CHECK(atomic_load(&stuck.by_caller) == 1);
+  CHECK(atomic_load(&stuck.others) == n - 1);
+  jit_threadpool_destroy(pool);
 }
 
 static void *second_caller(void *arg)
@@ -166,13 +183,10 @@ int main(void)
   pthread_join(t, NULL);
   jit_threadpool_destroy(pool);
 
-  /* The caller stuck in its first chunk: the worker runs its own four and
-  ** then the caller's other three, from the back. */
-  pool = jit_threadpool_create(2);
-  Stuck stuck = {.caller = pthread_self()};
-  jit_threadpool_run(pool, 8, stuck_body, &stuck);
-  CHECK(atomic_load(&stuck.by_caller) == 1);
-  jit_threadpool_destroy(pool);
+  /* The caller stuck in its first chunk: its home taken by one worker, and
+  ** by two, which share it. */
+  check_stuck_caller(2);
+  check_stuck_caller(3);
 
   /* One thread: everything in the caller, in one chunk. */
   pool = jit_threadpool_create(1);

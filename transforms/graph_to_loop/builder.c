@@ -424,8 +424,9 @@ static void close_body(Lower *l, GiltOp *owner, size_t n,
 bool lower_in_parallel(Lower *l)
 {
   GiltBuilder *b = gilt_rewriter_get_builder(l->rw);
-  for (GiltOp *op = gilt_block_get_parent_op(gilt_builder_get_insertion_block(b));
-       op; op = gilt_op_get_parent_op(op))
+  GiltBlock *block = gilt_builder_get_insertion_block(b);
+  for (GiltOp *op = gilt_block_get_parent_op(block); op;
+       op = gilt_op_get_parent_op(op))
     if (loop_op_is(op, LOOP_OP_PARALLEL))
       return true;
   return false;

@@ -41,9 +41,10 @@
 ** window), each checked tap costing several times an unguarded one,
 ** a pixel at a time: where they would check enough taps
 ** (PAD_BLOCK_RATIO), each block of channels is copied padded into a
-** buffer of its own (11 x 11 x 16 floats at 7x7, 5x5) just before its
-** rows read it from L1, all of them unguarded. EfficientNet-B0's 1152 channels at
-** 7x7, 5x5, took 0.197 ms guarded, ORT 0.125 (its SiLU included).
+** buffer of its own (11 x 11 x 16 floats at 7x7, 5x5; at most
+** PAD_BLOCK_MAX_BYTES) just before its rows read it from the cache, all
+** of them unguarded. EfficientNet-B0's 1152 channels at 7x7, 5x5, with
+** their SiLU took 0.139 ms guarded, 0.095 padded.
 **
 ** A 2-D MaxPool or AveragePool in NCHW16c (graph-layout-nchwc gives them
 ** `layout`) has the depthwise layer's windows without its weights, so it
@@ -96,8 +97,10 @@ typedef struct BlockedConv {
   ** would hold. */
   GiltValue *row_lo, *row_hi, *col_lo, *col_hi, *pad;
   bool guarded;
-  /* The channel block's padded copy, [E0, E1, 16] (pad_blocks), which
-  ** the taps read unguarded; NULL where they read X. */
+  /* Depthwise: whether each block of channels is padded (pad_blocks),
+  ** and while one is built, its padded copy, [E0, E1, 16], which the taps
+  ** read unguarded; NULL where they read X. */
+  bool padded_blocks;
   GiltValue *block_pad;
   /* A pool: what its windows compute; the padding's value (-inf for the
   ** maximum, else NULL: zeros); an average's taps counted in the row. */
@@ -222,6 +225,10 @@ static GiltValue *tile_load_a(Lower *l, const LowerTileAt *at, size_t i,
                               void *user)
 {
   BlockedConv *t = user;
+  if (t->a_panels) {
+    GiltValue *idx[3] = {at->mb, at->red[0], lower_index(l, (int64_t)i)};
+    return lower_load(l, t->a_panels, idx);
+  }
   LowerWindow *w = t->w;
   GiltValue *const *tap = taps_at(t, at);
   GiltValue *oh, *ow;
@@ -235,10 +242,6 @@ static GiltValue *tile_load_a(Lower *l, const LowerTileAt *at, size_t i,
   ** last so that LLVM folds them into the loads. */
   if (t->row_aligned)
     iw = ix_add(l, iw, lower_index(l, (int64_t)i * w->strides[1]));
-  if (t->a_panels) {
-    GiltValue *idx[3] = {at->mb, at->red[0], lower_index(l, (int64_t)i)};
-    return lower_load(l, t->a_panels, idx);
-  }
   if (t->in_block == 1) {
     GiltValue *idx[4] = {t->n, at->red[0], ih, iw};
     return lower_load(l, t->x, idx);
@@ -337,8 +340,9 @@ static GiltValue *combine(Lower *l, const BlockedConv *t, GiltValue *weights,
 }
 
 /* Tap (kh, kw)'s vector of X for the output pixel whose first tap is at
-** (row, col): where it lies, or, guarded, loaded at the position clamped
-** into X (always in bounds) and replaced by the fill outside it. */
+** (row, col): from the block's padded copy where there is one; else where
+** it lies, or, guarded, loaded at the position clamped into X (always in
+** bounds) and replaced by the fill outside it. */
 static GiltValue *tap_input(Lower *l, const BlockedConv *t, GiltValue *row,
                             GiltValue *col, int64_t kh, int64_t kw)
 {
@@ -487,6 +491,9 @@ static size_t side_by_side_pixels(const Lower *l)
 ** 3x3 windows at 7x7 (216 for 81) about the same, at 14x14 (468 for 256)
 ** 17% more. */
 #define PAD_BLOCK_RATIO 4
+/* The largest padded block: 28x28 under 5x5 windows, 32 x 32 pixels of
+** 16 floats, the largest measured (a core's L2 holds several). */
+#define PAD_BLOCK_MAX_BYTES 65536
 
 /* Outputs along axis d whose taps all lie inside X: from ceil(begin / s)
 ** to (size + begin - reach) / s + 1, within [0, out). */
@@ -536,7 +543,9 @@ static bool pad_blocks(const BlockedConv *t)
   int64_t taps = w->kernel[0] * w->kernel[1];
   int64_t copied = (xt->shaped.shape[2] + w->pads[0] + w->pads[2]) *
                    (xt->shaped.shape[3] + w->pads[1] + w->pads[3]);
-  return edge * taps >= PAD_BLOCK_RATIO * copied;
+  int64_t bytes = copied * LOWER_F32_LANES * (int64_t)sizeof(float);
+  return edge * taps >= PAD_BLOCK_RATIO * copied &&
+         bytes <= PAD_BLOCK_MAX_BYTES;
 }
 
 /* Pixel ivs (i, j) of the block's padded copy (pad_body's, in one
@@ -579,7 +588,7 @@ static GiltValue *blocked_windows(Lower *l, BlockedConv *t,
 {
   const LowerWindow *w = t->w;
   t->row_pixels = side_by_side_pixels(l);
-  if (pad_blocks(t)) {
+  if (t->padded_blocks) {
     lower_parallel(l, 2, ydims, padded_block, t);
     t->block_pad = NULL;
     return t->y;
@@ -609,10 +618,7 @@ static bool pack_rows_of_x(const BlockedConv *t, GiltType *wt)
   const LowerWindow *w = t->w;
   int64_t oc = wt->shaped.shape[0];
   int64_t cols = (int64_t)t->vectors * LOWER_F32_LANES;
-  bool pads = w->same;
-  for (size_t i = 0; i < 4; i++)
-    pads = pads || w->pads[i];
-  return t->in_block == 1 && !t->row_aligned && !pads &&
+  return t->in_block == 1 && !t->row_aligned && t->x == t->given &&
          oc != GILT_DYNAMIC && oc > cols &&
          wt->shaped.shape[2] == 1 && wt->shaped.shape[3] == 1 &&
          w->strides[0] == 1 && w->strides[1] == 1;
@@ -666,8 +672,8 @@ static void remark_layout(Lower *l, const BlockedConv *t, bool depthwise)
                 "weights a tap");
     GiltRemarkArg tiling[2] = {{"pixels", NULL,
                                 (int64_t)side_by_side_pixels(l)},
-                               {"padded_blocks", NULL, pad_blocks(t)}};
-    if (!pad_blocks(t)) {
+                               {"padded_blocks", NULL, t->padded_blocks}};
+    if (!t->padded_blocks) {
       gilt_remark(l->op, "tiling", "depthwise-nchwc", 2, tiling,
                   "depthwise-nchwc: parallel over rows of outputs of each "
                   "block of 16 channels, %d pixels of a row side by side, "
@@ -743,6 +749,7 @@ static GiltStatus lower_conv_nchwc(Lower *l)
     return lower_replace(l, &y);
   }
   t.y = lower_alloc_result(l, 0, ydims);
+  t.padded_blocks = depthwise && pad_blocks(&t);
   remark_layout(l, &t, depthwise);
   GiltType *yt = lower_result_type(l, 0);
   int64_t ow = yt->shaped.shape[3], oh = yt->shaped.shape[2];

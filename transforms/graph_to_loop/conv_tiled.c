@@ -55,8 +55,9 @@
 ** a buffer of that shape, a quarter of X at stride 2, instead of phase
 ** planes that zero and copy all of X and a wide result to copy again. On
 ** a small image of many channels in (MobileNetV2's 7x7 and 14x14
-** projections) it takes the transposed product, X read where it lies,
-** when the lanes it saves outweigh the copy into Y.
+** projections) it takes the transposed product when the lanes it saves
+** outweigh the copy into Y, X read where it lies if a tile's rows are
+** one output row's, else packed as the product's rows first.
 **
 ** Grouped (RegNet's and ResNeXt's 3x3 layers), each group is the product
 ** of its OC / group rows of W, [OC / group, C / group * KH * KW] as W
@@ -204,8 +205,8 @@ static bool choose_swapped(const Lower *l, const TiledConv *t,
   double outputs = (double)(oh * ow);
   int64_t cols = (int64_t)t->vectors * LOWER_F32_LANES;
   double wide = outputs / (double)((oh * pitch + cols - 1) / cols * cols);
-  bool aligned;
-  int64_t mr = (int64_t)swapped_rows(l, t, &aligned);
+  bool in_row; /* whether X is packed (choose_pack_x) costs little here */
+  int64_t mr = (int64_t)swapped_rows(l, t, &in_row);
   double swapped = outputs / (double)((oh * ow + mr - 1) / mr * mr) *
                    (double)oc / (double)((oc + cols - 1) / cols * cols);
   if (!t->direct)

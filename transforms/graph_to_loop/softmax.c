@@ -32,6 +32,7 @@ typedef struct AxisOp {
   GiltType *ct; /* the type computed in */
   /* per position of the other dimensions */
   GiltValue *max, *sum, *norm, *best;
+  GiltValue *inv_sum; /* Softmax by rows: 1 / sum */
   bool log;
   int64_t p;
   int pass;
@@ -171,7 +172,7 @@ static void row_write(Lower *l, LowerRow *r, GiltValue *const *acc,
     y = lower_binary(l, LOOP_OP_SUBF, shifted, splat(l, r, a->sum));
   } else {
     GiltValue *e = lower_row_load(l, r, a->out, NULL, NULL);
-    y = lower_binary(l, LOOP_OP_MULF, e, splat(l, r, a->sum));
+    y = lower_binary(l, LOOP_OP_MULF, e, splat(l, r, a->inv_sum));
   }
   lower_row_store(l, r, y, a->out);
 }
@@ -190,8 +191,8 @@ static void softmax_row_body(Lower *l, GiltValue *const *ivs, void *user)
   if (a->log)
     a->sum = lower_unary(l, LOOP_OP_LOG, a->sum);
   else /* the row's writes multiply by 1 / sum: one division a row */
-    a->sum = lower_binary(l, LOOP_OP_DIVF, lower_constant_like(l, a->sum, 1),
-                          a->sum);
+    a->inv_sum = lower_binary(l, LOOP_OP_DIVF,
+                              lower_constant_like(l, a->sum, 1), a->sum);
   lower_row_loop(l, &r, 0, NULL, NULL, row_write, a);
 }
 

@@ -12,7 +12,7 @@
 ** results read the input a row apart: 2 KB apart in a 512-wide encoder,
 ** every read in one of two sets of the L1 cache, which held 16 of the
 ** 128 lines a row of results touched, so each line was fetched again for
-** each of its 16 floats (0.157 ms for 256 KB at 8 cycles an element).
+** each of its 16 floats (0.17 ms for 256 KB, some 8 cycles an element).
 ** In a tile, the TILE input lines the inner loop reads serve the next
 ** TILE results of the outer loop from L1. Other permutations keep the
 ** input's rows whole and need no tiles.
@@ -48,14 +48,12 @@ static void tile_element(Lower *l, GiltValue *const *ivs, void *user)
 {
   Transpose *t = user;
   size_t last = t->rank - 1;
-  GiltValue *at[GRAPH_MAX_RANK], *idx[GRAPH_MAX_RANK];
+  GiltValue *at[GRAPH_MAX_RANK];
   for (size_t i = 0; i < t->rank; i++)
     at[i] = t->tile_ivs[i];
   at[t->along] = ix_add(l, t->first[0], ivs[0]);
   at[last] = ix_add(l, t->first[1], ivs[1]);
-  for (size_t i = 0; i < t->rank; i++)
-    idx[t->perm[i]] = at[i];
-  lower_store(l, lower_load(l, t->in, idx), t->out, at);
+  lower_store(l, transposed_element(l, at, t), t->out, at);
 }
 
 /* One tile: ivs index the result, but by tiles in `along` and the last
