@@ -31,14 +31,13 @@ GILT_INTERNAL size_t jit_threadpool_get_threads(const JitThreadPool *pool);
 
 /* Calls body(begin, end, context) over [0, n) split statically into at
 ** most a few chunks per thread (CHUNKS_PER_THREAD, threadpool.c) of
-** near-equal size, the calling thread
-** taking chunks too, each thread its own consecutive share first and
-** then what is left of the others', and returns when every chunk is
-** done. A pool runs
-** one loop at a time: a run started while another is in flight (a nested
-** loop.parallel, or a second thread calling in) runs in the calling
-** thread alone, which is correct and never deadlocks. A NULL pool runs
-** everything in the calling thread. n <= 0 calls nothing. */
+** near-equal size, the calling thread taking chunks too, each thread its
+** own consecutive share first and then what is left of the others', and
+** returns when every chunk is done. A pool runs one loop at a time: a run
+** started while another is in flight (a nested loop.parallel, or a
+** second thread calling in) runs in the calling thread alone, which is
+** correct and never deadlocks. A NULL pool runs everything in the
+** calling thread. n <= 0 calls nothing. */
 GILT_INTERNAL void jit_threadpool_run(JitThreadPool *pool, int64_t n,
                                       JitChunkFn body, void *context);
 

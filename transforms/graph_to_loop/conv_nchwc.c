@@ -225,10 +225,8 @@ static GiltValue *tile_load_a(Lower *l, const LowerTileAt *at, size_t i,
                               void *user)
 {
   BlockedConv *t = user;
-  if (t->a_panels) {
-    GiltValue *idx[3] = {at->mb, at->red[0], lower_index(l, (int64_t)i)};
-    return lower_load(l, t->a_panels, idx);
-  }
+  if (t->a_panels) /* 1x1: the reduction's first loop is the channel */
+    return lower_packed_row(l, t->a_panels, at, i);
   LowerWindow *w = t->w;
   GiltValue *const *tap = taps_at(t, at);
   GiltValue *oh, *ow;

@@ -205,7 +205,7 @@ static bool choose_swapped(const Lower *l, const TiledConv *t,
   double outputs = (double)(oh * ow);
   int64_t cols = (int64_t)t->vectors * LOWER_F32_LANES;
   double wide = outputs / (double)((oh * pitch + cols - 1) / cols * cols);
-  bool in_row; /* whether X is packed (choose_pack_x) costs little here */
+  bool in_row; /* not needed: where false, choose_pack_x packs X */
   int64_t mr = (int64_t)swapped_rows(l, t, &in_row);
   double swapped = outputs / (double)((oh * ow + mr - 1) / mr * mr) *
                    (double)oc / (double)((oc + cols - 1) / cols * cols);
@@ -342,10 +342,8 @@ static GiltValue *tile_load_a(Lower *l, const LowerTileAt *at, size_t i,
   TiledConv *t = user;
   if (!t->swapped)
     return weight(l, t, at->mb, at, (int64_t)i, false);
-  if (t->x_panels) {
-    GiltValue *idx[3] = {at->mb, at->red[0], lower_index(l, (int64_t)i)};
-    return lower_load(l, t->x_panels, idx);
-  }
+  if (t->x_panels) /* 1x1: the reduction's first loop is the channel */
+    return lower_packed_row(l, t->x_panels, at, i);
   /* Output (oh, ow) of row p reads wide position oh * Wq + ow. */
   GiltValue *ow_count = t->w->out[1];
   GiltValue *p = t->row_aligned ? at->m0 : at->rows[i];

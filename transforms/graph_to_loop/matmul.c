@@ -223,8 +223,7 @@ static GiltValue *tile_load_a(Lower *l, const LowerTileAt *at, size_t i,
                               void *user)
 {
   MatMul *m = user;
-  GiltValue *idx[3] = {at->mb, at->red[0], lower_index(l, (int64_t)i)};
-  return lower_load(l, m->a_panels, idx);
+  return lower_packed_row(l, m->a_panels, at, i);
 }
 
 static GiltValue *tile_load_b(Lower *l, const LowerTileAt *at, size_t v,

@@ -193,6 +193,13 @@ GiltValue *lower_pack_rows(Lower *l, const LowerMatrix *a, size_t mr)
   return g ? g : pack_at_run_time(l, a, mr, true, pack_rows_body);
 }
 
+GiltValue *lower_packed_row(Lower *l, GiltValue *panels,
+                            const LowerTileAt *at, size_t i)
+{
+  GiltValue *idx[3] = {at->mb, at->red[0], lower_index(l, (int64_t)i)};
+  return lower_load(l, panels, idx);
+}
+
 GiltValue *lower_pack_cols(Lower *l, const LowerMatrix *b, size_t nr)
 {
   GILT_ASSERT(nr % LOWER_F32_LANES == 0);

@@ -81,6 +81,11 @@ typedef struct LowerMatrix {
 ** with panel[b, k, i] = A(min(b * mr + i, M - 1), k). */
 GILT_INTERNAL GiltValue *lower_pack_rows(Lower *l, const LowerMatrix *a,
                                          size_t mr);
+/* A(row i of the tile at `at`, the reduction's step) from panels that
+** lower_pack_rows made, the tile's rows its panel's: what a load_a
+** callback over packed rows returns. The reduction is one loop. */
+GILT_INTERNAL GiltValue *lower_packed_row(Lower *l, GiltValue *panels,
+                                          const LowerTileAt *at, size_t i);
 /* B as the tiles read it, columns by `nr` (a multiple of 16): a new
 ** buffer [ceil(N/nr), K, nr] with panel[b, k, j] = B(k, b * nr + j), 0
 ** past N. */
