@@ -187,8 +187,9 @@ GiltStatus loop_parse_memref_only(GiltAsmParser *p, GiltOpBuild *b)
   return gilt_asm_resolve_into(p, b, &m, 1, t, NULL);
 }
 
-/* `[value,] %m[%i, %j] : memref<...>` for loads and stores; the vector
-** forms add `, vector<...>`, the type of the value loaded or stored. */
+/* `[value,] %m[%i, %j] : memref<...>` for loads, stores and prefetches
+** (their attributes before the colon); the vector forms add
+** `, vector<...>`, the type of the value loaded or stored. */
 static bool stores(GiltOp *op)
 {
   return loop_op_is(op, LOOP_OP_STORE) || loop_op_is(op, LOOP_OP_VECTOR_STORE);
@@ -220,6 +221,7 @@ GiltStatus loop_parse_access(GiltAsmParser *p, GiltOpBuild *b)
                def == &loop_ops[LOOP_OP_VECTOR_STORE];
   bool vector = def == &loop_ops[LOOP_OP_VECTOR_LOAD] ||
                 def == &loop_ops[LOOP_OP_VECTOR_STORE];
+  bool prefetch = def == &loop_ops[LOOP_OP_PREFETCH];
   GiltUnresolvedOperand value, m;
   OperandVec idx = {0};
   GiltType *t = NULL, *vt = NULL;
@@ -251,7 +253,7 @@ GiltStatus loop_parse_access(GiltAsmParser *p, GiltOpBuild *b)
     st = gilt_asm_resolve_into(p, b, &m, 1, t, NULL);
   if (st == GILT_SUCCESS)
     st = gilt_asm_resolve_into(p, b, idx.data, idx.len, gilt_index_type_get(ctx), NULL);
-  if (st == GILT_SUCCESS && !store)
+  if (st == GILT_SUCCESS && !store && !prefetch)
     gilt_op_build_add_result_type(b, vector ? vt : t->shaped.elem);
   gilt_vec_free(ctx, &idx);
   return st;

@@ -442,6 +442,16 @@ GiltStatus loop_verify_store(GiltOp *op)
   return check_indices(op, 1);
 }
 
+GiltStatus loop_verify_prefetch(GiltOp *op)
+{
+  int64_t locality =
+      gilt_integer_attr_get_value(gilt_op_get_attr(op, "locality"));
+  if (locality < 0 || locality > 3)
+    return gilt_op_emit_error(op, "locality must be 0 to 3, got %lld",
+                              (long long)locality);
+  return check_indices(op, 0);
+}
+
 /* Only a constant index is known here; the interpreter checks others. */
 GiltStatus loop_verify_dim(GiltOp *op)
 {

@@ -28,6 +28,7 @@ GILT_INTERNAL extern const GiltDialectDef gilt_loop_dialect;
   X(GiltStatus, verify_dealloc, (GiltOp *))                                  \
   X(GiltStatus, verify_load, (GiltOp *))                                     \
   X(GiltStatus, verify_store, (GiltOp *))                                    \
+  X(GiltStatus, verify_prefetch, (GiltOp *))                                 \
   X(GiltStatus, verify_dim, (GiltOp *))                                      \
   X(GiltStatus, verify_subview, (GiltOp *))                                  \
   X(GiltStatus, verify_reshape, (GiltOp *))                                  \

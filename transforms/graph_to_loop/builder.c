@@ -358,6 +358,18 @@ void lower_store(Lower *l, GiltValue *value, GiltValue *memref,
   lower_emit(l, LOOP_OP_STORE, NULL, 2 + t->shaped.rank, ops);
 }
 
+void lower_prefetch(Lower *l, GiltValue *memref, GiltValue *const *indices,
+                    int64_t locality)
+{
+  GiltType *t = gilt_value_get_type(memref);
+  GiltValue *ops[t->shaped.rank + 1];
+  ops[0] = memref;
+  for (size_t i = 0; i < t->shaped.rank; i++)
+    ops[1 + i] = indices[i];
+  lower_emit_attr(l, LOOP_OP_PREFETCH, NULL, 1 + t->shaped.rank, ops,
+                  "locality", gilt_integer_attr_get(lower_i64_type(l), locality));
+}
+
 void lower_broadcast_indices(Lower *l, GiltValue *in, size_t out_rank,
                              GiltValue *const *ivs, GiltValue **indices)
 {

@@ -640,6 +640,7 @@ static void batch_body(Lower *l, GiltValue *const *ivs, void *user)
       .n = t->oc,
       .rows = t->rows,
       .vectors = t->vectors,
+      .b_panels = t->panels,
       .load_a = tile_load_a,
       .load_b = tile_load_b,
       .store = tile_store,

@@ -550,6 +550,7 @@ static void batch_body(Lower *l, GiltValue *const *ivs, void *user)
       .rows = t->rows,
       .vectors = t->vectors,
       .copy_panels = t->copy_panels,
+      .b_panels = t->swapped ? t->panels : t->x_panels,
       .num_reductions = 3,
       .reductions = {t->channels, t->kernel_h, t->kernel_w},
       .load_a = tile_load_a,

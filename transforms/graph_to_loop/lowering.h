@@ -214,6 +214,9 @@ GILT_INTERNAL GiltValue *lower_load(Lower *l, GiltValue *memref,
                                     GiltValue *const *indices);
 GILT_INTERNAL void lower_store(Lower *l, GiltValue *value, GiltValue *memref,
                                GiltValue *const *indices);
+/* loop.prefetch of the element at `indices`, `locality` 0 to 3. */
+GILT_INTERNAL void lower_prefetch(Lower *l, GiltValue *memref,
+                                  GiltValue *const *indices, int64_t locality);
 /* The indices into `in` of the element that numpy broadcasting pairs with
 ** output element `ivs` (out_rank of them): trailing dimensions aligned, a
 ** dimension of size 1 read at 0 (tested at run time when dynamic). */

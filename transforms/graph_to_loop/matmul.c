@@ -275,6 +275,7 @@ static void tiled_batch(Lower *l, GiltValue *const *ivs, void *user)
   LowerMatrix b = {m->b, m->nb ? m->ib : NULL, m->b_trans, m->k, m->n};
   m->a_panels = lower_pack_rows(l, &a, t.rows);
   m->b_panels = lower_pack_cols(l, &b, t.vectors * LOWER_F32_LANES);
+  t.b_panels = m->b_panels;
   lower_tiles(l, &t);
 }
 

@@ -106,6 +106,8 @@
 /* The threads share the groups: at least this many, so that static
 ** chunks of them stay near even. */
 #define GROUPS_MIN 8
+/* The next panel of B goes to L2 (prefetcht1): L1 holds the current one. */
+#define PREFETCH_LOCALITY 2
 
 typedef struct Tile {
   const LowerTiles *t;
@@ -136,6 +138,10 @@ typedef struct Tile {
   bool copied;
   GiltValue *panel;
   bool filling;
+  /* Prefetching (prefetches_panels): the tiles of columns, and the one
+  ** whose panel the tile being emitted prefetches. */
+  bool prefetching;
+  GiltValue *col_tiles, *next_panel;
 } Tile;
 
 static void reduction_level(Lower *l, GiltValue *iv, GiltValue *const *acc,
@@ -362,11 +368,64 @@ static void tile_columns(Lower *l, Tile *tile)
            full_tile, last_tile, tile);
 }
 
+/* ---- prefetching the next panel of B ------------------------------------------ */
+
+/* Whether B's panels are weights packed at compile time, which come from
+** memory at every call, and each column's tiles read its panel one after
+** the other (columns outer, neither blocked nor copied). The first tile
+** of a column then waited on memory for every step of its reduction (a
+** line of the panel each) while the others left memory idle: eleven
+** 1x1 layers of 440 channels at 7x7, 774 KB of weights each, took 0.35
+** ms a layer, 0.27 where they shared one set of weights. */
+static bool prefetches_panels(const Tile *tile)
+{
+  GiltValue *b = tile->t->b_panels;
+  GiltOp *def = b ? gilt_value_get_defining_op(b) : NULL;
+  return def && loop_op_is(def, LOOP_OP_GET_GLOBAL) && !tile->rows_outer &&
+         !tile->block && !tile->copied;
+}
+
+/* Line k of the next panel: a prefetch for each 16 floats of its width
+** (a cache line of 64 bytes). */
+static void prefetch_line(Lower *l, GiltValue *k, GiltValue *const *iter,
+                          GiltValue **next, void *user)
+{
+  (void)iter, (void)next;
+  Tile *tile = user;
+  GiltValue *panels = tile->t->b_panels;
+  int64_t width = gilt_value_get_type(panels)->shaped.shape[2];
+  for (int64_t c = 0; c < width; c += LOWER_F32_LANES) {
+    GiltValue *idx[3] = {tile->next_panel, k, lower_index(l, c)};
+    lower_prefetch(l, panels, idx, PREFETCH_LOCALITY);
+  }
+}
+
+/* The placed tile's share of the next column's panel: the lines [mb *
+** share, (mb + 1) * share) of its K, share = ceil(K / tiles of rows), so
+** that the column's tiles spread the next panel's reads from memory over
+** all of their multiply-adds. The last column prefetches its own panel
+** again, which the caches hold. */
+static void prefetch_next_panel(Lower *l, Tile *tile)
+{
+  GiltValue *one = lower_index(l, 1);
+  tile->next_panel =
+      lower_binary(l, LOOP_OP_MINSI, lower_plus(l, tile->at.nb, one),
+                   lower_minus(l, tile->col_tiles, one));
+  GiltValue *k = lower_dim(l, tile->t->b_panels, 1);
+  GiltValue *share = lower_binary(l, LOOP_OP_CEILDIVSI, k, tile->row_tiles);
+  GiltValue *first = lower_times(l, tile->at.mb, share);
+  GiltValue *end =
+      lower_binary(l, LOOP_OP_MINSI, lower_plus(l, first, share), k);
+  lower_for(l, first, end, one, 0, NULL, NULL, prefetch_line, tile);
+}
+
 static void tile_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   Tile *tile = user;
   place_columns(l, tile, ivs[tile->rows_outer]);
   place_rows(l, tile, ivs[!tile->rows_outer]);
+  if (tile->prefetching)
+    prefetch_next_panel(l, tile);
   tile_columns(l, tile);
 }
 
@@ -675,10 +734,11 @@ static void remark(Lower *l, const Tile *tile)
   const LowerTiles *t = tile->t;
   int64_t cols = (int64_t)(t->vectors * LOWER_F32_LANES);
   bool nested = lower_in_parallel(l);
-  GiltRemarkArg args[4] = {{"algorithm", t->algorithm, 0},
+  GiltRemarkArg args[5] = {{"algorithm", t->algorithm, 0},
                            {"tile_rows", NULL, (int64_t)t->rows},
                            {"tile_cols", NULL, cols},
-                           {"reduction_block", NULL, tile->block}};
+                           {"reduction_block", NULL, tile->block},
+                           {"prefetch", NULL, tile->prefetching}};
   char order[128] = "";
   if (tile->block)
     snprintf(order, sizeof order,
@@ -690,9 +750,9 @@ static void remark(Lower *l, const Tile *tile)
              "; tiles of rows by groups of %" PRId64 ", each group through "
              "every column of tiles in turn",
              tile->group);
-  gilt_remark(l->op, "tiling", t->algorithm, 4, args,
+  gilt_remark(l->op, "tiling", t->algorithm, 5, args,
               "%s: register tiles of %zu x %" PRId64 " (%zu vector "
-              "accumulators) over packed operands, %s%s%s%s%s%s",
+              "accumulators) over packed operands, %s%s%s%s%s%s%s",
               t->algorithm, t->rows, cols, t->rows * t->vectors,
               nested ? "" : "parallel over ",
               tile->block || tile->copied ? "columns of tiles" : "tiles",
@@ -701,7 +761,11 @@ static void remark(Lower *l, const Tile *tile)
               tile->narrow_tail ? "; a last tile of 16 columns or fewer is "
                                   "one vector wide"
                                 : "",
-              order);
+              order,
+              tile->prefetching ? "; each tile prefetches its share of the "
+                                  "next column's panel of B (weights, "
+                                  "from memory at every call)"
+                                : "");
   GiltRemarkArg lanes[1] = {{"lanes", NULL, LOWER_F32_LANES}};
   gilt_remark(l->op, "vectorize", "vectorized", 1, lanes,
               "vectorized: %d f32 lanes, a broadcast of A times a vector of "
@@ -737,12 +801,14 @@ void lower_tiles(Lower *l, const LowerTiles *t)
                              : -1;
   tile.group = row_group(&tile, row_tiles);
   tile.ragged_group = tile.group && row_tiles % tile.group != 0;
+  tile.prefetching = prefetches_panels(&tile);
   remark(l, &tile);
   lower_lanes_init(l, &tile.v, gilt_float_type_get(l->ctx, GILT_F32));
   GiltValue *col_tiles =
       lower_binary(l, LOOP_OP_CEILDIVSI, t->n, lower_index(l, width));
   tile.row_tiles = lower_binary(l, LOOP_OP_CEILDIVSI, t->m,
                                 lower_index(l, (int64_t)t->rows));
+  tile.col_tiles = col_tiles;
   if (tile.block) {
     int64_t partial_shape[3] = {GILT_DYNAMIC, GILT_DYNAMIC, width};
     GiltValue *partial_dims[3] = {

@@ -44,6 +44,11 @@ typedef struct LowerTiles {
   ** as it reads B and the others read (tiles.c). Ignored where the tiles
   ** go rows outer or block the reduction. */
   bool copy_panels;
+  /* The panels load_b reads B from, as lower_pack_cols packed them
+  ** ([column tiles, K, width]), or NULL. Weights packed at compile time
+  ** come from memory at every call: columns outer, each tile of a column
+  ** then prefetches its share of the next column's panel (tiles.c). */
+  GiltValue *b_panels;
   /* The reduction: loops over [0, reductions[d]), outermost first. */
   size_t num_reductions;
   GiltValue *reductions[LOWER_TILE_MAX_REDUCTIONS];

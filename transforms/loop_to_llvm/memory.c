@@ -265,6 +265,23 @@ static GiltStatus lower_store(L2L *l, GiltOp *op)
   return GILT_SUCCESS;
 }
 
+/* llvm.prefetch of the element's address: a read (0), of data (1). */
+static GiltStatus lower_prefetch(L2L *l, GiltOp *op)
+{
+  GiltValue *m = gilt_op_get_operand(op, 0);
+  size_t rank = rank_of(m);
+  GiltValue *idx[rank + 1];
+  lowered_operands(l, op, 1, rank, idx);
+  int64_t locality =
+      gilt_integer_attr_get_value(gilt_op_get_attr(op, "locality"));
+  GiltValue *args[4] = {
+      l2l_element_address(l, gilt_value_get_type(m), l2l_value(l, m), idx),
+      l2l_int(l, l->i32, 0), l2l_int(l, l->i32, locality),
+      l2l_int(l, l->i32, 1)};
+  l2l_intrinsic(l, "llvm.prefetch", NULL, 4, args);
+  return GILT_SUCCESS;
+}
+
 /* dim with a constant index reads the field; otherwise a select chain. */
 static GiltStatus lower_dim(L2L *l, GiltOp *op)
 {
@@ -488,6 +505,7 @@ GiltStatus l2l_lower_memory(L2L *l, GiltOp *op)
   case LOOP_OP_DEALLOC: return lower_dealloc(l, op);
   case LOOP_OP_LOAD: return lower_load(l, op);
   case LOOP_OP_STORE: return lower_store(l, op);
+  case LOOP_OP_PREFETCH: return lower_prefetch(l, op);
   case LOOP_OP_DIM: return lower_dim(l, op);
   case LOOP_OP_SUBVIEW: return lower_subview(l, op);
   case LOOP_OP_RESHAPE: return lower_reshape(l, op);

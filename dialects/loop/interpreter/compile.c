@@ -634,6 +634,7 @@ static bool compile_op(Compiler *c, GiltOp *op, InstrVec *code)
   case LOOP_OP_PROFILE_BEGIN:
     return define(c, gilt_op_get_result(op, 0), op) != UINT32_MAX;
   case LOOP_OP_PROFILE_END: return true;
+  case LOOP_OP_PREFETCH: return true; /* a hint to the cache: no effect */
   case LOOP_OP_FOR: ok = compile_for(c, op, &in); break;
   case LOOP_OP_PARALLEL: ok = compile_parallel(c, op, &in); break;
   case LOOP_OP_IF: ok = compile_if(c, op, &in); break;
