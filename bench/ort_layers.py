@@ -2,12 +2,14 @@
 where a model's gap to ORT lies before anyone guesses. gjit --profile
 gives each fused kernel's time with the ONNX nodes it covers; ORT's own
 profiler (session option enableProfiling) gives each of its kernels' time
-under the name of the value it writes. A gjit kernel is matched with the
-ORT kernel that writes the output of the kernel's last node (ORT names a
-fused Conv + Relu after the Relu, as gjit lists it last), else of its
-first (a Conv with its residual Add is named after the Conv). One thread
-each, the lower half of each kernel's times (warm-up and outliers left
-out); rows sorted by what gilt loses, Conv rows with their shapes.
+under the name of the value it writes. A gjit kernel is set against the
+sum of every ORT kernel that writes one of the nodes it covers: gilt may
+fuse what ORT runs as two kernels (a Conv and its SiLU, a MatMul and its
+GELU). ORT's kernels that no gilt kernel covers get rows of their own,
+among them those ORT renames when it fuses (Gelu_token_N,
+LayerNormalization_token_N). One thread each, the lower half of each
+kernel's times (warm-up and outliers left out); rows sorted by what gilt
+loses, Conv rows with their shapes.
 
     ORT_NODE=/scratch/node_modules/onnxruntime-node \\
         python3 bench/ort_layers.py MODEL_DIR [--gjit bin/gjit] [--runs 30]
@@ -75,7 +77,9 @@ def ort_kernels(model_dir, runs):
     kernels = collections.defaultdict(float)
     for name, t in times.items():
         node = re.sub(r"_output_0(_nchwc)?$", "", name)
-        node = re.sub(r"/\w+Fusion/$", "", node)  # ORT's fused Sigmoid * x
+        # ORT's fusions keep the first node's name: .../Mul/QuickGeluFusion/
+        # (x * Sigmoid(x)), .../MatMul/MatMulAddFusion (MatMul + bias).
+        node = re.sub(r"/\w+Fusion/?$", "", node)
         kernels[node] += lower_half_mean(t)
     return kernels
 
