@@ -1,0 +1,210 @@
+"""ab_aot.py - two builds of gjit on one model, called in turn in one
+process: the way to tell a change of a few percent on a shared machine.
+
+Timings of separate processes, even alternated, move by 10 to 30% from
+one run to the next on these virtual machines (where each process's
+memory lands, the neighbours' load), far more than most changes are
+worth. Here each gjit compiles the model ahead of time (--aot), one C
+program links both objects with lib/libgilt-runtime.a and calls them
+alternately on the same input, each timed by itself, so both see the
+same memory, caches and load; it prints each one's median and tenth
+percentile and their ratios.
+
+    python3 bench/ab_aot.py MODEL --old /tmp/gjit_before --new bin/gjit \\
+        [--rounds 50] [--threads 1]
+
+MODEL is a model file (.onnx, .gilt) or a folder holding model.onnx (as
+bench/vs_ort.py takes). Its @main's arguments are filled with a fixed
+pattern: floats in [-1, 1), integers 0 (token ids, indices), whatever
+their use; it must run on such inputs. With --threads N > 1 both run on
+one pool of N threads, which the program installs as the JIT does.
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ELEMENT_TYPES = {"f32": "float", "f64": "double", "i64": "int64_t",
+                 "i32": "int32_t", "i8": "int8_t", "ui8": "uint8_t",
+                 "i1": "uint8_t"}
+
+DRIVER = r"""
+#include "a.h"
+#include "b.h"
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+/* The runtime's pool (jit/threadpool.h, jit/runtime.h): internal to gilt,
+** declared here as the JIT calls it. */
+typedef struct JitThreadPool JitThreadPool;
+JitThreadPool *jit_threadpool_create(size_t threads);
+JitThreadPool *jit_runtime_set_pool(JitThreadPool *pool);
+
+static double now_ms(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+static int by_value(const void *x, const void *y)
+{
+  double a = *(const double *)x, b = *(const double *)y;
+  return a < b ? -1 : a > b;
+}
+
+static void fill(GiltMemRefDesc *d, int rank, const int64_t *shape,
+                 size_t size, int is_float)
+{
+  int64_t n = 1;
+  for (int i = rank - 1; i >= 0; i--) {
+    d->sizes[i] = shape[i];
+    d->strides[i] = n;
+    n *= shape[i];
+  }
+  d->data = aligned_alloc(64, ((size_t)n * size + 63) / 64 * 64 + 64);
+  d->offset = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (is_float && size == 4)
+      ((float *)d->data)[i] = (float)((i * 7919) % 1000) / 500.0f - 1.0f;
+    else if (is_float)
+      ((double *)d->data)[i] = (double)((i * 7919) % 1000) / 500.0 - 1.0;
+    else
+      for (size_t k = 0; k < size; k++)
+        ((unsigned char *)d->data)[i * (int64_t)size + (int64_t)k] = 0;
+  }
+}
+
+static void report(const char *name, double *t, int rounds, double *median,
+                   double *p10)
+{
+  qsort(t, (size_t)rounds, sizeof *t, by_value);
+  *median = t[rounds / 2];
+  *p10 = t[rounds / 10];
+  printf("%s  median %9.4f ms  p10 %9.4f ms\n", name, *median, *p10);
+}
+
+int main(int argc, char **argv)
+{
+  int rounds = atoi(argv[1]), threads = atoi(argv[2]);
+  if (threads > 1)
+    jit_runtime_set_pool(jit_threadpool_create((size_t)threads));
+  GiltMemRefDesc args[NUM_ARGS], results[2][NUM_RESULTS + 1];
+FILL_ARGS
+  double *t[2] = {malloc(sizeof(double) * (size_t)rounds),
+                  malloc(sizeof(double) * (size_t)rounds)};
+  for (int w = 0; w < 2; w++) { /* a warm-up each */
+    if (a_main(ARGS(0)) || b_main(ARGS(1))) {
+      fprintf(stderr, "ab_aot: a model's call failed: %s\n",
+              gilt_rt_last_error());
+      return 1;
+    }
+    FREE_RESULTS(0)
+    FREE_RESULTS(1)
+  }
+  for (int r = 0; r < rounds; r++)
+    for (int k = 0; k < 2; k++) {
+      double start = now_ms();
+      int failed = k == 0 ? a_main(ARGS(0)) : b_main(ARGS(1));
+      t[k][r] = now_ms() - start;
+      if (failed) {
+        fprintf(stderr, "ab_aot: a model's call failed: %s\n",
+                gilt_rt_last_error());
+        return 1;
+      }
+      FREE_RESULTS(k)
+    }
+  double m[2], p[2];
+  report("old", t[0], rounds, &m[0], &p[0]);
+  report("new", t[1], rounds, &m[1], &p[1]);
+  printf("new / old  median %.3f  p10 %.3f  (%d rounds, %d thread%s)\n",
+         m[1] / m[0], p[1] / p[0], rounds, threads, threads > 1 ? "s" : "");
+  return 0;
+}
+"""
+
+
+def signature(header, prefix):
+    """[(shape, element type)] of @main's arguments, and its result count,
+    from the comment gjit --aot writes above the prototype."""
+    text = open(header).read()
+    block = re.search(r"/\* %s_main: .*?\*/" % prefix, text, re.S)
+    if not block:
+        sys.exit("ab_aot: %s declares no %s_main" % (header, prefix))
+    args = re.findall(r"argument \d+: \S+: shape (\S+), element type (\w+)",
+                      block.group(0))
+    results = len(re.findall(r"result \d+:", block.group(0)))
+    out = []
+    for shape, elem in args:
+        if elem not in ELEMENT_TYPES:
+            sys.exit("ab_aot: an argument of element type %s" % elem)
+        dims = [] if shape == "scalar" else [int(d) for d in shape.split("x")]
+        out.append((dims, elem))
+    return out, results
+
+
+def compile_model(gjit, model, threads, out):
+    subprocess.run([gjit, model, "--threads=%d" % threads, "--aot=" + out],
+                   check=True, stdout=subprocess.DEVNULL)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("model")
+    p.add_argument("--old", required=True, help="the gjit before")
+    p.add_argument("--new", default="bin/gjit", help="the gjit after")
+    p.add_argument("--rounds", type=int, default=50)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--runtime", default="lib/libgilt-runtime.a")
+    p.add_argument("--cc", default=os.environ.get("CC", "cc"))
+    opts = p.parse_args()
+    model = opts.model
+    if os.path.isdir(model):
+        model = os.path.join(model, "model.onnx")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, gjit in (("a", opts.old), ("b", opts.new)):
+            compile_model(gjit, model, opts.threads, os.path.join(tmp, name))
+        args, results = signature(os.path.join(tmp, "a.h"), "a")
+        if (args, results) != signature(os.path.join(tmp, "b.h"), "b"):
+            sys.exit("ab_aot: the two builds give @main different types")
+        fills = []
+        for i, (dims, elem) in enumerate(args):
+            shape = "{%s}" % ", ".join(str(d) for d in dims or [1])
+            fills.append("  { int64_t shape[] = %s; fill(&args[%d], %d, "
+                         "shape, sizeof(%s), %d); }"
+                         % (shape, i, len(dims), ELEMENT_TYPES[elem],
+                            elem.startswith("f")))
+        call = ", ".join(["&args[%d]" % i for i in range(len(args))] +
+                         ["&results[K][%d]" % i for i in range(results)])
+        source = (DRIVER.replace("FILL_ARGS", "\n".join(fills))
+                  .replace("NUM_ARGS", str(max(len(args), 1)))
+                  .replace("NUM_RESULTS", str(results))
+                  .replace("ARGS(0)", call.replace("K", "0"))
+                  .replace("ARGS(1)", call.replace("K", "1"))
+                  .replace("FREE_RESULTS(", "FREE_RESULTS_OF("))
+        source = source.replace(
+            "#include <time.h>\n",
+            "#include <time.h>\n\n#define FREE_RESULTS_OF(k) %s\n" % " ".join(
+                "gilt_rt_free(results[k][%d].data);" % i
+                for i in range(results)), 1)
+        driver = os.path.join(tmp, "driver.c")
+        with open(driver, "w") as f:
+            f.write(source)
+        program = os.path.join(tmp, "ab")
+        subprocess.run([opts.cc, "-O2", "-I", tmp, "-I",
+                        os.path.join(root, "include"), driver,
+                        os.path.join(tmp, "a.o"), os.path.join(tmp, "b.o"),
+                        opts.runtime, "-lm", "-lpthread", "-o", program],
+                       check=True)
+        return subprocess.run([program, str(opts.rounds),
+                               str(opts.threads)]).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
