@@ -5,7 +5,7 @@
 ** (so AVX-512 where the host has it), with the code generator at the
 ** caller's optimization level; modules are optimized with the new pass
 ** manager's default<On> pipeline for that same machine before ORC compiles
-** them. The same two steps also run outside ORC, on any thread, with a
+** them (llvm_run_pipeline, which gjit --aot's objects go through too). The same two steps also run outside ORC, on any thread, with a
 ** machine made like ORC's (jit_orc_compile_object): split.c compiles the
 ** parts of a module that way and adds their objects.
 **
@@ -27,13 +27,13 @@
 #include <llvm-c/LLJIT.h>
 #include <llvm-c/Orc.h>
 #include <llvm-c/Target.h>
-#include <llvm-c/Transforms/PassBuilder.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dialects/llvm/translate.h"
 #include "gpu/cuda.h"
 #include "ir/support/float16.h"
 #include "jit/abi.h"
@@ -311,22 +311,9 @@ LLVMTargetMachineRef jit_orc_get_target_machine(JitOrc *orc)
 
 /* ---- modules and symbols ------------------------------------------------------- */
 
-/* Runs the default<On> pipeline for `tm` on m; touches nothing of orc's
-** but its level, so threads may run it at once on modules of their own. */
-static LLVMErrorRef run_pipeline(const JitOrc *orc, LLVMModuleRef m,
-                                 LLVMTargetMachineRef tm)
-{
-  char passes[32];
-  snprintf(passes, sizeof passes, "default<O%u>", orc->opt_level);
-  LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
-  LLVMErrorRef err = LLVMRunPasses(m, passes, tm, opts);
-  LLVMDisposePassBuilderOptions(opts);
-  return err;
-}
-
 static GiltStatus optimize(JitOrc *orc, LLVMModuleRef m, GiltLocation *loc)
 {
-  LLVMErrorRef err = run_pipeline(orc, m, orc->tm);
+  LLVMErrorRef err = llvm_run_pipeline(m, orc->tm, orc->opt_level);
   return err ? llvm_error(loc, "cannot optimize the module", err)
              : GILT_SUCCESS;
 }
@@ -356,7 +343,7 @@ LLVMMemoryBufferRef jit_orc_compile_object(const JitOrc *orc,
   *times = (JitCompileTimes){0, 0};
   LLVMMemoryBufferRef object = NULL;
   double start = jit_thread_cpu_seconds();
-  LLVMErrorRef err = run_pipeline(orc, m, tm);
+  LLVMErrorRef err = llvm_run_pipeline(m, tm, orc->opt_level);
   double optimized = jit_thread_cpu_seconds();
   times->optimize = optimized - start;
   if (err) {

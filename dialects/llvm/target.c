@@ -147,27 +147,35 @@ void llvm_module_set_target(LLVMModuleRef m, LLVMTargetMachineRef tm)
   LLVMDisposeMessage(triple);
 }
 
-GiltStatus llvm_optimize_module(GiltLocation *loc, LLVMModuleRef m,
-                                LLVMTargetMachineRef tm, unsigned opt_level)
+LLVMErrorRef llvm_run_pipeline(LLVMModuleRef m, LLVMTargetMachineRef tm,
+                               unsigned opt_level)
 {
   if (opt_level == 0)
-    return GILT_SUCCESS;
-  if (opt_level > 3) {
-    gilt_emit_error(loc, "optimization level %u is not one of 0, 1, 2, 3",
-                    opt_level);
-    return GILT_FAILURE;
-  }
-  char pipeline[16];
+    return NULL;
+  char pipeline[32];
   snprintf(pipeline, sizeof pipeline, "default<O%u>", opt_level);
   LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
   LLVMPassBuilderOptionsSetLoopVectorization(options, opt_level >= 2);
   LLVMPassBuilderOptionsSetSLPVectorization(options, opt_level >= 2);
   LLVMErrorRef err = LLVMRunPasses(m, pipeline, tm, options);
   LLVMDisposePassBuilderOptions(options);
+  return err;
+}
+
+GiltStatus llvm_optimize_module(GiltLocation *loc, LLVMModuleRef m,
+                                LLVMTargetMachineRef tm, unsigned opt_level)
+{
+  if (opt_level > 3) {
+    gilt_emit_error(loc, "optimization level %u is not one of 0, 1, 2, 3",
+                    opt_level);
+    return GILT_FAILURE;
+  }
+  LLVMErrorRef err = llvm_run_pipeline(m, tm, opt_level);
   if (!err)
     return GILT_SUCCESS;
   char *message = LLVMGetErrorMessage(err);
-  gilt_emit_error(loc, "LLVM's %s pipeline failed: %s", pipeline, message);
+  gilt_emit_error(loc, "LLVM's default<O%u> pipeline failed: %s", opt_level,
+                  message);
   LLVMDisposeErrorMessage(message);
   return GILT_FAILURE;
 }

@@ -13,6 +13,7 @@
 #define GILT_DIALECTS_LLVM_TRANSLATE_H
 
 #include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
 #include <llvm-c/TargetMachine.h>
 
 #include "gilt/llvm.h"
@@ -120,8 +121,15 @@ GILT_INTERNAL int llvm_host_vector_bits(void);
 GILT_INTERNAL void llvm_module_set_target(LLVMModuleRef m,
                                           LLVMTargetMachineRef tm);
 
-/* Runs LLVM's `default<O<opt_level>>` pipeline on `m` for `tm`; nothing
-** at level 0. Reports at `loc` what the pass builder rejects. */
+/* Runs LLVM's `default<O<opt_level>>` pipeline (0 to 3) on `m` for `tm`,
+** with the loop and SLP vectorizers from level 2, as clang; nothing at
+** level 0. The JIT's threads and the object writer share it, so that
+** both generate the same code. Returns what the pass builder rejects. */
+GILT_INTERNAL LLVMErrorRef llvm_run_pipeline(LLVMModuleRef m,
+                                             LLVMTargetMachineRef tm,
+                                             unsigned opt_level);
+/* llvm_run_pipeline, with a level above 3 and what the pass builder
+** rejects reported at `loc`. */
 GILT_INTERNAL GiltStatus llvm_optimize_module(GiltLocation *loc,
                                               LLVMModuleRef m,
                                               LLVMTargetMachineRef tm,
