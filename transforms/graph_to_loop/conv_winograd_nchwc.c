@@ -181,6 +181,8 @@ static void product_body(Lower *l, GiltValue *const *ivs, void *user)
       .vectors = lower_tile_vectors(l),
       .num_reductions = 1,
       .reductions = {t->c},
+      .b_panels = t->u,
+      .b_first = ix_mul(l, t->e, lower_index(l, t->panels)),
       .load_a = tile_load_a,
       .load_b = tile_load_b,
       .store = tile_store,

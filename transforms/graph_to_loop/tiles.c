@@ -138,10 +138,10 @@ typedef struct Tile {
   bool copied;
   GiltValue *panel;
   bool filling;
-  /* Prefetching (prefetches_panels): the tiles of columns, and the one
-  ** whose panel the tile being emitted prefetches. */
+  /* Prefetching (prefetches_panels): the panel the tile being emitted
+  ** prefetches. */
   bool prefetching;
-  GiltValue *col_tiles, *next_panel;
+  GiltValue *next_panel;
 } Tile;
 
 static void reduction_level(Lower *l, GiltValue *iv, GiltValue *const *acc,
@@ -400,18 +400,22 @@ static void prefetch_line(Lower *l, GiltValue *k, GiltValue *const *iter,
   }
 }
 
-/* The placed tile's share of the next column's panel: the lines [mb *
-** share, (mb + 1) * share) of its K, share = ceil(K / tiles of rows), so
-** that the column's tiles spread the next panel's reads from memory over
-** all of their multiply-adds. The last column prefetches its own panel
-** again, which the caches hold. */
+/* The placed tile's share of the next panel: the lines [mb * share, (mb +
+** 1) * share) of its K, share = ceil(K / tiles of rows), so that the
+** column's tiles spread the next panel's reads from memory over all of
+** their multiply-adds. The next panel is the next column's, or after the
+** last the next product's first (b_first); the very last prefetches its
+** own again, which the caches hold. */
 static void prefetch_next_panel(Lower *l, Tile *tile)
 {
+  const LowerTiles *t = tile->t;
   GiltValue *one = lower_index(l, 1);
-  tile->next_panel =
-      lower_binary(l, LOOP_OP_MINSI, lower_plus(l, tile->at.nb, one),
-                   lower_minus(l, tile->col_tiles, one));
-  GiltValue *k = lower_dim(l, tile->t->b_panels, 1);
+  GiltValue *next = lower_plus(l, tile->at.nb, one);
+  if (t->b_first)
+    next = lower_plus(l, t->b_first, next);
+  GiltValue *last = lower_minus(l, lower_dim(l, t->b_panels, 0), one);
+  tile->next_panel = lower_binary(l, LOOP_OP_MINSI, next, last);
+  GiltValue *k = lower_dim(l, t->b_panels, 1);
   GiltValue *share = lower_binary(l, LOOP_OP_CEILDIVSI, k, tile->row_tiles);
   GiltValue *first = lower_times(l, tile->at.mb, share);
   GiltValue *end =
@@ -808,7 +812,6 @@ void lower_tiles(Lower *l, const LowerTiles *t)
       lower_binary(l, LOOP_OP_CEILDIVSI, t->n, lower_index(l, width));
   tile.row_tiles = lower_binary(l, LOOP_OP_CEILDIVSI, t->m,
                                 lower_index(l, (int64_t)t->rows));
-  tile.col_tiles = col_tiles;
   if (tile.block) {
     int64_t partial_shape[3] = {GILT_DYNAMIC, GILT_DYNAMIC, width};
     GiltValue *partial_dims[3] = {

@@ -45,10 +45,13 @@ typedef struct LowerTiles {
   ** go rows outer or block the reduction. */
   bool copy_panels;
   /* The panels load_b reads B from, as lower_pack_cols packed them
-  ** ([column tiles, K, width]), or NULL. Weights packed at compile time
-  ** come from memory at every call: columns outer, each tile of a column
-  ** then prefetches its share of the next column's panel (tiles.c). */
-  GiltValue *b_panels;
+  ** ([column tiles, K, width]), or NULL; where several products' panels
+  ** lie end to end (Winograd's elements), b_first is the index of this
+  ** product's first (NULL: 0). Weights packed at compile time come from
+  ** memory at every call: columns outer, each tile of a column then
+  ** prefetches its share of the next panel (tiles.c), the next
+  ** product's first after the last column. */
+  GiltValue *b_panels, *b_first;
   /* The reduction: loops over [0, reductions[d]), outermost first. */
   size_t num_reductions;
   GiltValue *reductions[LOWER_TILE_MAX_REDUCTIONS];
