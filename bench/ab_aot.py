@@ -14,10 +14,14 @@ percentile and their ratios.
         [--rounds 50] [--threads 1]
 
 MODEL is a model file (.onnx, .gilt) or a folder holding model.onnx (as
-bench/vs_ort.py takes). Its @main's arguments are filled with a fixed
-pattern: floats in [-1, 1), integers 0 (token ids, indices), whatever
-their use; it must run on such inputs. With --threads N > 1 both run on
-one pool of N threads, which the program installs as the JIT does.
+bench/vs_ort.py takes). Its @main must take and return buffers of static
+shapes (memrefs, rank 0 included), as every ONNX model of fixed shapes
+does; the arguments are filled with a fixed pattern, floats in [-1, 1),
+integers 0 (token ids, indices), whatever their use, and it must run on
+such inputs. The order of the two calls alternates from round to round,
+so that neither build always runs first. Both objects link the runtime
+of --runtime (the new build's, by default), and with --threads N > 1 run
+on one pool of N threads, which the program installs as the JIT does.
 """
 
 import argparse
@@ -91,9 +95,16 @@ static void report(const char *name, double *t, int rounds, double *median,
 
 int main(int argc, char **argv)
 {
+  (void)argc;
   int rounds = atoi(argv[1]), threads = atoi(argv[2]);
-  if (threads > 1)
-    jit_runtime_set_pool(jit_threadpool_create((size_t)threads));
+  if (threads > 1) {
+    JitThreadPool *pool = jit_threadpool_create((size_t)threads);
+    if (!pool) {
+      fprintf(stderr, "ab_aot: cannot start %d threads\n", threads);
+      return 1;
+    }
+    jit_runtime_set_pool(pool);
+  }
   GiltMemRefDesc args[NUM_ARGS], results[2][NUM_RESULTS + 1];
 FILL_ARGS
   double *t[2] = {malloc(sizeof(double) * (size_t)rounds),
@@ -108,7 +119,8 @@ FILL_ARGS
     FREE_RESULTS(1)
   }
   for (int r = 0; r < rounds; r++)
-    for (int k = 0; k < 2; k++) {
+    for (int turn = 0; turn < 2; turn++) {
+      int k = turn ^ (r & 1); /* a, b, then b, a */
       double start = now_ms();
       int failed = k == 0 ? a_main(ARGS(0)) : b_main(ARGS(1));
       t[k][r] = now_ms() - start;
@@ -129,23 +141,37 @@ FILL_ARGS
 """
 
 
+def buffer(line, what):
+    """(dims, element type) of a static memref in the comment's line about
+    an argument or result; exits on anything else."""
+    m = re.match(r"\s*\* +(argument|result) \d+: \S+: shape (.+?)"
+                 r"(?: \(a scalar in memory\))?, element type (\w+)$", line)
+    if not m:
+        sys.exit("ab_aot: %s is not a buffer: %s" % (what, line.strip()))
+    shape, elem = m.group(2), m.group(3)
+    if "?" in shape:
+        sys.exit("ab_aot: %s has a dynamic shape: %s" % (what, line.strip()))
+    if elem not in ELEMENT_TYPES:
+        sys.exit("ab_aot: %s of element type %s" % (what, elem))
+    return ([] if shape == "()" else [int(d) for d in shape.split("x")],
+            elem)
+
+
 def signature(header, prefix):
-    """[(shape, element type)] of @main's arguments, and its result count,
+    """[(dims, element type)] of @main's arguments, and its result count,
     from the comment gjit --aot writes above the prototype."""
     text = open(header).read()
     block = re.search(r"/\* %s_main: .*?\*/" % prefix, text, re.S)
     if not block:
         sys.exit("ab_aot: %s declares no %s_main" % (header, prefix))
-    args = re.findall(r"argument \d+: \S+: shape (\S+), element type (\w+)",
-                      block.group(0))
-    results = len(re.findall(r"result \d+:", block.group(0)))
-    out = []
-    for shape, elem in args:
-        if elem not in ELEMENT_TYPES:
-            sys.exit("ab_aot: an argument of element type %s" % elem)
-        dims = [] if shape == "scalar" else [int(d) for d in shape.split("x")]
-        out.append((dims, elem))
-    return out, results
+    args, results = [], 0
+    for line in block.group(0).splitlines():
+        if re.match(r"\s*\* +argument \d+:", line):
+            args.append(buffer(line, "an argument"))
+        elif re.match(r"\s*\* +result \d+:", line):
+            buffer(line, "a result")
+            results += 1
+    return args, results
 
 
 def compile_model(gjit, model, threads, out):
@@ -157,16 +183,20 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("model")
     p.add_argument("--old", required=True, help="the gjit before")
-    p.add_argument("--new", default="bin/gjit", help="the gjit after")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    p.add_argument("--new", default=os.path.join(root, "bin", "gjit"),
+                   help="the gjit after")
     p.add_argument("--rounds", type=int, default=50)
     p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--runtime", default="lib/libgilt-runtime.a")
+    p.add_argument("--runtime",
+                   default=os.path.join(root, "lib", "libgilt-runtime.a"))
     p.add_argument("--cc", default=os.environ.get("CC", "cc"))
     opts = p.parse_args()
+    if opts.rounds < 1 or opts.threads < 1:
+        sys.exit("ab_aot: --rounds and --threads must be 1 or more")
     model = opts.model
     if os.path.isdir(model):
         model = os.path.join(model, "model.onnx")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     with tempfile.TemporaryDirectory() as tmp:
         for name, gjit in (("a", opts.old), ("b", opts.new)):
             compile_model(gjit, model, opts.threads, os.path.join(tmp, name))

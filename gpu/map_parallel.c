@@ -591,6 +591,7 @@ static bool may_write(GiltValue *v, GiltOp *filler)
     switch (loop_op_id(op)) {
     case LOOP_OP_LOAD:
     case LOOP_OP_VECTOR_LOAD:
+    case LOOP_OP_PREFETCH:
     case LOOP_OP_DIM:
       continue;
     case LOOP_OP_MASKED_LOAD:

@@ -4,8 +4,9 @@
 ** The target machine is the host's: its triple, CPU name and features
 ** (so AVX-512 where the host has it), with the code generator at the
 ** caller's optimization level; modules are optimized with the new pass
-** manager's default<On> pipeline for that same machine before ORC compiles
-** them (llvm_run_pipeline, which gjit --aot's objects go through too). The same two steps also run outside ORC, on any thread, with a
+** manager's default<On> pipeline for that same machine before ORC
+** compiles them (llvm_run_pipeline, which gjit --aot's objects go through
+** too). The same two steps also run outside ORC, on any thread, with a
 ** machine made like ORC's (jit_orc_compile_object): split.c compiles the
 ** parts of a module that way and adds their objects.
 **

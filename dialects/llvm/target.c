@@ -5,9 +5,11 @@
 ** By default the host: its triple, its CPU by name and that CPU's
 ** features (AVX-512 where it has them), as `-march=native` does, so that
 ** the vectorizers and the code generator use every register the machine
-** has. NVPTX is there too, for GPU kernels (`nvptx64-nvidia-cuda`). The pipeline is the new pass manager's `default<On>` through
-** LLVMRunPasses, with the loop and SLP vectorizers on from -O2, as clang
-** sets them. Every LLVM error becomes a diagnostic.
+** has. NVPTX is there too, for GPU kernels (`nvptx64-nvidia-cuda`). The
+** pipeline is the new pass manager's `default<On>` through LLVMRunPasses,
+** with the loop and SLP vectorizers on from -O2, as clang sets them, one
+** function (llvm_run_pipeline) for the JIT's threads and the object
+** writer. Every LLVM error becomes a diagnostic.
 **
 ** Not here: translation (translate.c) and writing the result (emit.c).
 ** LLVM itself warns on stderr about a CPU or feature it does not know;

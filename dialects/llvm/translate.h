@@ -124,7 +124,8 @@ GILT_INTERNAL void llvm_module_set_target(LLVMModuleRef m,
 /* Runs LLVM's `default<O<opt_level>>` pipeline (0 to 3) on `m` for `tm`,
 ** with the loop and SLP vectorizers from level 2, as clang; nothing at
 ** level 0. The JIT's threads and the object writer share it, so that
-** both generate the same code. Returns what the pass builder rejects. */
+** both generate the same code. Returns NULL, or what the pass builder
+** rejected (the caller's to consume: LLVMGetErrorMessage). */
 GILT_INTERNAL LLVMErrorRef llvm_run_pipeline(LLVMModuleRef m,
                                              LLVMTargetMachineRef tm,
                                              unsigned opt_level);

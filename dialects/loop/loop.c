@@ -358,6 +358,7 @@ bool loop_op_is_buffer_access(GiltOp *op)
   switch (loop_op_id(op)) {
   case LOOP_OP_LOAD:
   case LOOP_OP_STORE:
+  case LOOP_OP_PREFETCH:
   case LOOP_OP_VECTOR_LOAD:
   case LOOP_OP_VECTOR_STORE:
   case LOOP_OP_MASKED_LOAD:

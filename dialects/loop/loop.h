@@ -154,9 +154,9 @@ GILT_INTERNAL bool loop_memref_is_contiguous(GiltType *memref);
 
 /* How an op uses a buffer it is given, for the passes that follow
 ** buffers (loop-buffer-deallocation, loop-plan-memory): an access reads,
-** writes or measures it without keeping it (loads, stores, dim, copy); a
-** view op makes a new descriptor of its operand 0 (subview, reshape,
-** view) that aliases it. */
+** writes, measures or prefetches it without keeping it (loads, stores,
+** dim, copy, prefetch); a view op makes a new descriptor of its operand 0
+** (subview, reshape, view) that aliases it. */
 GILT_INTERNAL bool loop_op_is_buffer_access(GiltOp *op);
 GILT_INTERNAL bool loop_op_is_view(GiltOp *op);
 

@@ -72,6 +72,7 @@ typedef struct BlockedWinograd {
   int64_t panels;        /* U's panels of columns per element */
   bool partial;          /* blocks may pass Y's last row or column */
   GiltValue *n, *e;      /* the image, and the product's element */
+  GiltValue *first_panel; /* e's first panel in U: e * panels */
 } BlockedWinograd;
 
 /* ---- weights, at compile time --------------------------------------------- */
@@ -153,8 +154,7 @@ static GiltValue *tile_load_b(Lower *l, const LowerTileAt *at, size_t v,
                               void *user)
 {
   BlockedWinograd *t = user;
-  GiltValue *panel =
-      ix_add(l, ix_mul(l, t->e, lower_index(l, t->panels)), at->nb);
+  GiltValue *panel = ix_add(l, t->first_panel, at->nb);
   GiltValue *idx[3] = {panel, at->red[0],
                        lower_index(l, (int64_t)v * LOWER_F32_LANES)};
   return lower_lanes_load(l, &t->v, NULL, t->u, idx);
@@ -173,6 +173,7 @@ static void product_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   BlockedWinograd *t = user;
   t->e = ivs[0];
+  t->first_panel = ix_mul(l, t->e, lower_index(l, t->panels));
   LowerTiles tiles = {
       .algorithm = t->f->algorithm,
       .m = t->blocks,
@@ -182,7 +183,7 @@ static void product_body(Lower *l, GiltValue *const *ivs, void *user)
       .num_reductions = 1,
       .reductions = {t->c},
       .b_panels = t->u,
-      .b_first = ix_mul(l, t->e, lower_index(l, t->panels)),
+      .b_first = t->first_panel,
       .load_a = tile_load_a,
       .load_b = tile_load_b,
       .store = tile_store,

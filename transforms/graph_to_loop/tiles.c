@@ -373,21 +373,29 @@ static void tile_columns(Lower *l, Tile *tile)
 /* Whether B's panels are weights packed at compile time, which come from
 ** memory at every call, and each column's tiles read its panel one after
 ** the other (columns outer, neither blocked nor copied), at least two
-** tiles of rows of them. The first tile of a column waited on memory for
-** every step of its reduction (a line of the panel each) while the others
-** left memory idle. A column of one tile reads the panels end to end, one
-** stream that the hardware's prefetchers follow: there the prefetches only
-** cost (RegNetY-400MF's squeeze-and-excitation layers, a row each, made
-** the model 2 to 3% slower). */
+** tiles of rows of them, M known. The first tile of a column waited on
+** memory for every step of its reduction (a line of the panel each) while
+** the others left memory idle. A column of one tile reads the panels end
+** to end, one stream that the hardware's prefetchers follow: there the
+** prefetches only cost (RegNetY-400MF's squeeze-and-excitation layers, a
+** row each, made the model 2 to 3% slower); so they would for a product
+** whose M, unknown here, turns out to be a tile's rows or fewer (a
+** transformer decoding a token at a time). Nor does a single panel have
+** a next one. */
 static bool prefetches_panels(const Tile *tile)
 {
   const LowerTiles *t = tile->t;
   GiltOp *def = t->b_panels ? gilt_value_get_defining_op(t->b_panels) : NULL;
-  int64_t m = constant_size(t->m);
-  return def && loop_op_is(def, LOOP_OP_GET_GLOBAL) && !tile->rows_outer &&
-         !tile->block && !tile->copied && (m < 0 || m > (int64_t)t->rows);
+  if (!def || !loop_op_is(def, LOOP_OP_GET_GLOBAL) || tile->rows_outer ||
+      tile->block || tile->copied)
+    return false;
+  GiltType *panels = gilt_value_get_type(t->b_panels);
+  GILT_ASSERT(panels->shaped.rank == 3 &&
+              panels->shaped.shape[2] ==
+                  (int64_t)(t->vectors * LOWER_F32_LANES));
+  return constant_size(t->m) > (int64_t)t->rows &&
+         (t->b_first || panels->shaped.shape[0] > 1);
 }
-
 /* Line k of the next panel: a prefetch for each 16 floats of its width
 ** (a cache line of 64 bytes). */
 static void prefetch_line(Lower *l, GiltValue *k, GiltValue *const *iter,
@@ -403,12 +411,13 @@ static void prefetch_line(Lower *l, GiltValue *k, GiltValue *const *iter,
   }
 }
 
-/* The placed tile's share of the next panel: the lines [mb * share, (mb +
-** 1) * share) of its K, share = ceil(K / tiles of rows), so that the
-** column's tiles spread the next panel's reads from memory over all of
-** their multiply-adds. The next panel is the next column's, or after the
-** last the next product's first (b_first); the very last prefetches its
-** own again, which the caches hold. */
+/* The placed tile's share of the next panel, issued before its own
+** multiply-adds: the lines [mb * share, (mb + 1) * share) of its K, share
+** = ceil(K / tiles of rows), so that the next panel's reads from memory
+** are spread over the column's tiles rather than all in its first. The
+** next panel is the next column's, or after the last the next product's
+** first (b_first); the very last prefetches its own again, which the
+** caches hold. */
 static void prefetch_next_panel(Lower *l, Tile *tile)
 {
   const LowerTiles *t = tile->t;

@@ -267,7 +267,9 @@ static void prepare_lanes(Compiler *c, GiltOp *op, LoopOpId id, Instr *in)
   }
 }
 
-/* Loads and stores: the buffer is operand k, its indices follow. */
+/* Loads, stores and prefetches: the buffer is operand k, its indices
+** follow; the lanes those of the value loaded or stored (a prefetch's
+** one element: it has none). */
 static void prepare_access(Compiler *c, GiltOp *op, size_t k, Instr *in)
 {
   GiltType *m = type_of(gilt_op_get_operand(op, k));
@@ -277,8 +279,9 @@ static void prepare_access(Compiler *c, GiltOp *op, size_t k, Instr *in)
   in->list = operand_list(c, op, k + 1, n - k - 1);
   GiltType *value = gilt_op_get_num_results(op)
                         ? type_of(gilt_op_get_result(op, 0))
-                        : type_of(gilt_op_get_operand(op, k - 1));
-  in->imm = (int32_t)lanes_of(value);
+                    : k ? type_of(gilt_op_get_operand(op, k - 1))
+                        : NULL;
+  in->imm = value ? (int32_t)lanes_of(value) : 1;
 }
 
 /* loop.shuffle's mask as a list of the lanes of its operands (the
@@ -315,6 +318,7 @@ static bool prepare(Compiler *c, GiltOp *op, LoopOpId id, Instr *in)
   switch (id) {
   case LOOP_OP_LOAD:
   case LOOP_OP_VECTOR_LOAD:
+  case LOOP_OP_PREFETCH:
     prepare_access(c, op, 0, in);
     break;
   case LOOP_OP_STORE:
@@ -634,7 +638,6 @@ static bool compile_op(Compiler *c, GiltOp *op, InstrVec *code)
   case LOOP_OP_PROFILE_BEGIN:
     return define(c, gilt_op_get_result(op, 0), op) != UINT32_MAX;
   case LOOP_OP_PROFILE_END: return true;
-  case LOOP_OP_PREFETCH: return true; /* a hint to the cache: no effect */
   case LOOP_OP_FOR: ok = compile_for(c, op, &in); break;
   case LOOP_OP_PARALLEL: ok = compile_parallel(c, op, &in); break;
   case LOOP_OP_IF: ok = compile_if(c, op, &in); break;

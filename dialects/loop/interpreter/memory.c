@@ -307,6 +307,15 @@ static bool load_any(Cell *f, const Instr *in, Interp *it)
   return true;
 }
 
+/* A prefetch reads nothing; its element must lie in a live buffer, as a
+** load's, so that the interpreter catches a prefetch of the wrong place. */
+static bool op_prefetch(Cell *f, const Instr *in, Interp *it)
+{
+  int64_t off = 0;
+  return interp_buffer_live(it, in->op, DESC_BASE(f, in->a)) &&
+         interp_address(f, in, in->a, in->list, in->n, 1, &off);
+}
+
 static bool store_f32(Cell *f, const Instr *in, Interp *it)
 {
   int64_t off = 0;
@@ -615,6 +624,7 @@ bool interp_select_memory(LoopOpId id, Instr *in)
   case LOOP_OP_STORE:
     in->fn = f32 ? store_f32 : eight ? store_8 : store_any;
     return true;
+  case LOOP_OP_PREFETCH: in->fn = op_prefetch; return true;
   case LOOP_OP_DIM: in->fn = op_dim; return true;
   case LOOP_OP_SUBVIEW: in->fn = op_subview; return true;
   case LOOP_OP_RESHAPE: in->fn = op_reshape; return true;
