@@ -396,6 +396,7 @@ static bool prefetches_panels(const Tile *tile)
   return constant_size(t->m) > (int64_t)t->rows &&
          (t->b_first || panels->shaped.shape[0] > 1);
 }
+
 /* Line k of the next panel: a prefetch for each 16 floats of its width
 ** (a cache line of 64 bytes). */
 static void prefetch_line(Lower *l, GiltValue *k, GiltValue *const *iter,
