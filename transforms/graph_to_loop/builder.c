@@ -336,38 +336,43 @@ GiltValue *lower_alloc_result(Lower *l, size_t i, GiltValue *const *dims)
   return lower_alloc(l, lower_result_type(l, i), dims);
 }
 
+/* The operands of an access into ops (rank + 2 of them at most): the
+** value stored, if any, then the buffer and its indices; their count. */
+static size_t access_operands(GiltValue *value, GiltValue *memref,
+                              GiltValue *const *indices, GiltValue **ops)
+{
+  size_t n = 0, rank = gilt_value_get_type(memref)->shaped.rank;
+  if (value)
+    ops[n++] = value;
+  ops[n++] = memref;
+  for (size_t i = 0; i < rank; i++)
+    ops[n++] = indices[i];
+  return n;
+}
+
 GiltValue *lower_load(Lower *l, GiltValue *memref, GiltValue *const *indices)
 {
   GiltType *t = gilt_value_get_type(memref);
   GiltValue *ops[t->shaped.rank + 1];
-  ops[0] = memref;
-  for (size_t i = 0; i < t->shaped.rank; i++)
-    ops[1 + i] = indices[i];
-  return lower_emit(l, LOOP_OP_LOAD, t->shaped.elem, 1 + t->shaped.rank, ops);
+  size_t n = access_operands(NULL, memref, indices, ops);
+  return lower_emit(l, LOOP_OP_LOAD, t->shaped.elem, n, ops);
 }
 
 void lower_store(Lower *l, GiltValue *value, GiltValue *memref,
                  GiltValue *const *indices)
 {
-  GiltType *t = gilt_value_get_type(memref);
-  GiltValue *ops[t->shaped.rank + 2];
-  ops[0] = value;
-  ops[1] = memref;
-  for (size_t i = 0; i < t->shaped.rank; i++)
-    ops[2 + i] = indices[i];
-  lower_emit(l, LOOP_OP_STORE, NULL, 2 + t->shaped.rank, ops);
+  GiltValue *ops[gilt_value_get_type(memref)->shaped.rank + 2];
+  size_t n = access_operands(value, memref, indices, ops);
+  lower_emit(l, LOOP_OP_STORE, NULL, n, ops);
 }
 
 void lower_prefetch(Lower *l, GiltValue *memref, GiltValue *const *indices,
                     int64_t locality)
 {
-  GiltType *t = gilt_value_get_type(memref);
-  GiltValue *ops[t->shaped.rank + 1];
-  ops[0] = memref;
-  for (size_t i = 0; i < t->shaped.rank; i++)
-    ops[1 + i] = indices[i];
-  lower_emit_attr(l, LOOP_OP_PREFETCH, NULL, 1 + t->shaped.rank, ops,
-                  "locality", gilt_integer_attr_get(lower_i64_type(l), locality));
+  GiltValue *ops[gilt_value_get_type(memref)->shaped.rank + 1];
+  size_t n = access_operands(NULL, memref, indices, ops);
+  lower_emit_attr(l, LOOP_OP_PREFETCH, NULL, n, ops, "locality",
+                  gilt_integer_attr_get(lower_i64_type(l), locality));
 }
 
 void lower_broadcast_indices(Lower *l, GiltValue *in, size_t out_rank,

@@ -381,8 +381,8 @@ static void tile_columns(Lower *l, Tile *tile)
 ** row each, made the model 2 to 3% slower); so they would for a product
 ** whose M, unknown here, turns out to be a tile's rows or fewer (a
 ** transformer decoding a token at a time). Nor does a single panel have
-** a next one. */
-static bool prefetches_panels(const Tile *tile)
+** a next one. row_tiles: the tiles of rows, -1 where M is unknown. */
+static bool prefetches_panels(const Tile *tile, int64_t row_tiles)
 {
   const LowerTiles *t = tile->t;
   GiltOp *def = t->b_panels ? gilt_value_get_defining_op(t->b_panels) : NULL;
@@ -393,8 +393,7 @@ static bool prefetches_panels(const Tile *tile)
   GILT_ASSERT(panels->shaped.rank == 3 &&
               panels->shaped.shape[2] ==
                   (int64_t)(t->vectors * LOWER_F32_LANES));
-  return constant_size(t->m) > (int64_t)t->rows &&
-         (t->b_first || panels->shaped.shape[0] > 1);
+  return row_tiles >= 2 && (t->b_first || panels->shaped.shape[0] > 1);
 }
 
 /* Line k of the next panel: a prefetch for each 16 floats of its width
@@ -818,7 +817,7 @@ void lower_tiles(Lower *l, const LowerTiles *t)
                              : -1;
   tile.group = row_group(&tile, row_tiles);
   tile.ragged_group = tile.group && row_tiles % tile.group != 0;
-  tile.prefetching = prefetches_panels(&tile);
+  tile.prefetching = prefetches_panels(&tile, row_tiles);
   remark(l, &tile);
   lower_lanes_init(l, &tile.v, gilt_float_type_get(l->ctx, GILT_F32));
   GiltValue *col_tiles =
