@@ -144,7 +144,8 @@ void *gilt_rt_alloc_result(int64_t bytes, int64_t align)
   return allocate(bytes, align);
 }
 
-void gilt_rt_free(void *p)
+/* Makes no scope hold p any more (p stays allocated). */
+static void unhold(void *p)
 {
   for (size_t i = num_held; p && i-- > 0;)
     if (held[i] == p) {
@@ -157,7 +158,17 @@ void gilt_rt_free(void *p)
   ** mark of a scope still open unless that scope's slots are all empty. */
   while (num_held && !held[num_held - 1])
     num_held--;
+}
+
+void gilt_rt_free(void *p)
+{
+  unhold(p);
   release(p);
+}
+
+void gilt_rt_disown(void *p)
+{
+  unhold(p);
 }
 
 void gilt_rt_adopt(void *p)

@@ -19,6 +19,7 @@
 ** tensor_io.h's.
 */
 #include "gilt/tensor.h"
+#include "jit/abi.h"
 #include "jit/tensor_adopt.h"
 
 #include <math.h>
@@ -36,6 +37,7 @@ struct GiltTensor {
   size_t num_bytes;
   void *data; /* never NULL, even with no elements */
   bool borrowed; /* a view: the data is the caller's */
+  bool adopted;  /* a compiled call's result: the runtime's memory */
 };
 
 size_t gilt_tensor_element_size(GiltType *elem)
@@ -126,8 +128,10 @@ GiltTensor *jit_tensor_adopt(GiltType *elem, size_t rank,
                              const int64_t *shape, void *data)
 {
   GiltTensor *t = create_header(elem, rank, shape);
-  if (t)
+  if (t) {
     t->data = data;
+    t->adopted = true;
+  }
   return t;
 }
 
@@ -150,7 +154,11 @@ void gilt_tensor_destroy(GiltTensor *t)
 {
   if (!t)
     return;
-  if (!t->borrowed)
+  /* A result goes back to the runtime, whose cache of large blocks
+  ** hands it to the next call's result instead of new pages. */
+  if (t->adopted)
+    gilt_rt_free(t->data);
+  else if (!t->borrowed)
     free(t->data);
   free(t->shape);
   free(t);

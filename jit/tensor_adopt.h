@@ -10,8 +10,8 @@
 #include "ir/support/alloc.h"
 
 /* A tensor of `elem` and `shape` whose elements are the row-major bytes
-** at `data`, which it takes (gilt_tensor_destroy frees it with free()):
-** memory from aligned_alloc, as gilt_rt_alloc_result's is. NULL when the
+** at `data`, which it takes (gilt_tensor_destroy frees it with
+** gilt_rt_free): a compiled function's result. NULL when the
 ** sizes are invalid or memory runs out; data is then still the caller's. */
 GILT_INTERNAL GiltTensor *jit_tensor_adopt(GiltType *elem, size_t rank,
                                            const int64_t *shape, void *data);

@@ -1,8 +1,9 @@
 /*
 ** runtime.c - unit test of the functions compiled code calls
-** (jit/abi.h): aligned allocation, failure messages per thread, and
-** gilt_rt_parallel_for with and without a pool, a failure in a worker's
-** chunk carried back to the thread that started the loop.
+** (jit/abi.h): aligned allocation, scopes and the results they disown,
+** failure messages per thread, and gilt_rt_parallel_for with and without
+** a pool, a failure in a worker's chunk carried back to the thread that
+** started the loop.
 */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -31,6 +32,26 @@ static void check_alloc(void)
   CHECK(gilt_rt_alloc(-1, 64) == NULL);
   CHECK(gilt_rt_alloc(INT64_MAX, 64) == NULL);
   gilt_rt_free(NULL);
+}
+
+/* A scope frees its buffers when it exits, except one disowned: a
+** compiled function's result, which the caller frees; a large one goes
+** to the cache of blocks, where the next call's result comes from. */
+static void check_scopes(void)
+{
+  const int64_t large = 1 << 20;
+  for (int call = 0; call < 2; call++) {
+    int64_t mark = gilt_rt_scope_enter();
+    char *result = gilt_rt_alloc(large, 64);
+    char *scratch = gilt_rt_alloc(large, 64);
+    CHECK(result && scratch);
+    memset(scratch, 2, (size_t)large);
+    gilt_rt_disown(result);
+    gilt_rt_scope_exit(mark);
+    memset(result, 1, (size_t)large); /* still the caller's */
+    CHECK(result[large - 1] == 1);
+    gilt_rt_free(result);
+  }
 }
 
 static void *fail_in_thread(void *arg)
@@ -117,6 +138,7 @@ static void check_parallel(void)
 int main(void)
 {
   check_alloc();
+  check_scopes();
   check_errors();
   check_parallel();
   return check_failures != 0;

@@ -9,8 +9,9 @@
 ** type (iN in the smallest C integer holding it, f16 and bf16 as their
 ** 16 bits); each result is a pointer the callee stores through; the
 ** function returns 0, or 1 after gilt_rt_fail. Its buffers live in a
-** scope of the runtime, exited on every return; memref results are copied
-** out of it first. A func.call between
+** scope of the runtime, exited on every return; a memref result leaves
+** it first, disowned where it is one of the function's own buffers,
+** copied out otherwise. A func.call between
 ** compiled functions uses the same convention: descriptors and results in
 ** stack slots of the caller's entry block, and a failed callee's status
 ** passed on.
@@ -149,19 +150,45 @@ static GiltOp *signature(L2L *l, GiltOp *func)
   return gilt_op_create(l->ctx, &st);
 }
 
+/* Whether memref result i of `ret` can be handed to the caller as it is:
+** a buffer the function allocated itself (dense from its first element),
+** not returned before. Views, arguments, weights and a buffer's second
+** return are copied out instead: the caller owns each result alone. */
+static bool returns_own_buffer(GiltOp *ret, size_t i)
+{
+  GiltValue *v = gilt_op_get_operand(ret, i);
+  GiltOp *def = gilt_value_get_defining_op(v);
+  if (!def || !loop_op_is(def, LOOP_OP_ALLOC))
+    return false;
+  for (size_t j = 0; j < i; j++)
+    if (gilt_op_get_operand(ret, j) == v)
+      return false;
+  return true;
+}
+
 static void lower_return(L2L *l, GiltOp *ret, GiltType *ft)
 {
   l->op = ret;
   l->loc = gilt_op_get_location(ret);
   size_t n_in = ft->func.num_inputs, n = gilt_op_get_num_operands(ret);
-  /* Results outlive the scope (copies the caller owns); then every buffer
-  ** of the call goes. */
+  /* Results outlive the scope: the function's own buffers leave it
+  ** (disowned), anything else is copied out; then every buffer left in
+  ** the scope goes. A model's result, written by its last kernel, is
+  ** thus neither copied nor faulted in again on every call: the caller
+  ** frees it into the runtime's cache of blocks, where the next call's
+  ** result is taken from. */
   GiltValue *values[n + 1];
   for (size_t i = 0; i < n; i++) {
     GiltType *t = ft->func.types[n_in + i];
     values[i] = l2l_value(l, gilt_op_get_operand(ret, i));
-    if (t->kind == GILT_TYPE_MEMREF)
+    if (t->kind != GILT_TYPE_MEMREF)
+      continue;
+    if (returns_own_buffer(ret, i)) {
+      GiltValue *data = l2l_extract(l, values[i], L2L_DATA);
+      l2l_call_extern(l, "gilt_rt_disown", NULL, 1, &data);
+    } else {
       values[i] = l2l_copy_out(l, values[i], t);
+    }
   }
   l2l_exit_scope(l);
   for (size_t i = 0; i < n; i++) {
