@@ -65,7 +65,8 @@
 typedef struct BlockedConv {
   LowerWindow *w;
   LowerEpilogue epilogue;
-  LowerLanes v;
+  LowerLanes v;    /* Y's block of channels: the tiles' columns */
+  LowerLanes in_v; /* a blocked X's block (the same for depthwise) */
   GiltValue *given; /* X */
   GiltValue *x;     /* what the product reads: X, or its padded copy */
   /* X's channel block: 1 for NCHW, whose index has no block dimension. */
@@ -130,29 +131,29 @@ static GiltValue *padded_pixel_at(Lower *l, const BlockedConv *t,
   return inside;
 }
 
-/* The 16 channels of a blocked X at padded pixel (row, column), zero
-** outside X: a load under a mask of all lanes or none. */
+/* The channels of a blocked X's block at padded pixel (row, column),
+** zero outside X: a load under a mask of all lanes or none. */
 static GiltValue *padded_pixel_vector(Lower *l, BlockedConv *t, GiltValue *n,
                                       GiltValue *block, GiltValue *row,
                                       GiltValue *col)
 {
   GiltValue *from[5];
   GiltValue *inside = padded_pixel_at(l, t, n, block, row, col, from);
-  GiltValue *mask = lower_lanes_mask_all(l, &t->v, inside);
-  return lower_lanes_load(l, &t->v, mask, t->given, from);
+  GiltValue *mask = lower_lanes_mask_all(l, &t->in_v, inside);
+  return lower_lanes_load(l, &t->in_v, mask, t->given, from);
 }
 
 /* One pixel of the product's padded copy, ivs (n, channel block or
-** channel, row, column): X's at the clamped position, zero outside X. In
-** NCHW16c the pixel's 16 channels are one vector; in NCHW it is one
-** float. */
+** channel, row, column): X's at the clamped position, zero outside X.
+** Blocked, the pixel's block of channels is one vector; in NCHW it is
+** one float. */
 static void pad_body(Lower *l, GiltValue *const *ivs, void *user)
 {
   BlockedConv *t = user;
   GiltValue *to[5] = {ivs[0], ivs[1], ivs[2], ivs[3], lower_index(l, 0)};
-  if (t->in_block == LOWER_F32_LANES) {
+  if (t->in_block > 1) {
     GiltValue *xv = padded_pixel_vector(l, t, ivs[0], ivs[1], ivs[2], ivs[3]);
-    lower_lanes_store(l, &t->v, NULL, xv, t->x, to);
+    lower_lanes_store(l, &t->in_v, NULL, xv, t->x, to);
     return;
   }
   GiltValue *from[5];
@@ -263,20 +264,19 @@ static GiltValue *tile_load_b(Lower *l, const LowerTileAt *at, size_t v,
   GiltValue *k = ix_add(l, ix_mul(l, channel_at(l, t, at), t->kernel_h),
                         tap[0]);
   k = ix_add(l, ix_mul(l, k, t->kernel_w), tap[1]);
-  GiltValue *idx[3] = {at->nb, k,
-                       lower_index(l, (int64_t)v * LOWER_F32_LANES)};
+  GiltValue *idx[3] = {at->nb, k, lower_index(l, (int64_t)v * t->v.width)};
   return lower_lanes_load(l, &t->v, NULL, t->panels, idx);
 }
 
-/* Sums of output pixel rows[i], channels cols[v] to cols[v] + 15: one
-** vector of Y at [n, cols[v] / 16, oh, ow, 0]. */
+/* Sums of output pixel rows[i], channels cols[v] to cols[v] + b - 1 (b
+** Y's block): one vector of Y at [n, cols[v] / b, oh, ow, 0]. */
 static void tile_store(Lower *l, const LowerTileAt *at, size_t i, size_t v,
                        GiltValue *sums, void *user)
 {
   BlockedConv *t = user;
   GiltValue *oh, *ow;
   pixel(l, t, at->rows[i], &oh, &ow);
-  GiltValue *block = ix_div(l, at->cols[v], lower_index(l, LOWER_F32_LANES));
+  GiltValue *block = ix_div(l, at->cols[v], lower_index(l, t->v.width));
   GiltValue *idx[5] = {t->n, block, oh, ow, lower_index(l, 0)};
   if (t->bias)
     sums = lower_lanes_add(
@@ -442,7 +442,7 @@ static void row_start(Lower *l, BlockedConv *t)
     if (t->pool != LOWER_BLOCKED_MAX)
       t->row_count = taps_counted(l, t, 0, t->oh);
   } else {
-    GiltValue *c0 = ix_mul(l, t->cb, lower_index(l, LOWER_F32_LANES));
+    GiltValue *c0 = ix_mul(l, t->cb, lower_index(l, t->v.width));
     t->row_bias = t->bias ? lower_lanes_load(l, &t->v, NULL, t->bias, &c0)
                           : lower_lanes_zero(&t->v);
   }
@@ -541,7 +541,7 @@ static bool pad_blocks(const BlockedConv *t)
   int64_t taps = w->kernel[0] * w->kernel[1];
   int64_t copied = (xt->shaped.shape[2] + w->pads[0] + w->pads[2]) *
                    (xt->shaped.shape[3] + w->pads[1] + w->pads[3]);
-  int64_t bytes = copied * LOWER_F32_LANES * (int64_t)sizeof(float);
+  int64_t bytes = copied * t->v.width * (int64_t)sizeof(float);
   return edge * taps >= PAD_BLOCK_RATIO * copied &&
          bytes <= PAD_BLOCK_MAX_BYTES;
 }
@@ -570,7 +570,7 @@ static void padded_block(Lower *l, GiltValue *const *ivs, void *user)
 {
   BlockedConv *t = user;
   t->n = ivs[0], t->cb = ivs[1];
-  int64_t dyn[3] = {GILT_DYNAMIC, GILT_DYNAMIC, LOWER_F32_LANES};
+  int64_t dyn[3] = {GILT_DYNAMIC, GILT_DYNAMIC, t->v.width};
   GiltValue *extent[3] = {t->w->extent[0], t->w->extent[1], NULL};
   t->block_pad = lower_alloc(
       l, gilt_memref_type_get(l->ctx, 3, dyn, t->v.elem, NULL, NULL), extent);
@@ -615,7 +615,7 @@ static bool pack_rows_of_x(const BlockedConv *t, GiltType *wt)
 {
   const LowerWindow *w = t->w;
   int64_t oc = wt->shaped.shape[0];
-  int64_t cols = (int64_t)t->vectors * LOWER_F32_LANES;
+  int64_t cols = (int64_t)t->vectors * t->v.width;
   return t->in_block == 1 && !t->row_aligned && t->x == t->given &&
          oc != GILT_DYNAMIC && oc > cols &&
          wt->shaped.shape[2] == 1 && wt->shaped.shape[3] == 1 &&
@@ -640,6 +640,7 @@ static void batch_body(Lower *l, GiltValue *const *ivs, void *user)
       .n = t->oc,
       .rows = t->rows,
       .vectors = t->vectors,
+      .lanes = t->v.width,
       .b_panels = t->panels,
       .load_a = tile_load_a,
       .load_b = tile_load_b,
@@ -662,39 +663,41 @@ static void batch_body(Lower *l, GiltValue *const *ivs, void *user)
 
 static void remark_layout(Lower *l, const BlockedConv *t, bool depthwise)
 {
+  int b = (int)t->v.width;
   GiltRemarkArg args[2] = {{"in_block", NULL, t->in_block},
-                           {"out_block", NULL, LOWER_F32_LANES}};
+                           {"out_block", NULL, b}};
   if (depthwise) {
     gilt_remark(l->op, "layout", "nchwc", 2, args,
-                "computes NCHW16c depthwise: each output pixel one vector "
-                "of its 16 channels, a vector of the input and of the "
-                "weights a tap");
+                "computes NCHW%dc depthwise: each output pixel one vector "
+                "of its %d channels, a vector of the input and of the "
+                "weights a tap",
+                b, b);
     GiltRemarkArg tiling[2] = {{"pixels", NULL,
                                 (int64_t)side_by_side_pixels(l)},
                                {"padded_blocks", NULL, t->padded_blocks}};
     if (!t->padded_blocks) {
       gilt_remark(l->op, "tiling", "depthwise-nchwc", 2, tiling,
                   "depthwise-nchwc: parallel over rows of outputs of each "
-                  "block of 16 channels, %d pixels of a row side by side, "
+                  "block of %d channels, %d pixels of a row side by side, "
                   "each tap's weights loaded once for them",
-                  (int)tiling[0].number);
+                  b, (int)tiling[0].number);
       return;
     }
     int64_t outputs, edge = outputs_near_edge(t, &outputs);
     gilt_remark(l->op, "tiling", "depthwise-nchwc", 2, tiling,
-                "depthwise-nchwc: parallel over blocks of 16 channels, "
+                "depthwise-nchwc: parallel over blocks of %d channels, "
                 "each copied with its padding into a buffer of its own, "
                 "as %" PRId64 " of its %" PRId64 " outputs would check "
                 "their taps; then its rows, unguarded, %d pixels side by "
                 "side, each tap's weights loaded once for them",
-                edge, outputs, (int)tiling[0].number);
+                b, edge, outputs, (int)tiling[0].number);
     return;
   }
   gilt_remark(l->op, "layout", "nchwc", 2, args,
-              "computes NCHW16c: rows the OH * OW outputs, columns %d "
-              "output channels (blocks of 16, each one vector of Y), X "
+              "computes NCHW%dc: rows the OH * OW outputs, columns %d "
+              "output channels (blocks of %d, each one vector of Y), X "
               "read in its own layout (channel block %d)",
-              (int)t->vectors * LOWER_F32_LANES, (int)t->in_block);
+              b, (int)t->vectors * b, b, (int)t->in_block);
 }
 
 static GiltStatus lower_conv_nchwc(Lower *l)
@@ -706,31 +709,35 @@ static GiltStatus lower_conv_nchwc(Lower *l)
   int64_t out_block = graph_attr_channel_block(l->op, "out_layout");
   if (lower_epilogue_check(l))
     return GILT_FAILURE;
-  if (lower_lanes_width(l, lower_result_elem(l, 0)) != LOWER_F32_LANES ||
-      out_block != LOWER_F32_LANES ||
-      (in_block != 1 && in_block != LOWER_F32_LANES))
-    return lower_error(l, "only f32, with data_layout NCHW or NCHW%dc and "
-                          "out_layout NCHW%dc, on a target with vector "
-                          "registers, is supported",
-                       LOWER_F32_LANES, LOWER_F32_LANES);
+  GiltType *f32 = lower_result_elem(l, 0);
+  if (!lower_block_vectorizes(l, f32, out_block) ||
+      (in_block != 1 && !lower_block_vectorizes(l, f32, in_block)))
+    return lower_error(l, "only f32, with data_layout NCHW, NCHW%dc or "
+                          "NCHW%dc and out_layout one of the last two, on a "
+                          "target with vector registers, is supported",
+                       LOWER_F32_LANES / 2, LOWER_F32_LANES);
   if (wt->shaped.shape[2] == GILT_DYNAMIC ||
       wt->shaped.shape[3] == GILT_DYNAMIC)
     return lower_error(l, "the kernel's spatial sizes must be static");
   bool depthwise = graph_attr_int(l->op, "group", 1) != 1;
   if (depthwise &&
-      (in_block != LOWER_F32_LANES ||
+      (in_block != out_block ||
        !lower_taps_fit(wt->shaped.shape[2], wt->shaped.shape[3],
                        LOWER_DEPTHWISE_MAX_TAPS)))
-    return lower_error(l, "a depthwise graph.conv_nchwc needs X in "
-                          "NCHW%dc and at most %d taps",
-                       LOWER_F32_LANES, LOWER_DEPTHWISE_MAX_TAPS);
+    return lower_error(l, "a depthwise graph.conv_nchwc needs X in its "
+                          "out_layout and at most %d taps",
+                       LOWER_DEPTHWISE_MAX_TAPS);
   LowerWindow w;
   lower_window_read(l, x, 2, wt->shaped.shape + 2, &w);
+  /* A tile's columns fill as many registers in blocks of 8 as in 16. */
   BlockedConv t = {.w = &w, .in_block = in_block, .given = x,
                    .bias = lower_operand(l, 2),
-                   .vectors = lower_tile_vectors(l)};
+                   .vectors = lower_tile_vectors(l) *
+                              (size_t)(LOWER_F32_LANES / out_block)};
   lower_epilogue_read(l, &t.epilogue);
-  lower_lanes_init(l, &t.v, gilt_float_type_get(l->ctx, GILT_F32));
+  lower_lanes_init_width(l, &t.v, f32, out_block);
+  if (in_block > 1)
+    lower_lanes_init_width(l, &t.in_v, f32, in_block);
   t.channels = lower_dim(l, weights, 1);
   t.split = in_block > 1 && wt->shaped.shape[1] != GILT_DYNAMIC &&
             wt->shaped.shape[1] % in_block == 0;
@@ -738,10 +745,11 @@ static GiltStatus lower_conv_nchwc(Lower *l)
   t.kernel_w = lower_index(l, wt->shaped.shape[3]);
   GiltValue *oc = t.oc = lower_dim(l, weights, 0);
   GiltValue *ydims[5] = {lower_dim(l, x, 0),
-                         ix_div(l, oc, lower_index(l, LOWER_F32_LANES)),
-                         w.out[0], w.out[1], lower_index(l, LOWER_F32_LANES)};
-  int winograd =
-      depthwise ? 0 : lower_conv_winograd_nchwc_apply(l, &w, weights, in_block);
+                         ix_div(l, oc, lower_index(l, out_block)), w.out[0],
+                         w.out[1], lower_index(l, out_block)};
+  int winograd = depthwise || out_block != LOWER_F32_LANES
+                     ? 0
+                     : lower_conv_winograd_nchwc_apply(l, &w, weights, in_block);
   if (winograd) {
     GiltValue *y =
         lower_conv_winograd_nchwc(l, &w, x, weights, t.bias, ydims, winograd);
@@ -765,14 +773,14 @@ static GiltStatus lower_conv_nchwc(Lower *l)
   GiltValue *flat_shape[2] = {oc, k};
   GiltValue *flat = lower_reshaped(l, weights, 2, flat_static, flat_shape);
   LowerMatrix b = {flat, NULL, true, k, oc};
-  if (depthwise) { /* the taps of each block of 16 channels: [C/16, K, 16] */
-    t.panels = lower_pack_cols(l, &b, LOWER_F32_LANES);
+  if (depthwise) { /* the taps of each block of b channels: [C/b, K, b] */
+    t.panels = lower_pack_cols(l, &b, out_block);
     GiltValue *y = blocked_windows(l, &t, ydims);
     return lower_replace(l, &y);
   }
   pad_input(l, &t);
   t.pack_a = pack_rows_of_x(&t, wt);
-  t.panels = lower_pack_cols(l, &b, t.vectors * LOWER_F32_LANES);
+  t.panels = lower_pack_cols(l, &b, (int64_t)t.vectors * out_block);
   GiltValue *batch = ydims[0];
   lower_nest(l, 1, &batch, batch_body, &t);
   return lower_replace(l, &t.y);
@@ -784,21 +792,22 @@ bool lower_pool_nchwc_apply(Lower *l, const LowerWindow *w, GiltValue *x)
 {
   GiltType *t = gilt_value_get_type(x);
   return w->n == 2 && t->shaped.rank == 5 &&
-         t->shaped.shape[4] == LOWER_F32_LANES &&
-         lower_vectorizes(l, t->shaped.elem) &&
+         lower_block_vectorizes(l, t->shaped.elem, t->shaped.shape[4]) &&
          lower_taps_fit(w->kernel[0], w->kernel[1], LOWER_DEPTHWISE_MAX_TAPS);
 }
 
 GiltValue *lower_pool_nchwc(Lower *l, LowerWindow *w, GiltValue *x,
                             LowerBlockedPool pool)
 {
-  BlockedConv t = {.w = w, .in_block = LOWER_F32_LANES, .given = x,
-                   .pool = pool};
-  lower_lanes_init(l, &t.v, gilt_float_type_get(l->ctx, GILT_F32));
+  int64_t block = gilt_value_get_type(x)->shaped.shape[4];
+  BlockedConv t = {.w = w, .in_block = block, .given = x, .pool = pool};
+  lower_lanes_init_width(l, &t.v, gilt_float_type_get(l->ctx, GILT_F32),
+                         block);
+  t.in_v = t.v;
   if (pool == LOWER_BLOCKED_MAX)
     t.fill = lower_constant(l, t.v.elem, -INFINITY);
   GiltValue *ydims[5] = {lower_dim(l, x, 0), lower_dim(l, x, 1), w->out[0],
-                         w->out[1], lower_index(l, LOWER_F32_LANES)};
+                         w->out[1], lower_index(l, block)};
   t.y = lower_alloc_result(l, 0, ydims);
   return blocked_windows(l, &t, ydims);
 }

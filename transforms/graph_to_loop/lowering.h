@@ -439,9 +439,19 @@ GILT_INTERNAL int64_t lower_thread_tile(const Lower *l, int64_t extent);
 ** registers. Each f32 kernel of its own (tiles, Winograd, depthwise,
 ** rows) applies only then; without, every op is its generic nest. */
 GILT_INTERNAL bool lower_vectorizes(const Lower *l, GiltType *elem);
+/* Whether the vector kernels of blocked layouts (NCHWc) take channel
+** blocks of `block` elem: f32 where it vectorizes, in blocks of
+** LOWER_F32_LANES (NCHW16c) or of 8 (NCHW8c: one AVX2 register), whose
+** kernels work on lanes of the block's width. */
+GILT_INTERNAL bool lower_block_vectorizes(const Lower *l, GiltType *elem,
+                                          int64_t block);
 /* Chooses the width for elem and builds the zero at the insertion point,
 ** which must dominate every use of the lanes. */
 GILT_INTERNAL void lower_lanes_init(Lower *l, LowerLanes *v, GiltType *elem);
+/* The same at a width of the caller's (a block of channels of a blocked
+** layout: 8 or 16), where elem vectorizes. */
+GILT_INTERNAL void lower_lanes_init_width(Lower *l, LowerLanes *v,
+                                          GiltType *elem, int64_t width);
 /* x (a scalar of v->elem) in every lane. */
 GILT_INTERNAL GiltValue *lower_lanes_splat(Lower *l, const LowerLanes *v,
                                            GiltValue *x);

@@ -136,7 +136,7 @@ static void pack_cols_body(Lower *l, GiltValue *const *ivs, void *user)
   Packer *p = user;
   GiltValue *c0 = lower_times(l, ivs[0], lower_index(l, (int64_t)p->width));
   size_t rank = gilt_value_get_type(p->m->memref)->shaped.rank;
-  for (size_t j = 0; j < p->width; j += LOWER_F32_LANES) {
+  for (size_t j = 0; j < p->width; j += (size_t)p->v.width) {
     GiltValue *c = lower_plus(l, c0, lower_index(l, (int64_t)j));
     GiltValue *at[3] = {ivs[0], ivs[1], lower_index(l, (int64_t)j)};
     GiltValue *lanes;
@@ -152,7 +152,7 @@ static void pack_cols_body(Lower *l, GiltValue *const *ivs, void *user)
     } else { /* a column of B is a row of its transpose: one by one */
       lanes = lower_lanes_zero(&p->v);
       GiltValue *last = lower_minus(l, p->m->cols, lower_index(l, 1));
-      for (int64_t k = 0; k < LOWER_F32_LANES; k++) {
+      for (int64_t k = 0; k < p->v.width; k++) {
         GiltValue *col = lower_plus(l, c, lower_index(l, k));
         GiltValue *x = matrix_load(l, p->m, ivs[1],
                                    lower_binary(l, LOOP_OP_MINSI, col, last));
@@ -181,7 +181,10 @@ static GiltValue *pack_at_run_time(Lower *l, const LowerMatrix *m,
                                      gilt_float_type_get(l->ctx, GILT_F32),
                                      NULL, NULL);
   Packer p = {m, lower_alloc(l, t, dims), width, {0}};
-  lower_lanes_init(l, &p.v, gilt_float_type_get(l->ctx, GILT_F32));
+  /* Columns go by vectors of 16, or of 8 into panels of NCHW8c blocks. */
+  lower_lanes_init_width(l, &p.v, gilt_float_type_get(l->ctx, GILT_F32),
+                         width % LOWER_F32_LANES ? LOWER_F32_LANES / 2
+                                                 : LOWER_F32_LANES);
   lower_parallel(l, 2, dims, body, &p);
   return p.panels;
 }
@@ -202,7 +205,7 @@ GiltValue *lower_packed_row(Lower *l, GiltValue *panels,
 
 GiltValue *lower_pack_cols(Lower *l, const LowerMatrix *b, size_t nr)
 {
-  GILT_ASSERT(nr % LOWER_F32_LANES == 0);
+  GILT_ASSERT(nr % (LOWER_F32_LANES / 2) == 0);
   GiltValue *g = pack_constant(l, b, nr, false);
   remark_packed(l, nr, false, g != NULL);
   return g ? g : pack_at_run_time(l, b, nr, false, pack_cols_body);

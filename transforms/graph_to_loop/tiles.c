@@ -24,6 +24,10 @@
 ** registers spills its accumulators on every step: AVX2 ran the AVX-512
 ** shape at less than half the speed.
 **
+** A vector is 16 columns, or 8 where the caller's columns are NCHW8c's
+** blocks of channels (LowerTiles.lanes), a tile then twice as many of
+** them in the same registers.
+**
 ** Rows past M (the last tile of rows) compute on the last row and are not
 ** stored, so that the inner loop has no conditions; columns past N are
 ** masked lanes. Only the last tile of columns can pass N, and it is
@@ -108,6 +112,8 @@
 #define GROUPS_MIN 8
 /* The next panel of B goes to L2 (prefetcht1): L1 holds the current one. */
 #define PREFETCH_LOCALITY 2
+/* The f32 of a 64-byte cache line: what one prefetch brings. */
+#define FLOATS_PER_LINE 16
 
 typedef struct Tile {
   const LowerTiles *t;
@@ -147,13 +153,19 @@ typedef struct Tile {
 static void reduction_level(Lower *l, GiltValue *iv, GiltValue *const *acc,
                             GiltValue **next, void *user);
 
+/* The columns of one of t's vectors. */
+static int64_t lanes_of(const LowerTiles *t)
+{
+  return t->lanes ? t->lanes : LOWER_F32_LANES;
+}
+
 /* The index of vector v at the current reduction step in tile->panel. */
 static void panel_index(Lower *l, const Tile *tile, size_t v, GiltValue **idx)
 {
   size_t d = tile->t->num_reductions;
   for (size_t i = 0; i < d; i++)
     idx[i] = tile->at.red[i];
-  idx[d] = lower_index(l, (int64_t)(v * LOWER_F32_LANES));
+  idx[d] = lower_index(l, (int64_t)v * lanes_of(tile->t));
 }
 
 /* B's vector v at the current reduction step: where it lies (kept in the
@@ -315,7 +327,7 @@ static void last_tile(Lower *l, GiltValue *const *ivs, void *user)
     return;
   }
   GiltValue *left = lower_minus(l, t->n, tile->at.n0);
-  lower_if(l, lower_cmp(l, "sle", left, lower_index(l, LOWER_F32_LANES)),
+  lower_if(l, lower_cmp(l, "sle", left, lower_index(l, lanes_of(t))),
            narrow_tile, wide_masked_tile, tile);
 }
 
@@ -344,10 +356,10 @@ static void place_columns(Lower *l, Tile *tile, GiltValue *nb)
   LowerTileAt *at = &tile->at;
   at->nb = nb;
   at->n0 = lower_times(l, nb,
-                       lower_index(l, (int64_t)(t->vectors * LOWER_F32_LANES)));
+                       lower_index(l, (int64_t)t->vectors * lanes_of(t)));
   for (size_t v = 0; v < t->vectors; v++) {
     at->cols[v] =
-        lower_plus(l, at->n0, lower_index(l, (int64_t)(v * LOWER_F32_LANES)));
+        lower_plus(l, at->n0, lower_index(l, (int64_t)v * lanes_of(t)));
     tile->masks[v] =
         tile->ragged_tail
             ? lower_lanes_mask(l, &tile->v, lower_minus(l, t->n, at->cols[v]))
@@ -363,7 +375,7 @@ static void tile_columns(Lower *l, Tile *tile)
     full_tile(l, NULL, tile);
     return;
   }
-  GiltValue *width = lower_index(l, (int64_t)(t->vectors * LOWER_F32_LANES));
+  GiltValue *width = lower_index(l, (int64_t)t->vectors * lanes_of(t));
   lower_if(l, lower_cmp(l, "sle", lower_plus(l, tile->at.n0, width), t->n),
            full_tile, last_tile, tile);
 }
@@ -392,12 +404,12 @@ static bool prefetches_panels(const Tile *tile, int64_t row_tiles)
   GiltType *panels = gilt_value_get_type(t->b_panels);
   GILT_ASSERT(panels->shaped.rank == 3 &&
               panels->shaped.shape[2] ==
-                  (int64_t)(t->vectors * LOWER_F32_LANES));
+                  (int64_t)t->vectors * lanes_of(t));
   return row_tiles >= 2 && (t->b_first || panels->shaped.shape[0] > 1);
 }
 
 /* Line k of the next panel: a prefetch for each 16 floats of its width
-** (a cache line of 64 bytes). */
+** (a cache line of 64 bytes, FLOATS_PER_LINE). */
 static void prefetch_line(Lower *l, GiltValue *k, GiltValue *const *iter,
                           GiltValue **next, void *user)
 {
@@ -405,7 +417,7 @@ static void prefetch_line(Lower *l, GiltValue *k, GiltValue *const *iter,
   Tile *tile = user;
   GiltValue *panels = tile->t->b_panels;
   int64_t width = gilt_value_get_type(panels)->shaped.shape[2];
-  for (int64_t c = 0; c < width; c += LOWER_F32_LANES) {
+  for (int64_t c = 0; c < width; c += FLOATS_PER_LINE) {
     GiltValue *idx[3] = {tile->next_panel, k, lower_index(l, c)};
     lower_prefetch(l, panels, idx, PREFETCH_LOCALITY);
   }
@@ -521,7 +533,7 @@ static void panel_body(Lower *l, GiltValue *const *ivs, void *user)
     shape[i] = GILT_DYNAMIC;
     dims[i] = t->reductions[i];
   }
-  shape[d] = (int64_t)(t->vectors * LOWER_F32_LANES);
+  shape[d] = (int64_t)t->vectors * lanes_of(t);
   dims[d] = NULL;
   tile->panel = lower_alloc(
       l, gilt_memref_type_get(l->ctx, d + 1, shape, tile->v.elem, NULL, NULL),
@@ -550,7 +562,7 @@ static void partial_index(Lower *l, Tile *tile, size_t i, size_t v,
   idx[1] = lower_plus(l, lower_times(l, tile->at.mb,
                                      lower_index(l, (int64_t)t->rows)),
                       lower_index(l, (int64_t)i));
-  idx[2] = lower_index(l, (int64_t)(v * LOWER_F32_LANES));
+  idx[2] = lower_index(l, (int64_t)v * lanes_of(t));
 }
 
 /* The current tile's partial sums into acc, or acc into them. */
@@ -644,7 +656,7 @@ static int64_t panel_block(const Tile *tile, int64_t m, int64_t n)
       t->num_reductions == 0 ||
       (m + (int64_t)t->rows - 1) / (int64_t)t->rows < 2)
     return 0;
-  int64_t width = (int64_t)(t->vectors * LOWER_F32_LANES);
+  int64_t width = (int64_t)t->vectors * lanes_of(t);
   if ((n + width - 1) / width < BLOCKED_MIN_COLUMN_TILES)
     return 0;
   int64_t outer = constant_size(t->reductions[0]), step_bytes = width * 4;
@@ -748,7 +760,7 @@ size_t lower_output_rows(const Lower *l, int64_t ow, int64_t outputs,
 static void remark(Lower *l, const Tile *tile)
 {
   const LowerTiles *t = tile->t;
-  int64_t cols = (int64_t)(t->vectors * LOWER_F32_LANES);
+  int64_t cols = (int64_t)t->vectors * lanes_of(t);
   bool nested = lower_in_parallel(l);
   GiltRemarkArg args[5] = {{"algorithm", t->algorithm, 0},
                            {"tile_rows", NULL, (int64_t)t->rows},
@@ -782,11 +794,11 @@ static void remark(Lower *l, const Tile *tile)
                                   "next column's panel of B (weights, "
                                   "from memory at every call)"
                                 : "");
-  GiltRemarkArg lanes[1] = {{"lanes", NULL, LOWER_F32_LANES}};
+  GiltRemarkArg lanes[1] = {{"lanes", NULL, lanes_of(t)}};
   gilt_remark(l->op, "vectorize", "vectorized", 1, lanes,
               "vectorized: %d f32 lanes, a broadcast of A times a vector of "
               "B per fused multiply-add",
-              LOWER_F32_LANES);
+              (int)lanes_of(t));
 }
 
 void lower_tiles(Lower *l, const LowerTiles *t)
@@ -804,13 +816,13 @@ void lower_tiles(Lower *l, const LowerTiles *t)
   int64_t m = constant_size(t->m), n = constant_size(t->n);
   Tile tile = {.t = t, .rows_outer = m >= 0 && n >= 0 && m > n};
   /* A last tile past N, which only a static N rules out. */
-  int64_t width = (int64_t)(t->vectors * LOWER_F32_LANES);
+  int64_t width = (int64_t)t->vectors * lanes_of(t);
   int64_t rem = n >= 0 ? n % width : -1;
   tile.ragged_tail = rem != 0;
   tile.narrow_tail =
       t->vectors > 1 &&
-      (n >= 0 ? rem > 0 && rem <= LOWER_F32_LANES : t->narrow_tail);
-  tile.narrow_masks = n < 0 || rem % LOWER_F32_LANES != 0;
+      (n >= 0 ? rem > 0 && rem <= lanes_of(t) : t->narrow_tail);
+  tile.narrow_masks = n < 0 || rem % lanes_of(t) != 0;
   tile.block = panel_block(&tile, m, n);
   tile.copied = t->copy_panels && !tile.rows_outer && !tile.block;
   int64_t row_tiles = m >= 0 ? (m + (int64_t)t->rows - 1) / (int64_t)t->rows
@@ -819,7 +831,8 @@ void lower_tiles(Lower *l, const LowerTiles *t)
   tile.ragged_group = tile.group && row_tiles % tile.group != 0;
   tile.prefetching = prefetches_panels(&tile, row_tiles);
   remark(l, &tile);
-  lower_lanes_init(l, &tile.v, gilt_float_type_get(l->ctx, GILT_F32));
+  lower_lanes_init_width(l, &tile.v, gilt_float_type_get(l->ctx, GILT_F32),
+                         lanes_of(t));
   GiltValue *col_tiles =
       lower_binary(l, LOOP_OP_CEILDIVSI, t->n, lower_index(l, width));
   tile.row_tiles = lower_binary(l, LOOP_OP_CEILDIVSI, t->m,

@@ -33,7 +33,10 @@ typedef struct LowerTiles {
   ** "winograd-f2x2-3x3", ... */
   const char *algorithm;
   GiltValue *m, *n;     /* C's rows and columns (index values) */
-  size_t rows, vectors; /* a tile: rows x (vectors * 16) of C */
+  size_t rows, vectors; /* a tile: rows x (vectors * lanes) of C */
+  /* The columns of a vector: 0 for LOWER_F32_LANES, or 8 where each
+  ** vector is a block of NCHW8c's channels. */
+  int64_t lanes;
   /* For an n known only at run time: whether the last tile of columns
   ** may hold 16 or fewer, so that a tile one vector wide is worth
   ** emitting for it (a static n decides that itself). */
@@ -59,8 +62,8 @@ typedef struct LowerTiles {
   /* A(row i of the tile, red): an f32 scalar. */
   GiltValue *(*load_a)(Lower *l, const LowerTileAt *at, size_t i,
                        void *user);
-  /* B(red, the 16 columns of vector v) as a vector<16xf32>; the lanes off
-  ** at->masks[v] may read anything finite, or nothing. */
+  /* B(red, the columns of vector v) as a vector<lanes x f32>; the lanes
+  ** off at->masks[v] may read anything finite, or nothing. */
   GiltValue *(*load_b)(Lower *l, const LowerTileAt *at, size_t v,
                        void *user);
   /* Writes the sums C(row i, the columns of vector v) (the lanes of
@@ -95,7 +98,7 @@ GILT_INTERNAL GiltValue *lower_pack_rows(Lower *l, const LowerMatrix *a,
 ** callback over packed rows returns. The reduction is one loop. */
 GILT_INTERNAL GiltValue *lower_packed_row(Lower *l, GiltValue *panels,
                                           const LowerTileAt *at, size_t i);
-/* B as the tiles read it, columns by `nr` (a multiple of 16): a new
+/* B as the tiles read it, columns by `nr` (a multiple of 8): a new
 ** buffer [ceil(N/nr), K, nr] with panel[b, k, j] = B(k, b * nr + j), 0
 ** past N. */
 GILT_INTERNAL GiltValue *lower_pack_cols(Lower *l, const LowerMatrix *b,

@@ -33,10 +33,22 @@ int64_t lower_lanes_width(const Lower *l, GiltType *elem)
   return lower_vectorizes(l, elem) ? LOWER_F32_LANES : 1;
 }
 
+bool lower_block_vectorizes(const Lower *l, GiltType *elem, int64_t block)
+{
+  return lower_lanes_width(l, elem) == LOWER_F32_LANES &&
+         (block == LOWER_F32_LANES || block == LOWER_F32_LANES / 2);
+}
+
 void lower_lanes_init(Lower *l, LowerLanes *v, GiltType *elem)
 {
+  lower_lanes_init_width(l, v, elem, lower_lanes_width(l, elem));
+}
+
+void lower_lanes_init_width(Lower *l, LowerLanes *v, GiltType *elem,
+                            int64_t width)
+{
   v->elem = elem;
-  v->width = lower_lanes_width(l, elem);
+  v->width = width;
   v->type = elem;
   v->mask_type = NULL;
   if (v->width > 1) {
