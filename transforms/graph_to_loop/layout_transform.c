@@ -19,7 +19,7 @@
 ** vector loads, a transpose in registers (4 rounds of 16 shuffles, each
 ** swapping the off-diagonal blocks of 8, 4, 2 and 1 lanes) and 16 vector
 ** stores; the scalar nest had taken four times a Relu's time on
-** 1x64x56x56. Otherwise one side of the copy strides in any order, and
+** 1x64x56x56. NCHW8c goes by tiles of 8 x 8, 8 lanes a vector. Otherwise one side of the copy strides in any order, and
 ** the nest is of scalars in the result's order, its stores consecutive,
 ** which LLVM vectorizes where it finds that worthwhile.
 **
@@ -39,7 +39,7 @@ typedef struct LayoutTransform {
   LowerLanes v;
   GiltValue *row; /* the rows' length */
   bool masked;    /* a row may end in a partial chunk */
-  bool to_blocked; /* NCHW into NCHW16c, by tiles (tile_body) */
+  bool to_blocked; /* NCHW into NCHWc, by tiles (tile_body) */
 } LayoutTransform;
 
 static char upper(char d) { return d >= 'a' ? (char)(d - 'a' + 'A') : d; }
@@ -110,7 +110,7 @@ static void transform_body(Lower *l, GiltValue *const *ivs, void *user)
   lower_lanes_store(l, &t->v, mask, x, t->out, at);
 }
 
-/* ---- NCHW <-> NCHW16c by tiles ------------------------------------------------ */
+/* ---- NCHW <-> NCHWc by tiles ------------------------------------------------ */
 
 /* Whether the pair is NCHW and NCHW<lanes>c, either way. */
 static bool nchw_blocked_pair(const GraphLayout *a, const GraphLayout *b,
@@ -304,11 +304,12 @@ static GiltStatus lower_layout_transform(Lower *l)
                graph_layout_block(&t.dst, upper(last)) &&
            lower_lanes_width(l, rt->shaped.elem) > 1 &&
            loop_memref_is_contiguous(in);
-  if (lower_lanes_width(l, rt->shaped.elem) == LOWER_F32_LANES &&
-      (nchw_blocked_pair(&t.src, &t.dst, LOWER_F32_LANES) ||
-       nchw_blocked_pair(&t.dst, &t.src, LOWER_F32_LANES))) {
+  int64_t block = t.dst.rank == 5 ? t.dst.factors[4] : t.src.factors[4];
+  if (lower_block_vectorizes(l, rt->shaped.elem, block) &&
+      (nchw_blocked_pair(&t.src, &t.dst, block) ||
+       nchw_blocked_pair(&t.dst, &t.src, block))) {
     t.to_blocked = t.src.rank == 4;
-    lower_lanes_init(l, &t.v, rt->shaped.elem);
+    lower_lanes_init_width(l, &t.v, rt->shaped.elem, block);
     lower_tiles_nest(l, &t);
     return lower_replace(l, &t.out);
   }
