@@ -88,8 +88,9 @@ static GiltStatus lower_with(Lower *l, ScalarFn fn)
 /* ---- by lanes ------------------------------------------------------------------ */
 
 /* The arithmetic ops and the activations in f32 go 16 results at a time
-** where the result's last dimension is a static multiple of 16 and every
-** operand's last dimension is the result's or broadcast (1, or none): an
+** where the result's last dimension is a static multiple of 16 (8 where
+** it is one of 8 only: NCHW8c's blocks) and every operand's last
+** dimension is the result's or broadcast (1, or none): an
 ** operand of the result's width is read as vectors, a broadcast one (a
 ** Clip's bound, a squeeze-and-excitation gate) once and splat. A product
 ** by a squeeze-and-excitation gate in NCHW16c ([N, C/16, H, W, 16] times
@@ -129,16 +130,19 @@ static void lanes_body(Lower *l, GiltValue *const *ivs, void *user)
   lower_lanes_store(l, &s->v, NULL, s->e.fn(l, x), s->e.out, at);
 }
 
-/* Whether the op goes by lanes (see above). */
-static bool by_lanes(Lower *l)
+/* The lanes the op goes by (see above), 0 where it does not. */
+static int64_t lanes_of_op(Lower *l)
 {
   GiltType *t = lower_result_type(l, 0);
   size_t rank = t->shaped.rank;
-  if (rank == 0 || lower_lanes_width(l, t->shaped.elem) != LOWER_F32_LANES ||
-      !gilt_shaped_type_has_static_shape(t) ||
-      t->shaped.shape[rank - 1] % LOWER_F32_LANES != 0 ||
+  if (rank == 0 || !gilt_shaped_type_has_static_shape(t) ||
       gilt_op_get_num_operands(l->op) > LANES_MAX_INPUTS)
-    return false;
+    return 0;
+  int64_t last = t->shaped.shape[rank - 1];
+  int64_t width = last % LOWER_F32_LANES ? LOWER_F32_LANES / 2
+                                         : LOWER_F32_LANES;
+  if (last % width || !lower_block_vectorizes(l, t->shaped.elem, width))
+    return 0;
   for (size_t i = 0; i < gilt_op_get_num_operands(l->op); i++) {
     GiltValue *v = lower_operand(l, i);
     if (!v)
@@ -147,27 +151,28 @@ static bool by_lanes(Lower *l)
     size_t r = in->shaped.rank;
     if (in->shaped.elem != t->shaped.elem ||
         !gilt_shaped_type_has_static_shape(in))
-      return false;
+      return 0;
     if (r > 0 && in->shaped.shape[r - 1] != 1 &&
-        in->shaped.shape[r - 1] != t->shaped.shape[rank - 1])
-      return false;
+        in->shaped.shape[r - 1] != last)
+      return 0;
   }
-  return true;
+  return width;
 }
 
 /* lower_with, by lanes where it can. */
 static GiltStatus lower_by_lanes(Lower *l, ScalarFn fn)
 {
-  if (!by_lanes(l))
+  int64_t width = lanes_of_op(l);
+  if (!width)
     return lower_with(l, fn);
   gilt_remark(l->op, "vectorize", "vectorized", 0, NULL,
               "vectorized: %d f32 lanes along the last dimension, a "
               "broadcast operand splat",
-              LOWER_F32_LANES);
+              (int)width);
   GiltType *t = lower_result_type(l, 0);
   size_t rank = t->shaped.rank;
   Lanes s = {{fn, NULL, rank, gilt_op_get_num_operands(l->op)}, {0}};
-  lower_lanes_init(l, &s.v, t->shaped.elem);
+  lower_lanes_init_width(l, &s.v, t->shaped.elem, width);
   GiltValue *dims[GRAPH_MAX_RANK];
   for (size_t i = 0; i < rank; i++)
     dims[i] = lower_index(l, t->shaped.shape[i]);

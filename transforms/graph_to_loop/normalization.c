@@ -94,8 +94,8 @@ static void batch_norm_body(Lower *l, GiltValue *const *ivs, void *user)
 ** group), the group's parameters read once and its 1 / sqrt(var +
 ** epsilon) computed once, in the scalar nest's order of operations:
 **
-** - NCHW16c: a group is a block of 16 channels, its parameters vectors,
-**   each pixel's 16 channels one vector;
+** - NCHW16c (or NCHW8c): a group is a block of 16 (8) channels, its
+**   parameters vectors, each pixel's block one vector;
 ** - NCHW (any rank from 2): a group is one channel, its parameters
 **   splats, its H * W pixels (the product of the dimensions after C)
 **   vectors of 16 along the row, the last one masked.
@@ -107,7 +107,7 @@ typedef struct BatchNormVectors {
   const BatchNorm *b;
   LowerLanes v;
   bool blocked;
-  GiltValue *x, *y; /* [N, C/16, H * W, 16] blocked, [N, C, H * W] NCHW */
+  GiltValue *x, *y; /* [N, C/b, H * W, b] blocked, [N, C, H * W] NCHW */
   GiltValue *pixels; /* H * W */
   GiltValue *steps;  /* the vectors of a group: pixels, or ceil(pixels / 16) */
   GiltValue *const *ivs;
@@ -158,11 +158,12 @@ static void batch_norm_group(Lower *l, GiltValue *const *ivs, void *user)
 }
 
 /* Whether the map goes by vectors: X, Y and the parameters f32; X in
-** blocks of 16 channels with static spatial sizes, or NCHW. */
+** blocks of 16 or 8 channels with static spatial sizes, or NCHW. */
 static bool batch_norm_by_vectors(Lower *l, const BatchNorm *b)
 {
   GiltType *t = type_of(b->x);
-  bool blocked = b->block == LOWER_F32_LANES && t->shaped.rank == 5 &&
+  bool blocked = lower_block_vectorizes(l, t->shaped.elem, b->block) &&
+                 t->shaped.rank == 5 && t->shaped.shape[4] == b->block &&
                  t->shaped.shape[2] != GILT_DYNAMIC &&
                  t->shaped.shape[3] != GILT_DYNAMIC;
   if ((!blocked && b->block != 1) || t->shaped.rank < 2 ||
@@ -190,7 +191,10 @@ static void batch_norm_vectors(Lower *l, const BatchNorm *b,
 {
   GiltType *t = type_of(b->x);
   BatchNormVectors k = {.b = b, .blocked = b->block != 1};
-  lower_lanes_init(l, &k.v, t->shaped.elem);
+  if (k.blocked)
+    lower_lanes_init_width(l, &k.v, t->shaped.elem, b->block);
+  else
+    lower_lanes_init(l, &k.v, t->shaped.elem);
   if (k.blocked) {
     int64_t hw = t->shaped.shape[2] * t->shaped.shape[3];
     k.steps = lower_index(l, hw);

@@ -206,7 +206,7 @@ static GiltStatus lower_pool(Lower *l, PoolKind kind)
     gilt_remark(l->op, "vectorize", "vectorized", 0, NULL,
                 "vectorized: the %d channels of a block in f32 lanes by the "
                 "blocked depthwise kernel's nest (conv_nchwc.c)",
-                LOWER_F32_LANES);
+                (int)gilt_value_get_type(p.x)->shaped.shape[rank - 1]);
     GiltValue *y = lower_pool_nchwc(
         l, &p.w, p.x,
         kind == POOL_MAX  ? LOWER_BLOCKED_MAX

@@ -16,10 +16,11 @@
 ** In a layout that blocks channels (`layout` "NCHW16c", from
 ** graph-layout-nchwc) the reduction leaves the block's last dimension
 ** alone: [N, C/16, H, W, 16] to [N, C/16, 1, 1, 16]. An f32 mean or
-** maximum of 16-channel blocks goes by blocks: each pixel's block is one
-** vector, added (or maxed) into one accumulator of 16 lanes, in parallel
-** over (n, c / 16): the additions of each channel come in the nest's
-** order, so the result is the nest's, 16 channels at a time. EfficientNet
+** maximum of 16-channel blocks (or 8: NCHW8c) goes by blocks: each
+** pixel's block is one vector, added (or maxed) into one accumulator of
+** 16 lanes, in parallel over (n, c / 16): the additions of each channel
+** come in the nest's order, so the result is the nest's, a block at a
+** time. EfficientNet
 ** computes one such pool per squeeze-and-excitation gate.
 */
 #include "gilt/remarks.h"
@@ -126,15 +127,16 @@ static void block_body(Lower *l, GiltValue *const *ivs, void *user)
   lower_lanes_store(l, &b->v, NULL, v, b->y, at);
 }
 
-/* Whether the pool goes by blocks: f32 in blocks of 16 channels (a
+/* Whether the pool goes by blocks: f32 in blocks of 16 or 8 channels (a
 ** vector's lanes), a mean or a maximum, spatial sizes static. */
 static bool by_blocks(Lower *l, LowerReduceKind kind, GiltValue *in)
 {
   GiltType *t = gilt_value_get_type(in);
+  int64_t block = graph_attr_channel_block(l->op, "layout");
   return (kind == LOWER_REDUCE_MEAN || kind == LOWER_REDUCE_MAX) &&
-         graph_attr_channel_block(l->op, "layout") == LOWER_F32_LANES &&
-         lower_lanes_width(l, t->shaped.elem) == LOWER_F32_LANES &&
-         t->shaped.rank == 5 && t->shaped.shape[2] != GILT_DYNAMIC &&
+         lower_block_vectorizes(l, t->shaped.elem, block) &&
+         t->shaped.rank == 5 && t->shaped.shape[4] == block &&
+         t->shaped.shape[2] != GILT_DYNAMIC &&
          t->shaped.shape[3] != GILT_DYNAMIC;
 }
 
@@ -144,7 +146,7 @@ static void pool_by_blocks(Lower *l, LowerReduceKind kind, GiltValue *in,
   GiltType *t = gilt_value_get_type(in);
   int64_t hw = t->shaped.shape[2] * t->shaped.shape[3];
   Blocks b = {.kind = kind, .len = lower_index(l, hw)};
-  lower_lanes_init(l, &b.v, t->shaped.elem);
+  lower_lanes_init_width(l, &b.v, t->shaped.elem, t->shaped.shape[4]);
   b.x = lower_block_pixels(l, in, dims, hw);
   b.y = lower_block_pixels(l, out, dims, 1);
   lower_parallel(l, 2, dims, block_body, &b);
@@ -170,7 +172,7 @@ static GiltStatus lower_global_pool(Lower *l, LowerReduceKind kind, double p)
     gilt_remark(l->op, "vectorize", "vectorized", 0, NULL,
                 "vectorized: the %d channels of a block in f32 lanes, one "
                 "accumulator per block",
-                LOWER_F32_LANES);
+                (int)gilt_value_get_type(in)->shaped.shape[4]);
     pool_by_blocks(l, kind, in, dims, out);
   } else if (by_rows(l, kind, in))
     pool_by_rows(l, kind, in, dims, out);
