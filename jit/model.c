@@ -90,25 +90,29 @@ static const GiltModelOptions default_options = GILT_MODEL_OPTIONS_DEFAULT;
 
 double model_now_ms(void) { return jit_now_seconds() * 1e3; }
 
-/* On the CPU the convolutions that gain by it compute in NCHW16c (and
-** what follows them, converted back where it must be), and the
+/* On the CPU the convolutions that gain by it compute in NCHW16c, or
+** NCHW8c where the vectors are 256 bits and 16 does not divide their
+** channels (and what follows them, converted back where it must be), and the
 ** temporary buffers then share one arena per function
 ** (loop-plan-memory). graph-to-loop shapes
 ** its register tiles for the CPU's vector registers: AVX-512's 32 of
 ** 512 bits are its default, AVX2's 16 of 256 bits hold a quarter as
 ** many floats (each pipeline interpreted, then compiled). */
-#define CPU_LOOPS(lowering) LOOP_PIPELINE("graph-layout-nchwc,", lowering)
-#define CPU_PIPELINES(lowering)                                           \
-  CPU_LOOPS(lowering) ",loop-plan-memory",                                \
-      CPU_LOOPS(lowering) ",loop-plan-memory," MODEL_CPU_LOWERING
+#define CPU_LOOPS(layout, lowering)                                       \
+  LOOP_PIPELINE("graph-layout-nchwc" layout ",", lowering)
+#define CPU_PIPELINES(layout, lowering)                                   \
+  CPU_LOOPS(layout, lowering) ",loop-plan-memory",                        \
+      CPU_LOOPS(layout, lowering) ",loop-plan-memory," MODEL_CPU_LOWERING
 
 static const struct {
   unsigned vector_bits;
   const char *pipelines[2];
 } cpu_pipelines[] = {
-    {512, {CPU_PIPELINES("")}},
-    {256, {CPU_PIPELINES("{vector-bits=256 vector-registers=16}")}},
-    {128, {CPU_PIPELINES("{vector-bits=128 vector-registers=16}")}},
+    {512, {CPU_PIPELINES("", "")}},
+    {256, {CPU_PIPELINES("{vector-bits=256}",
+                         "{vector-bits=256 vector-registers=16}")}},
+    {128, {CPU_PIPELINES("{vector-bits=128}",
+                         "{vector-bits=128 vector-registers=16}")}},
 };
 
 static const char *cpu_pipeline(unsigned vector_bits, bool interpret)

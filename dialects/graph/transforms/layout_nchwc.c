@@ -3,7 +3,11 @@
 ** better with channels blocked by 16 become graph.conv_nchwc, their
 ** results NCHW16c ([N, C/16, H, W, 16]: one AVX-512 vector of f32 holds
 ** the 16 channels of a pixel), and the layout is carried through what
-** follows them, as TVM's AlterOpLayout and oneDNN's blocked formats do:
+** follows them, as TVM's AlterOpLayout and oneDNN's blocked formats do.
+** On a target of 256-bit vectors (`vector-bits`), channels that 16 does
+** not divide and 8 does are blocked by 8, NCHW8c, one AVX2 register a
+** pixel, as ONNX Runtime's NCHWc kernels block them there; every value
+** of C channels is blocked alike (block_for):
 **
 ** - a Conv chosen by the cost model below reads its input blocked when
 **   the input was computed blocked, and as NCHW where it lies when not
@@ -26,7 +30,7 @@
 **   dce drop the conversions no op reads any more).
 **
 ** The cost model, per Conv (f32, 2-D, static shapes, constant weights,
-** output channels a multiple of 16, one group or depthwise): not a 3x3
+** output channels a multiple of the block, one group or depthwise): not a 3x3
 ** layer of stride 1 on more than 14x14 outputs whose input channels are
 ** no multiple of 16, which Winograd computes with a quarter to a half of
 ** the multiply-adds in NCHW (conv_winograd.c; with whole blocks of input
@@ -48,10 +52,29 @@
 #include "gilt/remarks.h"
 #include "ir/core.h"
 
-#define BLOCK 16
-#define BLOCKED "NCHW16c"
-
 typedef GILT_VEC(GiltOp *) OpList;
+
+/* The block of a blocked value of `channels` channels: 16, an AVX-512
+** register of f32, where 16 divides them; else 8, an AVX2 register,
+** which the plan allows only where the target's vectors are 256 bits or
+** fewer and 8 divides them (MnasNet's 24, 40 and 72 channels). Every
+** value of c channels is blocked alike, so that ops on several blocked
+** operands of one type find them so. */
+static int64_t block_for(int64_t channels)
+{
+  return channels % 16 ? 8 : 16;
+}
+
+static const char *layout_for(int64_t channels)
+{
+  return block_for(channels) == 8 ? "NCHW8c" : "NCHW16c";
+}
+
+/* The channels of v, [N, C, H, W]. */
+static int64_t channels_of(GiltValue *v)
+{
+  return gilt_value_get_type(v)->shaped.shape[1];
+}
 
 typedef struct Rewriter {
   GiltContext *ctx;
@@ -60,12 +83,12 @@ typedef struct Rewriter {
   bool failed; /* an op could not be created; its diagnostic is out */
 } Rewriter;
 
-/* The NCHW16c value that v is the NCHW form of, or NULL. */
+/* The blocked value that v is the NCHW form of, or NULL. */
 static GiltValue *blocked_source(GiltValue *v)
 {
   GiltOp *d = gilt_value_get_defining_op(v);
   if (!d || !graph_op_is(d, GRAPH_OP_LAYOUT_TRANSFORM) ||
-      strcmp(graph_attr_string(d, "src_layout", ""), BLOCKED) ||
+      strcmp(graph_attr_string(d, "src_layout", ""), layout_for(channels_of(v))) ||
       strcmp(graph_attr_string(d, "dst_layout", ""), "NCHW"))
     return NULL;
   return gilt_op_get_operand(d, 0);
@@ -109,8 +132,10 @@ static GiltValue *transform(Rewriter *r, GiltOp *before, GiltValue *v,
 /* Op's result replaced by `blocked` turned back into NCHW, and op gone. */
 static void replace(Rewriter *r, GiltOp *op, GiltValue *blocked)
 {
-  GiltValue *nchw = transform(r, op, blocked, BLOCKED, "NCHW");
-  gilt_value_replace_all_uses_with(gilt_op_get_result(op, 0), nchw);
+  GiltValue *result = gilt_op_get_result(op, 0);
+  GiltValue *nchw =
+      transform(r, op, blocked, layout_for(channels_of(result)), "NCHW");
+  gilt_value_replace_all_uses_with(result, nchw);
   gilt_op_destroy(op);
 }
 
@@ -159,22 +184,23 @@ static bool depthwise(GiltOp *conv)
          ws[1] == 1;
 }
 
-/* A 3x3 layer of stride and dilation 1 whose input channels fill whole
-** blocks: one Winograd in NCHW16c computes. */
+/* A 3x3 layer of stride and dilation 1 whose input and output channels
+** fill whole blocks of 16: one Winograd in NCHW16c computes. */
 static bool winograd_shape(GiltOp *conv)
 {
   const int64_t *ws = static_shape(gilt_op_get_operand(conv, 1), 4);
   int64_t strides[2], dilations[2];
   read_window_attr(conv, "strides", strides);
   read_window_attr(conv, "dilations", dilations);
-  return ws && ws[2] == 3 && ws[3] == 3 && ws[1] % BLOCK == 0 &&
+  return ws && ws[2] == 3 && ws[3] == 3 && ws[0] % 16 == 0 &&
+         ws[1] % 16 == 0 &&
          strides[0] == 1 && strides[1] == 1 && dilations[0] == 1 &&
          dilations[1] == 1 && !depthwise(conv);
 }
 
-/* Why conv cannot or should not compute in NCHW16c whatever its
-** neighbours do, or NULL. */
-static const char *why_nchw(GiltOp *conv)
+/* Why conv cannot or should not compute blocked whatever its
+** neighbours do, or NULL; block8: whether blocks of 8 may serve. */
+static const char *why_nchw(GiltOp *conv, bool block8)
 {
   GiltValue *x = gilt_op_get_operand(conv, 0);
   GiltValue *w = gilt_op_get_operand(conv, 1);
@@ -189,8 +215,10 @@ static const char *why_nchw(GiltOp *conv)
     return "grouped, and not depthwise";
   if (!graph_value_constant(w))
     return "its weights are not constants";
-  if (ws[0] % BLOCK)
+  if (ws[0] % 16 && !block8)
     return "its output channels are not a multiple of 16";
+  if (ws[0] % 8)
+    return "its output channels are not a multiple of 8";
   if (depthwise(conv))
     return ws[2] * ws[3] > 49 ? "a depthwise filter of more than 7x7 taps"
                               : NULL;
@@ -203,14 +231,14 @@ static const char *why_nchw(GiltOp *conv)
       dilations[0] == 1 && dilations[1] == 1 && ys[2] * ys[3] > 14 * 14 &&
       !winograd_shape(conv))
     return "a 3x3 layer of stride 1 on more than 14x14 outputs, its input "
-           "channels no multiple of 16: Winograd computes it with fewer "
-           "multiply-adds in NCHW";
+           "or output channels no multiple of 16: Winograd computes it with "
+           "fewer multiply-adds in NCHW";
   return NULL;
 }
 
 /* ---- which ops compute blocked -------------------------------------------------- */
 
-/* Whether op computes in NCHW16c given `layout` when its X is blocked:
+/* Whether op computes blocked given `layout` when its X is blocked:
 ** a pool (of a 2-D input: the only blocked values are 2-D convolutions')
 ** or a BatchNormalization in inference form (its per-channel parameters
 ** [C] are the same floats in either layout); with one result, which
@@ -251,7 +279,7 @@ static bool layout_free(GiltValue *v)
 /* Whether v, an operand of an op whose result has type `result`, holds
 ** one value per channel of it: [1 or N, C, 1, 1] (a squeeze-and-
 ** excitation gate, a per-channel scale), which broadcasts the same way
-** once it is NCHW16c too ([1 or N, C/16, 1, 1, 16]). */
+** once it is blocked too ([1 or N, C/16, 1, 1, 16]). */
 static bool per_channel(GiltValue *v, GiltType *result)
 {
   GiltType *t = gilt_value_get_type(v);
@@ -266,9 +294,11 @@ typedef bool (*IsBlockedFn)(GiltValue *v, void *user, int depth);
 
 /* Whether op (carries_kind) computes blocked when is_blocked says which
 ** operands are: X blocked for an op that takes_layout; a Concat's
-** operands all blocked; else at least one tensor operand blocked, all
-** those of the result's type (no broadcast, no change of element type),
-** and the others per-channel (converted on the way in). */
+** operands all blocked, by the result's block (16 and 16, or 8 and 8:
+** 24 and 40 channels in blocks of 8 are no 64 in blocks of 16); else at
+** least one tensor operand blocked, all those of the result's type (no
+** broadcast, no change of element type), and the others per-channel
+** (converted on the way in). */
 static bool carries(GiltOp *op, IsBlockedFn is_blocked, void *user, int depth)
 {
   /* Blocked values are static 2-D convolutions'; so is what they make. */
@@ -283,7 +313,9 @@ static bool carries(GiltOp *op, IsBlockedFn is_blocked, void *user, int depth)
     GiltValue *v = gilt_op_get_operand(op, i);
     if (!concat && layout_free(v))
       continue;
-    bool same = concat || gilt_value_get_type(v) == result;
+    bool same = concat ? block_for(channels_of(v)) ==
+                             block_for(result->shaped.shape[1])
+                       : gilt_value_get_type(v) == result;
     if (same && is_blocked(v, user, depth))
       blocked++;
     else if (concat || !per_channel(v, result))
@@ -380,10 +412,10 @@ typedef struct Plan {
 
 /* The Convs to compute blocked: those why_nchw allows, less those
 ** why_not_chosen drops, until no more drop out. */
-static void plan(GiltContext *ctx, const OpList *convs, Plan *p)
+static void plan(GiltContext *ctx, const OpList *convs, bool block8, Plan *p)
 {
   for (size_t i = 0; i < convs->len; i++) {
-    const char *why = why_nchw(convs->data[i]);
+    const char *why = why_nchw(convs->data[i], block8);
     if (why)
       gilt_vec_push(ctx, &p->unchosen, ((Unchosen){convs->data[i], why}));
     else
@@ -416,16 +448,17 @@ static void remark_nchw(const Plan *p, GiltOp *conv)
 
 /* ---- the rewrite ---------------------------------------------------------------- */
 
-/* The NCHW16c form of op's result, [N, C, H, W] as [N, C/16, H, W, 16]. */
+/* The blocked form of op's result, [N, C, H, W] as [N, C/b, H, W, b]. */
 static GiltType *blocked_type(Rewriter *r, GiltOp *op)
 {
   GiltType *t = gilt_value_get_type(gilt_op_get_result(op, 0));
   const int64_t *s = t->shaped.shape;
-  int64_t shape[5] = {s[0], s[1] / BLOCK, s[2], s[3], BLOCK};
+  int64_t b = block_for(s[1]);
+  int64_t shape[5] = {s[0], s[1] / b, s[2], s[3], b};
   return gilt_tensor_type_get(r->ctx, 5, shape, t->shaped.elem, NULL);
 }
 
-/* Op as the same op on `operands`, its result NCHW16c, and `extra`
+/* Op as the same op on `operands`, its result blocked, and `extra`
 ** attributes besides its own; op's result turned back into NCHW. */
 static bool rebuild(Rewriter *r, GiltOp *op, const char *name,
                     GiltValue *const *operands, size_t num_extra,
@@ -462,23 +495,25 @@ static bool convert_conv(Rewriter *r, GiltOp *conv)
   ** so, but a conversion keeps the IR right whatever the plan missed. A
   ** 3x3 layer of stride 1 reads it blocked too, converted where it is
   ** not: Winograd in NCHW16c (conv_winograd_nchwc.c) takes only that. */
+  const char *in_layout = layout_for(channels_of(ops[0]));
+  const char *out_layout = layout_for(channels_of(gilt_op_get_result(conv, 0)));
   GiltValue *xb = blocked_source(ops[0]);
   if (!xb && (depthwise(conv) || winograd_shape(conv)))
-    xb = transform(r, conv, ops[0], "NCHW", BLOCKED);
-  const char *data_layout = xb ? BLOCKED : "NCHW";
+    xb = transform(r, conv, ops[0], "NCHW", in_layout);
+  const char *data_layout = xb ? in_layout : "NCHW";
   if (xb)
     ops[0] = xb;
   if (n > 3 && !layout_free(ops[3])) {
     GiltValue *zb = blocked_source(ops[3]);
-    ops[3] = zb ? zb : transform(r, conv, ops[3], "NCHW", BLOCKED);
+    ops[3] = zb ? zb : transform(r, conv, ops[3], "NCHW", out_layout);
   }
   if (r->failed)
     return false;
   gilt_remark(conv, "layout", "nchwc", 0, NULL,
-              "computes NCHW16c (graph.conv_nchwc), its input read as %s",
-              data_layout);
+              "computes %s (graph.conv_nchwc), its input read as %s",
+              out_layout, data_layout);
   GiltNamedAttr layouts[2] = {{"data_layout", string_attr(r, data_layout)},
-                              {"out_layout", string_attr(r, BLOCKED)}};
+                              {"out_layout", string_attr(r, out_layout)}};
   return rebuild(r, conv, "graph.conv_nchwc", ops, 2, layouts);
 }
 
@@ -497,6 +532,7 @@ static bool carry(Rewriter *r, GiltOp *op)
   size_t n = gilt_op_get_num_operands(op);
   GiltValue **ops = gilt_calloc(r->ctx, n + 1, sizeof *ops);
   bool x_only = takes_layout(op); /* its other operands keep their form */
+  const char *layout = layout_for(channels_of(gilt_op_get_result(op, 0)));
   for (size_t i = 0; i < n; i++) {
     GiltValue *v = gilt_op_get_operand(op, i);
     GiltValue *b = blocked_source(v);
@@ -505,15 +541,15 @@ static bool carry(Rewriter *r, GiltOp *op)
     else if (layout_free(v) || (x_only && i > 0))
       ops[i] = v;
     else /* per-channel */
-      ops[i] = transform(r, op, v, "NCHW", BLOCKED);
+      ops[i] = transform(r, op, v, "NCHW", layout);
   }
   if (r->failed) {
     gilt_free(r->ctx, ops);
     return false;
   }
-  GiltNamedAttr layout = {"layout", string_attr(r, BLOCKED)};
+  GiltNamedAttr attr = {"layout", string_attr(r, layout)};
   bool done =
-      rebuild(r, op, gilt_op_get_name(op), ops, takes_layout(op), &layout);
+      rebuild(r, op, gilt_op_get_name(op), ops, takes_layout(op), &attr);
   gilt_free(r->ctx, ops);
   return done;
 }
@@ -541,7 +577,8 @@ static GiltStatus run(GiltPass *pass, GiltOp *root)
   Collected c = {{0}, {0}};
   Plan p = {{0}, {0}};
   gilt_op_walk(root, GILT_WALK_PRE_ORDER, collect, &c);
-  plan(ctx, &c.convs, &p);
+  plan(ctx, &c.convs, gilt_pass_get_option_int(pass, "vector-bits") <= 256,
+       &p);
   /* In program order, so that an op sees its operands' layouts decided.
   ** A rewrite destroys only the op visited. */
   for (size_t i = 0; i < c.all.len && !r.failed; i++) {
@@ -559,21 +596,29 @@ static GiltStatus run(GiltPass *pass, GiltOp *root)
   gilt_vec_free(ctx, &p.unchosen);
   gilt_builder_destroy(r.b);
   gilt_pass_add_statistic(pass, "num-convs",
-                          "Number of convolutions computed in NCHW16c",
-                          r.convs);
+                          "Number of convolutions computed blocked", r.convs);
   gilt_pass_add_statistic(pass, "num-carried",
-                          "Number of other ops computed in NCHW16c", r.ops);
+                          "Number of other ops computed blocked", r.ops);
   if (!r.convs && !r.ops && !r.failed)
     gilt_pass_mark_unchanged(pass);
   return r.failed ? GILT_FAILURE : GILT_SUCCESS;
 }
 
+static const GiltPassOptionDef options[] = {
+    {"vector-bits", GILT_OPTION_INT, "512",
+     "The width of the target's vector registers: 512 (AVX-512) blocks "
+     "channels by 16 only; 256 (AVX2) or less by 8 too, where 16 do not "
+     "divide them"},
+    {0}};
+
 const GiltPassDef gilt_graph_layout_nchwc_pass = {
     .name = "graph-layout-nchwc",
     .description = "Compute the convolutions that the cost model chooses in "
-                   "NCHW16c (graph.conv_nchwc), and the elementwise ops and "
-                   "channel Concats after them, converting back to NCHW "
-                   "only where an op reads the layout as NCHW",
+                   "NCHW16c or NCHW8c (graph.conv_nchwc), and the "
+                   "elementwise ops and channel Concats after them, "
+                   "converting back to NCHW only where an op reads the "
+                   "layout as NCHW",
     .anchor = NULL,
+    .options = options,
     .run = run,
 };
