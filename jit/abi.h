@@ -15,8 +15,8 @@
 **     as double, f16/bf16 as uint16_t bits;
 **   - each result is a pointer to where it goes: a memref result is a
 **     `GiltMemRefDesc *` the callee fills, with `data` allocated by
-**     gilt_rt_alloc_result or gilt_rt_alloc and disowned, owned by the
-**     caller afterwards (gilt_rt_free);
+**     gilt_rt_alloc and disowned, owned by the caller afterwards
+**     (gilt_rt_free);
 **     a scalar result is a pointer to its C type above;
 **   - the return value is 0 on success; otherwise the run stopped at a
 **     failed check (a loop.assert, an integer division by zero) and
@@ -64,19 +64,18 @@ typedef struct GiltMemRefDesc {
 ** and exits it on every return, which frees every buffer allocated with
 ** gilt_rt_alloc since (its loop.allocs: compiled code never leaks, and
 ** needs no dealloc of its own). A memref result is a buffer no scope
-** holds: one of the function's own allocations that it disowns just
-** before it returns (gilt_rt_disown), so that a failure before then
-** frees it, or else a copy into a buffer from gilt_rt_alloc_result. The
-** caller owns it (gilt_rt_free), or, calling from compiled code, hands it
-** to its own scope with gilt_rt_adopt. Scopes are per thread. */
+** holds: one of the function's own allocations (the buffer its last
+** kernel wrote, or a copy of a view, an argument or a weight) that it
+** disowns just before it returns (gilt_rt_disown), once nothing can fail
+** any more, so that a failure frees every result too. The caller owns
+** it (gilt_rt_free), or, calling from compiled code, hands it to its own
+** scope with gilt_rt_adopt. Scopes are per thread. */
 int64_t gilt_rt_scope_enter(void);
 void gilt_rt_scope_exit(int64_t mark);
 /* `bytes` bytes aligned to `align` (a power of two, at least 16), held by
 ** the current scope, or NULL when out of memory (the compiled code then
 ** fails with an error). */
 void *gilt_rt_alloc(int64_t bytes, int64_t align);
-/* The same, held by no scope: a result's buffer. */
-void *gilt_rt_alloc_result(int64_t bytes, int64_t align);
 /* Makes the current scope hold p (a callee's result). */
 void gilt_rt_adopt(void *p);
 /* Makes no scope hold p, which stays allocated: a buffer of the call

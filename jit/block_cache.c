@@ -14,7 +14,8 @@
 ** call), bounded by a count and a total size; past either, the oldest
 ** buffer is freed. Sizes come from malloc_usable_size, so nothing is
 ** stored beside a buffer and a kept one can be handed out as a call's
-** result, which its caller frees with free().
+** result, which its caller frees with gilt_rt_free (back into the cache)
+** or with free().
 */
 #define _GNU_SOURCE
 #include "jit/block_cache.h"

@@ -97,8 +97,8 @@ typedef struct RuntimeSymbol {
 ** pointer to a function. */
 #define SYM(f) {#f, (void (*)(void))(f)}
 static const RuntimeSymbol runtime_symbols[] = {
-    SYM(gilt_rt_alloc), SYM(gilt_rt_alloc_result), SYM(gilt_rt_adopt),
-    SYM(gilt_rt_disown), SYM(gilt_rt_scope_enter), SYM(gilt_rt_scope_exit),
+    SYM(gilt_rt_alloc), SYM(gilt_rt_adopt), SYM(gilt_rt_disown),
+    SYM(gilt_rt_scope_enter), SYM(gilt_rt_scope_exit),
     SYM(gilt_rt_free), SYM(gilt_rt_fail),
     SYM(gilt_rt_last_error), SYM(gilt_rt_parallel_for),
     SYM(gilt_rt_profile_begin), SYM(gilt_rt_profile_end),

@@ -139,11 +139,6 @@ void *gilt_rt_alloc(int64_t bytes, int64_t align)
   return p && hold(p) ? p : NULL;
 }
 
-void *gilt_rt_alloc_result(int64_t bytes, int64_t align)
-{
-  return allocate(bytes, align);
-}
-
 /* Makes no scope hold p any more (p stays allocated). */
 static void unhold(void *p)
 {

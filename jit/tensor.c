@@ -12,7 +12,10 @@
 **
 ** A view (gilt_tensor_create_view) is the same container over elements
 ** the caller owns: the Python package hands NumPy arrays to compiled code
-** through views, so that an input is not copied on every call.
+** through views, so that an input is not copied on every call. A
+** compiled call's result is adopted (jit_tensor_adopt): its memory is the
+** runtime's, given back through gilt_rt_free, whose cache of large
+** blocks serves the next call's result.
 **
 ** This file is the container and the per-element conversions to and from
 ** double only; reading and writing tensors in files and text is

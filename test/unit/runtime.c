@@ -40,11 +40,19 @@ static void check_alloc(void)
 static void check_scopes(void)
 {
   const int64_t large = 1 << 20;
+  char *before[2] = {NULL, NULL}; /* the first call's two buffers */
   for (int call = 0; call < 2; call++) {
     int64_t mark = gilt_rt_scope_enter();
     char *result = gilt_rt_alloc(large, 64);
     char *scratch = gilt_rt_alloc(large, 64);
     CHECK(result && scratch);
+    if (call == 0) {
+      before[0] = result;
+      before[1] = scratch;
+    } else { /* both came back from the cache */
+      CHECK(result == before[0] || result == before[1]);
+      CHECK(scratch == before[0] || scratch == before[1]);
+    }
     memset(scratch, 2, (size_t)large);
     gilt_rt_disown(result);
     gilt_rt_scope_exit(mark);

@@ -1,7 +1,9 @@
 /*
 ** conv_nchwc.c - graph.conv_nchwc, the Conv of graph-layout-nchwc: Y in
 ** NCHW16c, X in NCHW16c or NCHW; one group through the tiles (tiles.c),
-** depthwise by a kernel of its own.
+** depthwise by a kernel of its own. Everything below holds for NCHW8c
+** too (AVX2's blocks): the lanes are then Y's block of 8, X may be
+** blocked by the other size, and a tile has twice the vectors.
 **
 **   C[p, oc] = sum over (c, kh, kw) of X(c, pixel p under tap (kh, kw)) * W[oc, c, kh, kw]
 **
@@ -700,6 +702,18 @@ static void remark_layout(Lower *l, const BlockedConv *t, bool depthwise)
               b, (int)t->vectors * b, b, (int)t->in_block);
 }
 
+/* The vectors of a tile's columns, each a block of Y: where a block is a
+** whole number of registers (AVX2's 8 lanes), as many registers as
+** lower_tile_vectors's vectors of 16 take, so twice as many blocks of 8;
+** where a block of 8 would half fill one (AVX-512), as many vectors. */
+static size_t tile_vectors(const Lower *l, int64_t block)
+{
+  size_t vectors = lower_tile_vectors(l);
+  return block < l->register_lanes
+             ? vectors
+             : vectors * (size_t)(LOWER_F32_LANES / block);
+}
+
 static GiltStatus lower_conv_nchwc(Lower *l)
 {
   GiltValue *x = lower_operand(l, 0), *weights = lower_operand(l, 1);
@@ -729,11 +743,9 @@ static GiltStatus lower_conv_nchwc(Lower *l)
                        LOWER_DEPTHWISE_MAX_TAPS);
   LowerWindow w;
   lower_window_read(l, x, 2, wt->shaped.shape + 2, &w);
-  /* A tile's columns fill as many registers in blocks of 8 as in 16. */
   BlockedConv t = {.w = &w, .in_block = in_block, .given = x,
                    .bias = lower_operand(l, 2),
-                   .vectors = lower_tile_vectors(l) *
-                              (size_t)(LOWER_F32_LANES / out_block)};
+                   .vectors = tile_vectors(l, out_block)};
   lower_epilogue_read(l, &t.epilogue);
   lower_lanes_init_width(l, &t.v, f32, out_block);
   if (in_block > 1)
@@ -747,9 +759,9 @@ static GiltStatus lower_conv_nchwc(Lower *l)
   GiltValue *ydims[5] = {lower_dim(l, x, 0),
                          ix_div(l, oc, lower_index(l, out_block)), w.out[0],
                          w.out[1], lower_index(l, out_block)};
-  int winograd = depthwise || out_block != LOWER_F32_LANES
-                     ? 0
-                     : lower_conv_winograd_nchwc_apply(l, &w, weights, in_block);
+  bool blocks_of_16 = out_block == LOWER_F32_LANES;
+  int winograd = depthwise || !blocks_of_16 ? 0
+                 : lower_conv_winograd_nchwc_apply(l, &w, weights, in_block);
   if (winograd) {
     GiltValue *y =
         lower_conv_winograd_nchwc(l, &w, x, weights, t.bias, ydims, winograd);

@@ -88,8 +88,8 @@ static GiltStatus lower_with(Lower *l, ScalarFn fn)
 /* ---- by lanes ------------------------------------------------------------------ */
 
 /* The arithmetic ops and the activations in f32 go 16 results at a time
-** where the result's last dimension is a static multiple of 16 (8 where
-** it is one of 8 only: NCHW8c's blocks) and every operand's last
+** where the result's last dimension is a static multiple of 16 (8 at a
+** time where it is 8: NCHW8c's blocks) and every operand's last
 ** dimension is the result's or broadcast (1, or none): an
 ** operand of the result's width is read as vectors, a broadcast one (a
 ** Clip's bound, a squeeze-and-excitation gate) once and splat. A product
@@ -139,8 +139,7 @@ static int64_t lanes_of_op(Lower *l)
       gilt_op_get_num_operands(l->op) > LANES_MAX_INPUTS)
     return 0;
   int64_t last = t->shaped.shape[rank - 1];
-  int64_t width = last % LOWER_F32_LANES ? LOWER_F32_LANES / 2
-                                         : LOWER_F32_LANES;
+  int64_t width = last == LOWER_F32_LANES / 2 ? last : LOWER_F32_LANES;
   if (last % width || !lower_block_vectorizes(l, t->shaped.elem, width))
     return 0;
   for (size_t i = 0; i < gilt_op_get_num_operands(l->op); i++) {

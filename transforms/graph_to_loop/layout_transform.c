@@ -19,8 +19,9 @@
 ** vector loads, a transpose in registers (4 rounds of 16 shuffles, each
 ** swapping the off-diagonal blocks of 8, 4, 2 and 1 lanes) and 16 vector
 ** stores; the scalar nest had taken four times a Relu's time on
-** 1x64x56x56. NCHW8c goes by tiles of 8 x 8, 8 lanes a vector. Otherwise one side of the copy strides in any order, and
-** the nest is of scalars in the result's order, its stores consecutive,
+** 1x64x56x56. NCHW8c goes by tiles of 8 x 8, 8 lanes a vector.
+** Otherwise one side of the copy strides in any order, and the nest is
+** of scalars in the result's order, its stores consecutive,
 ** which LLVM vectorizes where it finds that worthwhile.
 **
 ** The run checks what inference could not on dynamic sizes: that an inner

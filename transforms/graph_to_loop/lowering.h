@@ -115,6 +115,9 @@ struct Lower {
   ** without vector registers (vector-bits=0, a GPU's threads): every op
   ** its generic nest over its outputs, scalar. */
   int64_t register_vectors;
+  /* The f32 lanes of one vector register: 16 (AVX-512), 8 (AVX2) or 4;
+  ** 0 without vector registers. */
+  int64_t register_lanes;
   /* On such a target, a GPU's: the edge of the square tiles of f32
   ** products a block of LOWER_BLOCK_THREADS^2 threads computes through
   ** shared memory (block_tiles.c); 0 for none. */

@@ -59,6 +59,7 @@ typedef struct PassState {
   unsigned num_globals;
   bool profile; /* the `profile` option: time each op's loops */
   int64_t register_vectors; /* Lower's, from the target's options */
+  int64_t register_lanes;   /* Lower's: vector-bits / 32 */
   int64_t block_tile;       /* Lower's, the `block-tile` option */
 } PassState;
 
@@ -153,6 +154,7 @@ static GiltStatus lower_op(const GiltPattern *pat, GiltOp *op,
       .module = module_of(op),
       .num_globals = &state->num_globals,
       .register_vectors = state->register_vectors,
+      .register_lanes = state->register_lanes,
       .block_tile = state->block_tile,
   };
   if (!state->profile || graph_op_is(op, GRAPH_OP_CONSTANT))
@@ -204,7 +206,8 @@ static GiltStatus run(GiltPass *pass, GiltOp *module)
     return GILT_FAILURE;
   }
   PassState state = {0, gilt_pass_get_option_bool(pass, "profile"),
-                     registers * bits / (32 * LOWER_F32_LANES), block_tile};
+                     registers * bits / (32 * LOWER_F32_LANES), bits / 32,
+                     block_tile};
   GiltTypeConverter tc;
   gilt_type_converter_init(&tc, ctx);
   gilt_type_converter_add_conversion(&tc, tensor_to_memref, NULL);

@@ -18,7 +18,7 @@
 ** alone: [N, C/16, H, W, 16] to [N, C/16, 1, 1, 16]. An f32 mean or
 ** maximum of 16-channel blocks (or 8: NCHW8c) goes by blocks: each
 ** pixel's block is one vector, added (or maxed) into one accumulator of
-** 16 lanes, in parallel over (n, c / 16): the additions of each channel
+** its lanes, in parallel over (n, block): the additions of each channel
 ** come in the nest's order, so the result is the nest's, a block at a
 ** time. EfficientNet
 ** computes one such pool per squeeze-and-excitation gate.

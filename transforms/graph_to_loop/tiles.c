@@ -767,7 +767,12 @@ static void remark(Lower *l, const Tile *tile)
                            {"tile_cols", NULL, cols},
                            {"reduction_block", NULL, tile->block},
                            {"prefetch", NULL, tile->prefetching}};
-  char order[128] = "";
+  char order[128] = "", narrow[64] = "";
+  if (tile->narrow_tail)
+    snprintf(narrow, sizeof narrow,
+             "; a last tile of %" PRId64 " columns or fewer is one vector "
+             "wide",
+             lanes_of(t));
   if (tile->block)
     snprintf(order, sizeof order,
              "; the panels of B by slices of %" PRId64 " of the outermost "
@@ -786,9 +791,7 @@ static void remark(Lower *l, const Tile *tile)
               tile->block || tile->copied ? "columns of tiles" : "tiles",
               nested ? " in turn inside an enclosing parallel loop" : "",
               tile->copied ? "; each column's panel of B copied first" : "",
-              tile->narrow_tail ? "; a last tile of 16 columns or fewer is "
-                                  "one vector wide"
-                                : "",
+              narrow,
               order,
               tile->prefetching ? "; each tile prefetches its share of the "
                                   "next column's panel of B (weights, "

@@ -10,8 +10,8 @@
 ** 16 bits); each result is a pointer the callee stores through; the
 ** function returns 0, or 1 after gilt_rt_fail. Its buffers live in a
 ** scope of the runtime, exited on every return; a memref result leaves
-** it first, disowned where it is one of the function's own buffers,
-** copied out otherwise. A func.call between
+** it first (disowned): one of the function's own buffers as it is,
+** anything else copied into one. A func.call between
 ** compiled functions uses the same convention: descriptors and results in
 ** stack slots of the caller's entry block, and a failed callee's status
 ** passed on.
@@ -153,7 +153,7 @@ static GiltOp *signature(L2L *l, GiltOp *func)
 /* Whether memref result i of `ret` can be handed to the caller as it is:
 ** a buffer the function allocated itself (dense from its first element),
 ** not returned before. Views, arguments, weights and a buffer's second
-** return are copied out instead: the caller owns each result alone. */
+** return are copied instead: the caller owns each result alone. */
 static bool returns_own_buffer(GiltOp *ret, size_t i)
 {
   GiltValue *v = gilt_op_get_operand(ret, i);
@@ -171,25 +171,25 @@ static void lower_return(L2L *l, GiltOp *ret, GiltType *ft)
   l->op = ret;
   l->loc = gilt_op_get_location(ret);
   size_t n_in = ft->func.num_inputs, n = gilt_op_get_num_operands(ret);
-  /* Results outlive the scope: the function's own buffers leave it
-  ** (disowned), anything else is copied out; then every buffer left in
-  ** the scope goes. A model's result, written by its last kernel, is
-  ** thus neither copied nor faulted in again on every call: the caller
-  ** frees it into the runtime's cache of blocks, where the next call's
-  ** result is taken from. */
+  /* Results outlive the scope: anything but the function's own buffers
+  ** is first copied into a buffer of the scope's, then every result
+  ** leaves the scope (disowned), then every buffer left in it goes. A
+  ** failed copy (out of memory) thus frees every result too. A model's
+  ** result, written by its last kernel, is neither copied nor faulted in
+  ** again on every call: the caller frees it into the runtime's cache of
+  ** blocks, where the next call's result is taken from. */
   GiltValue *values[n + 1];
   for (size_t i = 0; i < n; i++) {
     GiltType *t = ft->func.types[n_in + i];
     values[i] = l2l_value(l, gilt_op_get_operand(ret, i));
-    if (t->kind != GILT_TYPE_MEMREF)
-      continue;
-    if (returns_own_buffer(ret, i)) {
+    if (t->kind == GILT_TYPE_MEMREF && !returns_own_buffer(ret, i))
+      values[i] = l2l_copy(l, values[i], t);
+  }
+  for (size_t i = 0; i < n; i++)
+    if (ft->func.types[n_in + i]->kind == GILT_TYPE_MEMREF) {
       GiltValue *data = l2l_extract(l, values[i], L2L_DATA);
       l2l_call_extern(l, "gilt_rt_disown", NULL, 1, &data);
-    } else {
-      values[i] = l2l_copy_out(l, values[i], t);
     }
-  }
   l2l_exit_scope(l);
   for (size_t i = 0; i < n; i++) {
     GiltType *t = ft->func.types[n_in + i];

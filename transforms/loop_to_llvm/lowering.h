@@ -259,10 +259,10 @@ GILT_INTERNAL GiltValue *l2l_element_address(L2L *l, GiltType *memref,
                                              GiltValue *desc,
                                              GiltValue *const *indices);
 GILT_INTERNAL void l2l_lower_global(L2L *l, GiltOp *op);
-/* A copy of the buffer `desc` (of memref type t) in a dense buffer from
-** gilt_rt_alloc_result, which outlives the function's scope: what a
-** function returns (jit/abi.h). */
-GILT_INTERNAL GiltValue *l2l_copy_out(L2L *l, GiltValue *desc, GiltType *t);
+/* A copy of the buffer `desc` (of memref type t) in a new dense buffer of
+** the function's scope: what a function returns of a view, an argument
+** or a weight, disowned before it returns (jit/abi.h). */
+GILT_INTERNAL GiltValue *l2l_copy(L2L *l, GiltValue *desc, GiltType *t);
 /* Exits the function's buffer scope: before every return. */
 GILT_INTERNAL void l2l_exit_scope(L2L *l);
 

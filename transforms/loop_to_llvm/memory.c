@@ -432,7 +432,7 @@ static GiltStatus lower_copy(L2L *l, GiltOp *op)
   return GILT_SUCCESS;
 }
 
-GiltValue *l2l_copy_out(L2L *l, GiltValue *desc, GiltType *t)
+GiltValue *l2l_copy(L2L *l, GiltValue *desc, GiltType *t)
 {
   size_t rank = t->shaped.rank;
   GiltValue *sizes[rank + 1], *ivs[rank + 1];
@@ -441,7 +441,7 @@ GiltValue *l2l_copy_out(L2L *l, GiltValue *desc, GiltType *t)
   memset(ivs, 0, sizeof ivs);
   GiltType *dense = gilt_memref_type_get(l->ctx, rank, t->shaped.shape,
                                          t->shaped.elem, NULL, NULL);
-  GiltValue *copy = alloc_dense(l, dense, sizes, 64, "gilt_rt_alloc_result");
+  GiltValue *copy = alloc_dense(l, dense, sizes, 64, "gilt_rt_alloc");
   Copy c = {t, dense, desc, copy, rank, ivs};
   copy_from(l, &c, 0);
   return copy;

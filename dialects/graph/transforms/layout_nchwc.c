@@ -30,11 +30,11 @@
 **   dce drop the conversions no op reads any more).
 **
 ** The cost model, per Conv (f32, 2-D, static shapes, constant weights,
-** output channels a multiple of the block, one group or depthwise): not a 3x3
-** layer of stride 1 on more than 14x14 outputs whose input channels are
-** no multiple of 16, which Winograd computes with a quarter to a half of
-** the multiply-adds in NCHW (conv_winograd.c; with whole blocks of input
-** channels, Winograd in NCHW16c computes it faster still: ResNet-18's
+** output channels a multiple of the block, one group or depthwise): not
+** a 3x3 layer of stride 1 on more than 14x14 outputs whose input or
+** output channels are no multiple of 16, which Winograd computes with a
+** quarter to a half of the multiply-adds in NCHW (conv_winograd.c; with
+** whole blocks of 16, Winograd in NCHW16c computes it faster still: ResNet-18's
 ** 128-channel layers at 28x28 took 0.87 ms blocked, 1.83 in NCHW); not a
 ** layer of at most 4 input channels, which
 ** conv_first.c computes at near peak in NCHW; then, to a fixed point, not
@@ -88,7 +88,8 @@ static GiltValue *blocked_source(GiltValue *v)
 {
   GiltOp *d = gilt_value_get_defining_op(v);
   if (!d || !graph_op_is(d, GRAPH_OP_LAYOUT_TRANSFORM) ||
-      strcmp(graph_attr_string(d, "src_layout", ""), layout_for(channels_of(v))) ||
+      strcmp(graph_attr_string(d, "src_layout", ""),
+             layout_for(channels_of(v))) ||
       strcmp(graph_attr_string(d, "dst_layout", ""), "NCHW"))
     return NULL;
   return gilt_op_get_operand(d, 0);
@@ -279,7 +280,7 @@ static bool layout_free(GiltValue *v)
 /* Whether v, an operand of an op whose result has type `result`, holds
 ** one value per channel of it: [1 or N, C, 1, 1] (a squeeze-and-
 ** excitation gate, a per-channel scale), which broadcasts the same way
-** once it is blocked too ([1 or N, C/16, 1, 1, 16]). */
+** once it is blocked too ([1 or N, C/b, 1, 1, b]). */
 static bool per_channel(GiltValue *v, GiltType *result)
 {
   GiltType *t = gilt_value_get_type(v);
@@ -577,7 +578,7 @@ static GiltStatus run(GiltPass *pass, GiltOp *root)
   Collected c = {{0}, {0}};
   Plan p = {{0}, {0}};
   gilt_op_walk(root, GILT_WALK_PRE_ORDER, collect, &c);
-  plan(ctx, &c.convs, gilt_pass_get_option_int(pass, "vector-bits") <= 256,
+  plan(ctx, &c.convs, gilt_pass_get_option_int(pass, "vector-bits") == 256,
        &p);
   /* In program order, so that an op sees its operands' layouts decided.
   ** A rewrite destroys only the op visited. */
@@ -606,9 +607,9 @@ static GiltStatus run(GiltPass *pass, GiltOp *root)
 
 static const GiltPassOptionDef options[] = {
     {"vector-bits", GILT_OPTION_INT, "512",
-     "The width of the target's vector registers: 512 (AVX-512) blocks "
-     "channels by 16 only; 256 (AVX2) or less by 8 too, where 16 do not "
-     "divide them"},
+     "The width of the target's vector registers: 256 (AVX2) blocks "
+     "channels by 8 where 16 do not divide them, any other width by 16 "
+     "only"},
     {0}};
 
 const GiltPassDef gilt_graph_layout_nchwc_pass = {
