@@ -473,10 +473,14 @@ static void depthwise_row(Lower *l, GiltValue *const *ivs, void *user)
 ** activation's temporaries (SiLU's sigmoid), which with as many pixels
 ** as registers spilled the accumulators. On a Zen 3 (AVX2: 3 pixels)
 ** EfficientNet's 144 channels at 56x56 with SiLU took 0.40 ms, against
-** 0.68 a pixel at a time and 0.65 four at a time. */
-static size_t side_by_side_pixels(const Lower *l)
+** 0.68 a pixel at a time and 0.65 four at a time. Counted in vectors of
+** the block: AVX2's registers hold 8 blocks of 16 or 16 of 8. */
+static size_t side_by_side_pixels(const Lower *l, int64_t block)
 {
-  int64_t pixels = (l->register_vectors - 2) / 2;
+  int64_t vectors = l->register_vectors;
+  if (block < LOWER_F32_LANES && block >= l->register_lanes)
+    vectors *= LOWER_F32_LANES / block;
+  int64_t pixels = (vectors - 2) / 2;
   return pixels < 1                        ? 1
          : pixels > LOWER_DEPTHWISE_PIXELS ? LOWER_DEPTHWISE_PIXELS
                                            : (size_t)pixels;
@@ -587,7 +591,7 @@ static GiltValue *blocked_windows(Lower *l, BlockedConv *t,
                                   GiltValue *const *ydims)
 {
   const LowerWindow *w = t->w;
-  t->row_pixels = side_by_side_pixels(l);
+  t->row_pixels = side_by_side_pixels(l, t->v.width);
   if (t->padded_blocks) {
     lower_parallel(l, 2, ydims, padded_block, t);
     t->block_pad = NULL;
@@ -675,7 +679,7 @@ static void remark_layout(Lower *l, const BlockedConv *t, bool depthwise)
                 "weights a tap",
                 b, b);
     GiltRemarkArg tiling[2] = {{"pixels", NULL,
-                                (int64_t)side_by_side_pixels(l)},
+                                (int64_t)side_by_side_pixels(l, t->v.width)},
                                {"padded_blocks", NULL, t->padded_blocks}};
     if (!t->padded_blocks) {
       gilt_remark(l->op, "tiling", "depthwise-nchwc", 2, tiling,
