@@ -76,8 +76,9 @@ void gilt_rt_scope_exit(int64_t mark);
 ** the current scope, or NULL when out of memory (the compiled code then
 ** fails with an error). */
 void *gilt_rt_alloc(int64_t bytes, int64_t align);
-/* Makes the current scope hold p (a callee's result). */
-void gilt_rt_adopt(void *p);
+/* Makes the current scope hold p (a callee's result): 0, or 1 when out of
+** memory, p then freed and the failure recorded. */
+int32_t gilt_rt_adopt(void *p);
 /* Makes no scope hold p, which stays allocated: a buffer of the call
 ** returned as its result. */
 void gilt_rt_disown(void *p);

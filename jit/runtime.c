@@ -166,10 +166,13 @@ void gilt_rt_disown(void *p)
   unhold(p);
 }
 
-void gilt_rt_adopt(void *p)
+int32_t gilt_rt_adopt(void *p)
 {
-  if (p && !hold(p))
+  if (p && !hold(p)) {
     gilt_rt_fail("out of memory", NULL);
+    return 1;
+  }
+  return 0;
 }
 
 int64_t gilt_rt_scope_enter(void)

@@ -227,7 +227,7 @@ static const char runtime_decls[] =
     "int64_t gilt_rt_scope_enter(void);\n"
     "void gilt_rt_scope_exit(int64_t mark);\n"
     "void *gilt_rt_alloc(int64_t bytes, int64_t align);\n"
-    "void gilt_rt_adopt(void *p);\n"
+    "int32_t gilt_rt_adopt(void *p);\n"
     "void gilt_rt_disown(void *p);\n"
     "void gilt_rt_free(void *p);\n"
     "void gilt_rt_fail(const char *message, const char *location);\n"

@@ -295,16 +295,24 @@ GiltStatus l2l_lower_call(L2L *l, GiltOp *op)
       l2l_emit_attr(l, LLVM_OP_CALL, l->i32, n_in + n_out, args, "callee",
                     gilt_op_get_attr(op, "callee"));
   pass_on_failure(l, status);
+  /* The callee's memref results are ours to free: every one goes into
+  ** the scope before the one check, so that when one cannot (out of
+  ** memory, freed by gilt_rt_adopt) the scope frees the others. */
+  GiltValue *adopted = NULL;
   for (size_t i = 0; i < n_out; i++) {
     GiltType *t = gilt_value_get_type(gilt_op_get_result(op, i));
     GiltValue *slot = args[n_in + i], *v;
-    if (t->kind == GILT_TYPE_MEMREF) { /* the callee's copy: ours to free */
+    if (t->kind == GILT_TYPE_MEMREF) {
       v = load_descriptor(l, slot, t->shaped.rank);
       GiltValue *data = l2l_extract(l, v, L2L_DATA);
-      l2l_call_extern(l, "gilt_rt_adopt", NULL, 1, &data);
+      GiltValue *failed =
+          l2l_call_extern(l, "gilt_rt_adopt", l->i32, 1, &data);
+      adopted = adopted ? l2l_binary(l, LLVM_OP_OR, adopted, failed) : failed;
     } else
       v = from_abi(l, l2l_load(l, abi_type(l, t), slot, 0), t);
     l2l_map(l, gilt_op_get_result(op, i), v);
   }
+  if (adopted)
+    pass_on_failure(l, adopted);
   return GILT_SUCCESS;
 }
