@@ -477,9 +477,7 @@ static void depthwise_row(Lower *l, GiltValue *const *ivs, void *user)
 ** the block: AVX2's registers hold 8 blocks of 16 or 16 of 8. */
 static size_t side_by_side_pixels(const Lower *l, int64_t block)
 {
-  int64_t vectors = l->register_vectors;
-  if (block < LOWER_F32_LANES && block >= l->register_lanes)
-    vectors *= LOWER_F32_LANES / block;
+  int64_t vectors = l->register_vectors * lower_vectors_in_16(l, block);
   int64_t pixels = (vectors - 2) / 2;
   return pixels < 1                        ? 1
          : pixels > LOWER_DEPTHWISE_PIXELS ? LOWER_DEPTHWISE_PIXELS
@@ -706,18 +704,6 @@ static void remark_layout(Lower *l, const BlockedConv *t, bool depthwise)
               b, (int)t->vectors * b, b, (int)t->in_block);
 }
 
-/* The vectors of a tile's columns, each a block of Y: where a block is a
-** whole number of registers (AVX2's 8 lanes), as many registers as
-** lower_tile_vectors's vectors of 16 take, so twice as many blocks of 8;
-** where a block of 8 would half fill one (AVX-512), as many vectors. */
-static size_t tile_vectors(const Lower *l, int64_t block)
-{
-  size_t vectors = lower_tile_vectors(l);
-  return block < l->register_lanes
-             ? vectors
-             : vectors * (size_t)(LOWER_F32_LANES / block);
-}
-
 static GiltStatus lower_conv_nchwc(Lower *l)
 {
   GiltValue *x = lower_operand(l, 0), *weights = lower_operand(l, 1);
@@ -749,7 +735,8 @@ static GiltStatus lower_conv_nchwc(Lower *l)
   lower_window_read(l, x, 2, wt->shaped.shape + 2, &w);
   BlockedConv t = {.w = &w, .in_block = in_block, .given = x,
                    .bias = lower_operand(l, 2),
-                   .vectors = tile_vectors(l, out_block)};
+                   .vectors = lower_tile_vectors(l) *
+                              (size_t)lower_vectors_in_16(l, out_block)};
   lower_epilogue_read(l, &t.epilogue);
   lower_lanes_init_width(l, &t.v, f32, out_block);
   if (in_block > 1)

@@ -448,6 +448,11 @@ GILT_INTERNAL bool lower_vectorizes(const Lower *l, GiltType *elem);
 ** kernels work on lanes of the block's width. */
 GILT_INTERNAL bool lower_block_vectorizes(const Lower *l, GiltType *elem,
                                           int64_t block);
+/* How many vectors of `lanes` f32 (16, or a block of 8) take the
+** registers of one vector of LOWER_F32_LANES, what the register-blocked
+** kernels count in: 2 for 8 lanes where those are whole registers
+** (AVX2's), 1 where they would half fill one (AVX-512's) and for 16. */
+GILT_INTERNAL int64_t lower_vectors_in_16(const Lower *l, int64_t lanes);
 /* Chooses the width for elem and builds the zero at the insertion point,
 ** which must dominate every use of the lanes. */
 GILT_INTERNAL void lower_lanes_init(Lower *l, LowerLanes *v, GiltType *elem);

@@ -39,6 +39,11 @@ bool lower_block_vectorizes(const Lower *l, GiltType *elem, int64_t block)
          (block == LOWER_F32_LANES || block == LOWER_F32_LANES / 2);
 }
 
+int64_t lower_vectors_in_16(const Lower *l, int64_t lanes)
+{
+  return lanes < l->register_lanes ? 1 : LOWER_F32_LANES / lanes;
+}
+
 void lower_lanes_init(Lower *l, LowerLanes *v, GiltType *elem)
 {
   lower_lanes_init_width(l, v, elem, lower_lanes_width(l, elem));
