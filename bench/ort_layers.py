@@ -7,12 +7,13 @@ sum of every ORT kernel that writes one of the nodes it covers: gilt may
 fuse what ORT runs as two kernels (a Conv and its SiLU, a MatMul and its
 GELU). ORT's kernels that no gilt kernel covers get rows of their own,
 among them those ORT renames when it fuses (Gelu_token_N,
-LayerNormalization_token_N). One thread each, the lower half of each
+LayerNormalization_token_N). One thread each (--threads), the lower half of each
 kernel's times (warm-up and outliers left out); rows sorted by what gilt
 loses, Conv rows with their shapes.
 
     ORT_NODE=/scratch/node_modules/onnxruntime-node \\
-        python3 bench/ort_layers.py MODEL_DIR [--gjit bin/gjit] [--runs 30]
+        python3 bench/ort_layers.py MODEL_DIR [--gjit bin/gjit] [--runs 30] \\
+            [--threads 1]
 
 MODEL_DIR as bench/vs_ort.py takes (model.onnx, test_data_set_0/, and
 io.json with input_0.bin for ../shared/tools/ort_bench.js's format).
@@ -38,10 +39,10 @@ ORT_SCRIPT = r"""
 const ort = require(process.env.ORT_NODE || 'onnxruntime-node');
 const fs = require('fs'), path = require('path');
 (async () => {
-  const [dir, prefix, runs] = process.argv.slice(2);
+  const [dir, prefix, runs, threads] = process.argv.slice(2);
   const meta = JSON.parse(fs.readFileSync(path.join(dir, 'io.json')));
   const s = await ort.InferenceSession.create(path.join(dir, 'model.onnx'),
-    { intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all',
+    { intraOpNumThreads: +threads, interOpNumThreads: 1, graphOptimizationLevel: 'all',
       executionMode: 'sequential', enableProfiling: true, profileFilePrefix: prefix });
   const raw = fs.readFileSync(path.join(dir, 'input_0.bin'));
   const data = meta.in_dtype === 'int64'
@@ -59,14 +60,14 @@ def lower_half_mean(times):
     return sum(times) / len(times)
 
 
-def ort_kernels(model_dir, runs):
+def ort_kernels(model_dir, runs, threads):
     """ORT's kernel times in ms by the name of the value each writes."""
     with tempfile.TemporaryDirectory() as tmp:
         script = os.path.join(tmp, "prof.js")
         with open(script, "w") as f:
             f.write(ORT_SCRIPT)
         subprocess.run(["node", script, model_dir, os.path.join(tmp, "p"),
-                        str(runs)], check=True)
+                        str(runs), str(threads)], check=True)
         (profile,) = glob.glob(os.path.join(tmp, "p*.json"))
         with open(profile) as f:
             events = json.load(f)
@@ -84,11 +85,11 @@ def ort_kernels(model_dir, runs):
     return kernels
 
 
-def gilt_kernels(gjit, model_dir, runs):
+def gilt_kernels(gjit, model_dir, runs, threads):
     """gjit's kernels: (ms, [ONNX node names], op) each."""
     pb = os.path.join(model_dir, "test_data_set_0", "input_0.pb")
     out = subprocess.run([gjit, os.path.join(model_dir, "model.onnx"),
-                          "--threads=1", "--profile=%d" % runs,
+                          "--threads=%d" % threads, "--profile=%d" % runs,
                           "--input=@" + pb],
                          check=True, capture_output=True, text=True)
     rows = []
@@ -130,9 +131,10 @@ def main():
     p.add_argument("model_dir")
     p.add_argument("--gjit", default="bin/gjit")
     p.add_argument("--runs", type=int, default=30)
+    p.add_argument("--threads", type=int, default=1)
     args = p.parse_args()
-    ort = ort_kernels(args.model_dir, args.runs)
-    gilt = gilt_kernels(args.gjit, args.model_dir, args.runs)
+    ort = ort_kernels(args.model_dir, args.runs, args.threads)
+    gilt = gilt_kernels(args.gjit, args.model_dir, args.runs, args.threads)
     shapes = conv_shapes(os.path.join(args.model_dir, "model.onnx"))
     rows = []
     for ms, nodes, op in gilt:

@@ -52,9 +52,21 @@
 #include "transforms/graph_to_loop/winograd.h"
 
 /* The cost model's weight of one float of U streamed from memory, in
-** multiply-adds of one output: a core does 16 to 32 multiply-adds a
-** cycle and reads some 2 floats a cycle from memory. */
-#define WEIGHT_FLOAT_COST 8.0
+** multiply-adds of one output: what a core multiplies and adds while
+** memory brings it one float. Where vectors are 256 bits, two FMA units
+** do 16 multiply-adds a cycle (Zen 3, on which the model's figures
+** below were measured): 8. Zen 5's two 512-bit units do 32 from the
+** same memory: there the direct tiles' 9.4 MB of ResNet's 512-channel
+** layers at 7x7 cost 15 multiply-adds a float, and F(2x2) there (U
+** 16.8 MB, 16 rows a product) took 1.29 times the direct tiles' time
+** where 8 had predicted .76; 20 predicts .93 and leaves them direct, and
+** chooses F(2x2) over F(4x4) for 256 channels at 14x14 (measured .55
+** and .88 of the direct time). */
+static double weight_float_cost(const Lower *l)
+{
+  return l->register_lanes >= 16 ? 20.0 : 8.0;
+}
+
 /* Winograd is chosen below this share of the direct tiles' time (the
 ** model leaves out V's and M's trips through L2, and DenseNet's 128
 ** channels into 32 at 7x7, at .88, ran as fast either way). */
@@ -260,7 +272,7 @@ static void image_body(Lower *l, GiltValue *const *ivs, void *user)
 ** multiply-adds of one output and one channel pair: the products' over
 ** the rows the tiles compute (T, or OH * OW, rounded up to whole tiles);
 ** the transforms' vector operations, 16 lanes each; and the weights'
-** floats, streamed from memory once a run, WEIGHT_FLOAT_COST each.
+** floats, streamed from memory once a run, weight_float_cost each.
 ** Measured on a Zen 3 core, one thread (the direct tiles' time, then
 ** Winograd's share of it, model in brackets): ResNet's 256 channels at
 ** 14x14, 2.60 ms, F(2x2) .53 [.51], F(4x4) .51 [.52]; 512 at 7x7, 2.90
@@ -279,13 +291,13 @@ static double winograd_cost(const Lower *l, const WinogradTile *f, int64_t c,
   double output = (double)oc / LOWER_F32_LANES * (a2 + at_ops + f->m * f->m);
   double winograd = a2 * (double)c * (double)oc * computed +
                     LOWER_F32_LANES * (double)blocks * (input + output) +
-                    WEIGHT_FLOAT_COST * a2 * (double)c * (double)oc;
+                    weight_float_cost(l) * a2 * (double)c * (double)oc;
   int64_t outputs = oh * ow;
   int64_t direct_rows = (int64_t)lower_tile_rows(l, outputs);
   double direct_computed =
       (double)((outputs + direct_rows - 1) / direct_rows * direct_rows);
   double direct = 9.0 * (double)c * (double)oc * direct_computed +
-                  WEIGHT_FLOAT_COST * 9.0 * (double)c * (double)oc;
+                  weight_float_cost(l) * 9.0 * (double)c * (double)oc;
   return winograd / direct;
 }
 
