@@ -686,6 +686,15 @@ GILT_INTERNAL void lower_row_store(Lower *l, const LowerRow *r,
 /* The lanes of an accumulator combined by loop.reduction `kind`. */
 GILT_INTERNAL GiltValue *lower_row_combine(Lower *l, const char *kind,
                                            GiltValue *lanes);
+/* The largest of the lanes, in every lane: halves compared and selected
+** by shuffles, a few maxps where loop.reduction's maximumf takes tens of
+** instructions to order NaN and -0 first. Where a lane is NaN, some
+** lanes of the result may pass it over (so may the caller's own
+** comparisons): for callers whose result turns NaN anyway (Softmax's sum
+** of exp(x - max)). */
+GILT_INTERNAL GiltValue *lower_row_max_in_every_lane(Lower *l,
+                                                     const LowerRow *r,
+                                                     GiltValue *lanes);
 
 /* ---- softmax (softmax.c) ------------------------------------------------------ */
 

@@ -107,3 +107,16 @@ GiltValue *lower_row_combine(Lower *l, const char *kind, GiltValue *lanes)
   return lower_emit_attr(l, LOOP_OP_REDUCTION, t->shaped.elem, 1, &lanes,
                          "kind", attr);
 }
+
+GiltValue *lower_row_max_in_every_lane(Lower *l, const LowerRow *r,
+                                       GiltValue *lanes)
+{
+  int32_t mask[LOWER_F32_LANES];
+  for (int64_t half = r->v.width / 2; half >= 1; half /= 2) {
+    for (int64_t i = 0; i < r->v.width; i++)
+      mask[i] = (int32_t)(i ^ half);
+    GiltValue *other = lower_lanes_shuffle(l, &r->v, lanes, lanes, mask);
+    lanes = lower_select(l, lower_cmp(l, "ogt", other, lanes), other, lanes);
+  }
+  return lanes;
+}

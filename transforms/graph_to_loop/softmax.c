@@ -14,11 +14,14 @@
 ** writes 0 where the norm is 0, as ONNX Runtime does.
 **
 ** Softmax and LogSoftmax of f32 on the last axis go by rows of 16 lanes
-** (rows.c) instead: the maximum, then the sum of exp(x - max) (Softmax
-** storing exp(x - max) as it goes, so that the last pass multiplies by
-** 1 / sum instead of computing exp again: one division a row, as ONNX
-** Runtime's, where one an element had cost 6% of a [8, 128, 128]
-** Softmax), then the writes.
+** (rows.c) instead: the maximum, by ordered comparisons and selects
+** (x86's maxps: loop.maximumf's ordering of NaN and -0 had made this
+** pass more than a third of a [8, 128, 128] Softmax, and a NaN that the
+** maximum passes over still turns the row's sum NaN); then the sum of
+** exp(x - max) (Softmax storing exp(x - max) as it goes, so that the
+** last pass multiplies by 1 / sum instead of computing exp again: one
+** division a row, as ONNX Runtime's, where one an element had cost 6%
+** of a [8, 128, 128] Softmax); then the writes.
 */
 #include "transforms/graph_to_loop/lowering.h"
 
@@ -30,7 +33,7 @@ typedef struct AxisOp {
   GiltValue *dims[GRAPH_MAX_RANK];
   bool reduced[GRAPH_MAX_RANK];
   GiltType *ct; /* the type computed in */
-  /* per position of the other dimensions */
+  /* per position of the other dimensions (max by rows: in every lane) */
   GiltValue *max, *sum, *norm, *best;
   GiltValue *inv_sum; /* Softmax by rows: 1 / sum */
   bool log;
@@ -140,7 +143,7 @@ static void row_max(Lower *l, LowerRow *r, GiltValue *const *acc,
 {
   AxisOp *a = user;
   GiltValue *x = lower_row_load(l, r, a->in, NULL, acc[0]);
-  next[0] = lower_binary(l, LOOP_OP_MAXIMUMF, acc[0], x);
+  next[0] = lower_select(l, lower_cmp(l, "ogt", x, acc[0]), x, acc[0]);
 }
 
 /* Sums exp(x - max); Softmax also stores it, for the last pass to scale. */
@@ -150,7 +153,7 @@ static void row_sum(Lower *l, LowerRow *r, GiltValue *const *acc,
   AxisOp *a = user;
   GiltValue *x = lower_row_load(l, r, a->in, NULL, NULL);
   GiltValue *e = lower_unary(
-      l, LOOP_OP_EXP, lower_binary(l, LOOP_OP_SUBF, x, splat(l, r, a->max)));
+      l, LOOP_OP_EXP, lower_binary(l, LOOP_OP_SUBF, x, a->max));
   if (!a->log)
     lower_row_store(l, r, e, a->out);
   if (r->mask)
@@ -168,7 +171,7 @@ static void row_write(Lower *l, LowerRow *r, GiltValue *const *acc,
   if (a->log) {
     GiltValue *x = lower_row_load(l, r, a->in, NULL, NULL);
     GiltValue *shifted =
-        lower_binary(l, LOOP_OP_SUBF, x, splat(l, r, a->max));
+        lower_binary(l, LOOP_OP_SUBF, x, a->max);
     y = lower_binary(l, LOOP_OP_SUBF, shifted, splat(l, r, a->sum));
   } else {
     GiltValue *e = lower_row_load(l, r, a->out, NULL, NULL);
@@ -184,7 +187,7 @@ static void softmax_row_body(Lower *l, GiltValue *const *ivs, void *user)
   lower_row_init(l, &r, a->rank, ivs, a->dims[a->rank - 1]);
   GiltValue *init = splat(l, &r, lower_lowest(l, a->ct)), *lanes;
   lower_row_loop(l, &r, 1, &init, &lanes, row_max, a);
-  a->max = lower_row_combine(l, "maximumf", lanes);
+  a->max = lower_row_max_in_every_lane(l, &r, lanes);
   init = lower_lanes_zero(&r.v);
   lower_row_loop(l, &r, 1, &init, &lanes, row_sum, a);
   a->sum = lower_row_combine(l, "add", lanes);
