@@ -393,10 +393,20 @@ static void tile_columns(Lower *l, Tile *tile)
 ** row each, made the model 2 to 3% slower); so they would for a product
 ** whose M, unknown here, turns out to be a tile's rows or fewer (a
 ** transformer decoding a token at a time). Nor does a single panel have
-** a next one. row_tiles: the tiles of rows, -1 where M is unknown. */
-static bool prefetches_panels(const Tile *tile, int64_t row_tiles)
+** a next one. And only where vectors are 256 bits or narrower: on the
+** Zen 3 host (AVX2) where this was measured, GoogLeNet, the encoders,
+** EfficientNet-B0 and SqueezeNet ran 3 to 7% faster for it; on the Zen 5
+** host (AVX-512), whose prefetchers follow the panels of every column,
+** the prefetches only cost: MnasNet ran 0.91 to 0.92 of the time without
+** them, ResNet-18, ResNet-50 and the 512-wide encoder 0.94, GoogLeNet
+** 0.95 (bench/ab_aot.py, 1 and 2 threads). row_tiles: the tiles of rows,
+** -1 where M is unknown. */
+static bool prefetches_panels(const Lower *l, const Tile *tile,
+                              int64_t row_tiles)
 {
   const LowerTiles *t = tile->t;
+  if (l->register_lanes > 8)
+    return false;
   GiltOp *def = t->b_panels ? gilt_value_get_defining_op(t->b_panels) : NULL;
   if (!def || !loop_op_is(def, LOOP_OP_GET_GLOBAL) || tile->rows_outer ||
       tile->block || tile->copied)
@@ -832,7 +842,7 @@ void lower_tiles(Lower *l, const LowerTiles *t)
                              : -1;
   tile.group = row_group(&tile, row_tiles);
   tile.ragged_group = tile.group && row_tiles % tile.group != 0;
-  tile.prefetching = prefetches_panels(&tile, row_tiles);
+  tile.prefetching = prefetches_panels(l, &tile, row_tiles);
   remark(l, &tile);
   lower_lanes_init_width(l, &tile.v, gilt_float_type_get(l->ctx, GILT_F32),
                          lanes_of(t));
