@@ -55,16 +55,15 @@
 ** multiply-adds of one output: what a core multiplies and adds while
 ** memory brings it one float. Where vectors are 256 bits, two FMA units
 ** do 16 multiply-adds a cycle (Zen 3, on which the model's figures
-** below were measured): 8. Zen 5's two 512-bit units do 32 from the
-** same memory: there the direct tiles' 9.4 MB of ResNet's 512-channel
-** layers at 7x7 cost 15 multiply-adds a float, and F(2x2) there (U
-** 16.8 MB, 16 rows a product) took 1.29 times the direct tiles' time
-** where 8 had predicted .76; 20 predicts .93 and leaves them direct, and
-** chooses F(2x2) over F(4x4) for 256 channels at 14x14 (measured .55
-** and .88 of the direct time). */
+** below were measured): 8. Zen 5's two 512-bit units do 32 from much
+** the same memory: there the direct tiles' 9.4 MB of ResNet's
+** 512-channel layers at 7x7 cost 12 multiply-adds a float, and 12
+** predicts what F(2x2) measured against the direct tiles (.82 at 7x7,
+** .53 for 256 channels at 14x14) and chooses it over F(4x4) at 14x14,
+** which took .62 where 8 had predicted .49. */
 static double weight_float_cost(const Lower *l)
 {
-  return l->register_lanes >= 16 ? 20.0 : 8.0;
+  return l->register_lanes >= 16 ? 12.0 : 8.0;
 }
 
 /* Winograd is chosen below this share of the direct tiles' time (the
