@@ -7,9 +7,9 @@ sum of every ORT kernel that writes one of the nodes it covers: gilt may
 fuse what ORT runs as two kernels (a Conv and its SiLU, a MatMul and its
 GELU). ORT's kernels that no gilt kernel covers get rows of their own,
 among them those ORT renames when it fuses (Gelu_token_N,
-LayerNormalization_token_N). One thread each (--threads), the lower half of each
-kernel's times (warm-up and outliers left out); rows sorted by what gilt
-loses, Conv rows with their shapes.
+LayerNormalization_token_N). One thread each (--threads N: N each), the
+lower half of each kernel's times (warm-up and outliers left out); rows
+sorted by what gilt loses, Conv rows with their shapes.
 
     ORT_NODE=/scratch/node_modules/onnxruntime-node \\
         python3 bench/ort_layers.py MODEL_DIR [--gjit bin/gjit] [--runs 30] \\

@@ -56,11 +56,12 @@
 ** memory brings it one float. Where vectors are 256 bits, two FMA units
 ** do 16 multiply-adds a cycle (Zen 3, on which the model's figures
 ** below were measured): 8. Zen 5's two 512-bit units do 32 from much
-** the same memory: there the direct tiles' 9.4 MB of ResNet's
-** 512-channel layers at 7x7 cost 12 multiply-adds a float, and 12
-** predicts what F(2x2) measured against the direct tiles (.82 at 7x7,
-** .53 for 256 channels at 14x14) and chooses it over F(4x4) at 14x14,
-** which took .62 where 8 had predicted .49. */
+** the same memory, and 12 is fitted to what it measured: the direct
+** tiles' 9.4 MB of ResNet's 512-channel layers at 7x7 cost 12
+** multiply-adds a float, and 12 predicts what F(2x2) measured against
+** the direct tiles (.82 at 7x7, .53 for 256 channels at 14x14) and
+** chooses it over F(4x4) at 14x14, which took .62 where 8 had predicted
+** .49. */
 static double weight_float_cost(const Lower *l)
 {
   return l->register_lanes >= 16 ? 12.0 : 8.0;

@@ -217,8 +217,9 @@ static GiltValue *compare(Lower *l, const char *fpred, const char *spred,
 }
 
 /* max(a, b) and min(a, b) that keep a NaN a, as ONNX Runtime's Relu and
-** Clip do (a is the value, b the bound). */
-static GiltValue *keep_max(Lower *l, GiltValue *a, GiltValue *b)
+** Clip do (a is the value, b the bound). The max serves other files too
+** (lowering.h). */
+GiltValue *lower_keep_max(Lower *l, GiltValue *a, GiltValue *b)
 {
   return lower_select(l, compare(l, "olt", "slt", "ult", a, b), b, a);
 }
@@ -481,7 +482,7 @@ static GiltValue *s_is_inf(Lower *l, GiltValue *const *x)
 
 GiltValue *activation_relu(Lower *l, GiltValue *x)
 {
-  return keep_max(l, x, lower_constant_like(l, x, 0));
+  return lower_keep_max(l, x, lower_constant_like(l, x, 0));
 }
 
 static GiltValue *s_clip(Lower *l, GiltValue *const *x);
@@ -524,7 +525,7 @@ GiltValue *activation_hard_sigmoid(Lower *l, GiltValue *x, double alpha,
   GiltValue *y =
       lower_binary(l, LOOP_OP_ADDF, scaled, lower_constant_like(l, x, beta));
   y = keep_min(l, y, lower_constant_like(l, x, 1));
-  return keep_max(l, y, lower_constant_like(l, x, 0));
+  return lower_keep_max(l, y, lower_constant_like(l, x, 0));
 }
 
 GiltValue *activation_sigmoid(Lower *l, GiltValue *x)
@@ -573,7 +574,8 @@ GiltValue *activation_softplus(Lower *l, GiltValue *x)
   GiltValue *e = lower_unary(
       l, LOOP_OP_EXP,
       lower_unary(l, LOOP_OP_NEGF, lower_unary(l, LOOP_OP_ABSF, x)));
-  GiltValue *positive = keep_max(l, x, lower_constant_like(l, x, 0));
+  GiltValue *positive =
+      lower_keep_max(l, x, lower_constant_like(l, x, 0));
   return lower_binary(l, LOOP_OP_ADDF, positive,
                       lower_unary(l, LOOP_OP_LOG1P, e));
 }
@@ -699,7 +701,7 @@ static GiltValue *s_clip(Lower *l, GiltValue *const *x)
 {
   GiltValue *v = x[0];
   if (x[1])
-    v = keep_max(l, v, x[1]);
+    v = lower_keep_max(l, v, x[1]);
   if (x[2])
     v = keep_min(l, v, x[2]);
   return v;

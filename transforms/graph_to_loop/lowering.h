@@ -179,6 +179,11 @@ GILT_INTERNAL GiltValue *lower_cmp(Lower *l, const char *pred, GiltValue *a,
                                    GiltValue *b);
 GILT_INTERNAL GiltValue *lower_select(Lower *l, GiltValue *c, GiltValue *a,
                                       GiltValue *b);
+/* b where a < b, else a (floats ordered, integers by their signedness):
+** a NaN a stays (Relu, Clip), a NaN b is passed over (a running
+** maximum). One maxps on x86, where loop.maximumf's ordering of NaN and
+** -0 takes four or more instructions. */
+GILT_INTERNAL GiltValue *lower_keep_max(Lower *l, GiltValue *a, GiltValue *b);
 /* Converts a scalar to `to` as ONNX's Cast does between any two numeric
 ** types: i1 included (nonzero is true), integers widened by the source's
 ** signedness (ui and i1 zero-extend), floats to integers toward zero;
@@ -649,7 +654,8 @@ GILT_INTERNAL size_t lower_reduced_dims(Lower *l, GiltValue *in,
 ** lanes at a time: the caller's step sees one chunk of the row (idx the
 ** index of its first element, mask its lanes inside the row, NULL when
 ** every chunk is full) and carries vector accumulators, which
-** lower_row_combine folds into a scalar after the loop. */
+** lower_row_combine folds into a scalar after the loop (or
+** lower_row_max_in_every_lane into a vector). */
 typedef struct LowerRow {
   LowerLanes v;
   size_t rank;
@@ -686,12 +692,13 @@ GILT_INTERNAL void lower_row_store(Lower *l, const LowerRow *r,
 /* The lanes of an accumulator combined by loop.reduction `kind`. */
 GILT_INTERNAL GiltValue *lower_row_combine(Lower *l, const char *kind,
                                            GiltValue *lanes);
-/* The largest of the lanes, in every lane: halves compared and selected
-** by shuffles, a few maxps where loop.reduction's maximumf takes tens of
-** instructions to order NaN and -0 first. Where a lane is NaN, some
-** lanes of the result may pass it over (so may the caller's own
-** comparisons): for callers whose result turns NaN anyway (Softmax's sum
-** of exp(x - max)). */
+/* The largest of the lanes, in every lane: the halves swapped by
+** shuffles, then kept by lower_keep_max, four times for 16 lanes, where
+** loop.reduction's maximumf takes tens of instructions to order NaN and
+** -0 first. A NaN lane is passed over, and lanes may differ in the sign
+** of a zero maximum: for callers whose result turns NaN anyway where a
+** lane is NaN, and to which -0 and 0 weigh the same (Softmax's sum of
+** exp(x - max)). */
 GILT_INTERNAL GiltValue *lower_row_max_in_every_lane(Lower *l,
                                                      const LowerRow *r,
                                                      GiltValue *lanes);

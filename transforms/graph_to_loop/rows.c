@@ -9,13 +9,14 @@
 ** additions), so a softmax of rows of 64 ran exp one element at a time.
 ** Here the accumulators are vectors: lane i sums the elements i, i + 16,
 ** i + 32, ... of the row, and loop.reduction combines the lanes after the
-** loop. The order of the additions is fixed by the IR, so the interpreter
-** and the compiled code agree bit for bit; it differs from the scalar
-** nest's, which is why only f32 rows take this path (the results stay
-** within the ONNX suite's tolerances, not bit-identical to the scalar
-** path). The last chunk of a row of a length that is not a static
-** multiple of 16 is masked: lanes past the row read the caller's
-** identity and are not stored.
+** loop (or, for a maximum that may pass a NaN over, a butterfly of
+** shuffles: lower_row_max_in_every_lane). The order of the additions is
+** fixed by the IR, so the interpreter and the compiled code agree bit
+** for bit; it differs from the scalar nest's, which is why only f32 rows
+** take this path (the results stay within the ONNX suite's tolerances,
+** not bit-identical to the scalar path). The last chunk of a row of a length that is not a static
+** multiple of 16 is masked: lanes past the row read what the caller
+** passes (its identity, or the accumulator itself) and are not stored.
 **
 ** Not here: the element-wise work inside a row (the callers' steps), and
 ** groups over more than the last dimension (they keep the scalar nest).
@@ -112,11 +113,13 @@ GiltValue *lower_row_max_in_every_lane(Lower *l, const LowerRow *r,
                                        GiltValue *lanes)
 {
   int32_t mask[LOWER_F32_LANES];
+  GILT_ASSERT(r->v.width <= LOWER_F32_LANES &&
+              (r->v.width & (r->v.width - 1)) == 0);
   for (int64_t half = r->v.width / 2; half >= 1; half /= 2) {
     for (int64_t i = 0; i < r->v.width; i++)
       mask[i] = (int32_t)(i ^ half);
     GiltValue *other = lower_lanes_shuffle(l, &r->v, lanes, lanes, mask);
-    lanes = lower_select(l, lower_cmp(l, "ogt", other, lanes), other, lanes);
+    lanes = lower_keep_max(l, lanes, other);
   }
   return lanes;
 }

@@ -14,10 +14,10 @@
 ** writes 0 where the norm is 0, as ONNX Runtime does.
 **
 ** Softmax and LogSoftmax of f32 on the last axis go by rows of 16 lanes
-** (rows.c) instead: the maximum, by ordered comparisons and selects
-** (x86's maxps: loop.maximumf's ordering of NaN and -0 had made this
-** pass more than a third of a [8, 128, 128] Softmax, and a NaN that the
-** maximum passes over still turns the row's sum NaN); then the sum of
+** (rows.c) instead: the maximum, by lower_keep_max (x86's maxps:
+** loop.maximumf's ordering of NaN and -0 had made this pass more than a
+** third of a [8, 128, 128] Softmax, and a NaN that the maximum passes
+** over still turns the row's sum NaN); then the sum of
 ** exp(x - max) (Softmax storing exp(x - max) as it goes, so that the
 ** last pass multiplies by 1 / sum instead of computing exp again: one
 ** division a row, as ONNX Runtime's, where one an element had cost 6%
@@ -143,7 +143,7 @@ static void row_max(Lower *l, LowerRow *r, GiltValue *const *acc,
 {
   AxisOp *a = user;
   GiltValue *x = lower_row_load(l, r, a->in, NULL, acc[0]);
-  next[0] = lower_select(l, lower_cmp(l, "ogt", x, acc[0]), x, acc[0]);
+  next[0] = lower_keep_max(l, acc[0], x);
 }
 
 /* Sums exp(x - max); Softmax also stores it, for the last pass to scale. */
@@ -170,8 +170,7 @@ static void row_write(Lower *l, LowerRow *r, GiltValue *const *acc,
   GiltValue *y;
   if (a->log) {
     GiltValue *x = lower_row_load(l, r, a->in, NULL, NULL);
-    GiltValue *shifted =
-        lower_binary(l, LOOP_OP_SUBF, x, a->max);
+    GiltValue *shifted = lower_binary(l, LOOP_OP_SUBF, x, a->max);
     y = lower_binary(l, LOOP_OP_SUBF, shifted, splat(l, r, a->sum));
   } else {
     GiltValue *e = lower_row_load(l, r, a->out, NULL, NULL);

@@ -51,10 +51,10 @@ typedef struct LowerTiles {
   ** ([column tiles, K, width]), or NULL; where several products' panels
   ** lie end to end (Winograd's elements), b_first is the index of this
   ** product's first (NULL: 0). Weights packed at compile time come from
-  ** memory at every call: where the columns go outer with two tiles of
-  ** rows or more each (tiles.c, prefetches_panels), each tile of a column
-  ** prefetches its share of the next panel, the next product's first
-  ** after the last column. */
+  ** memory at every call: where vectors are 256 bits or narrower and the
+  ** columns go outer with two tiles of rows or more each (tiles.c,
+  ** prefetches_panels), each tile of a column prefetches its share of
+  ** the next panel, the next product's first after the last column. */
   GiltValue *b_panels, *b_first;
   /* The reduction: loops over [0, reductions[d]), outermost first. */
   size_t num_reductions;
