@@ -405,7 +405,7 @@ static bool prefetches_panels(const Lower *l, const Tile *tile,
                               int64_t row_tiles)
 {
   const LowerTiles *t = tile->t;
-  if (l->register_lanes > 8)
+  if (l->register_lanes >= 16)
     return false;
   GiltOp *def = t->b_panels ? gilt_value_get_defining_op(t->b_panels) : NULL;
   if (!def || !loop_op_is(def, LOOP_OP_GET_GLOBAL) || tile->rows_outer ||
