@@ -574,8 +574,7 @@ GiltValue *activation_softplus(Lower *l, GiltValue *x)
   GiltValue *e = lower_unary(
       l, LOOP_OP_EXP,
       lower_unary(l, LOOP_OP_NEGF, lower_unary(l, LOOP_OP_ABSF, x)));
-  GiltValue *positive =
-      lower_keep_max(l, x, lower_constant_like(l, x, 0));
+  GiltValue *positive = lower_keep_max(l, x, lower_constant_like(l, x, 0));
   return lower_binary(l, LOOP_OP_ADDF, positive,
                       lower_unary(l, LOOP_OP_LOG1P, e));
 }

@@ -14,9 +14,10 @@
 ** fixed by the IR, so the interpreter and the compiled code agree bit
 ** for bit; it differs from the scalar nest's, which is why only f32 rows
 ** take this path (the results stay within the ONNX suite's tolerances,
-** not bit-identical to the scalar path). The last chunk of a row of a length that is not a static
-** multiple of 16 is masked: lanes past the row read what the caller
-** passes (its identity, or the accumulator itself) and are not stored.
+** not bit-identical to the scalar path). The last chunk of a row of a
+** length that is not a static multiple of 16 is masked: lanes past the
+** row read what the caller passes (its identity, or the accumulator
+** itself) and are not stored.
 **
 ** Not here: the element-wise work inside a row (the callers' steps), and
 ** groups over more than the last dimension (they keep the scalar nest).

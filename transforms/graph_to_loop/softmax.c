@@ -17,11 +17,11 @@
 ** (rows.c) instead: the maximum, by lower_keep_max (x86's maxps:
 ** loop.maximumf's ordering of NaN and -0 had made this pass more than a
 ** third of a [8, 128, 128] Softmax, and a NaN that the maximum passes
-** over still turns the row's sum NaN); then the sum of
-** exp(x - max) (Softmax storing exp(x - max) as it goes, so that the
-** last pass multiplies by 1 / sum instead of computing exp again: one
-** division a row, as ONNX Runtime's, where one an element had cost 6%
-** of a [8, 128, 128] Softmax); then the writes.
+** over still turns the row's sum NaN); then the sum of exp(x - max)
+** (Softmax storing exp(x - max) as it goes, so that the last pass
+** multiplies by 1 / sum instead of computing exp again: one division a
+** row, as ONNX Runtime's, where one an element had cost 6% of a [8, 128,
+** 128] Softmax); then the writes.
 */
 #include "transforms/graph_to_loop/lowering.h"
 
