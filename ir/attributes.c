@@ -582,15 +582,19 @@ GiltAttr *gilt_dense_resource_attr_get(GiltType *type, const char *name,
 /* Blob bytes a pass computes start on a 64-byte boundary, where dense
 ** elements in the arena start too: a JIT links a weight at its own
 ** address only when it is that aligned (jit.c copies it otherwise), and
-** vector loads of it then never straddle a cache line. The byte before
-** the data says how far past the allocation's start it lies. */
+** vector loads of it then never straddle a cache line. Those of
+** GILT_WEIGHT_PAGE bytes or more start on a page, as the weights of an
+** object do (dialects/llvm/translate.c). The two bytes before the data
+** say how far past the allocation's start it lies. */
 enum { BLOB_ALIGN = 64 };
 
 void *gilt_blob_alloc(GiltContext *ctx, size_t nbytes)
 {
-  uint8_t *raw = gilt_calloc(ctx, 1, nbytes + BLOB_ALIGN);
-  size_t pad = BLOB_ALIGN - (uintptr_t)raw % BLOB_ALIGN; /* 1 to 64 */
-  raw[pad - 1] = (uint8_t)pad;
+  size_t align = nbytes >= GILT_WEIGHT_PAGE ? GILT_WEIGHT_PAGE : BLOB_ALIGN;
+  uint8_t *raw = gilt_calloc(ctx, 1, nbytes + align + 1);
+  uintptr_t first = (uintptr_t)raw + 2; /* room for the two bytes */
+  uint16_t pad = (uint16_t)(2 + (align - first % align) % align);
+  memcpy(raw + pad - sizeof pad, &pad, sizeof pad);
   return raw + pad;
 }
 
@@ -598,7 +602,9 @@ static void free_aligned_blob(void *ctx, void *data, size_t nbytes)
 {
   (void)nbytes;
   uint8_t *p = data;
-  gilt_free(ctx, p - p[-1]);
+  uint16_t pad;
+  memcpy(&pad, p - sizeof pad, sizeof pad);
+  gilt_free(ctx, p - pad);
 }
 
 GiltAttr *gilt_dense_attr_take(GiltType *type, const char *name, void *data,

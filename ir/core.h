@@ -182,7 +182,13 @@ GILT_INTERNAL GiltAttr *gilt_dense_resource_attr_get_blob(
 /* Constants a pass computed: up to this many elements print in place
 ** (dense elements), more become a resource printed by name. */
 #define GILT_INLINE_ELEMENTS 64
-/* `nbytes` zeroed bytes, 64-byte aligned, for gilt_dense_attr_take. */
+/* Weights of this many bytes or more start on a page: where in a 4 KB
+** page the weights of ResNet-18 began moved the whole model by 7 to 9%
+** (compiled ahead of time, bench/ab_aot.py over both link orders;
+** docs/performance.md), and a page boundary was the fast place. */
+#define GILT_WEIGHT_PAGE 4096
+/* `nbytes` zeroed bytes, 64-byte aligned (on a page from
+** GILT_WEIGHT_PAGE bytes), for gilt_dense_attr_take. */
 GILT_INTERNAL void *gilt_blob_alloc(GiltContext *ctx, size_t nbytes);
 /* Such a constant of `type` from `nbytes` bytes at `data` (from
 ** gilt_blob_alloc on type's context), which the call takes: dense elements

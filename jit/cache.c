@@ -22,7 +22,8 @@
 **                   NUL-terminated symbol, and a u64 size in bytes; then a
 **                   u64 object size and the object file's bytes; then each
 **                   weight's bytes in table order, each starting at a file
-**                   offset that is a multiple of 64 (zeros between).
+**                   offset that is a multiple of 64, of 4096 for one of
+**                   GILT_WEIGHT_PAGE bytes or more (zeros between).
 **
 ** The file is read whole as a populated read-only mapping (whole_file.h:
 ** not copied into memory of the process's own): the object (the code
@@ -186,11 +187,15 @@ static void write_tables(GiltStrBuf *sb, size_t num_fns,
   gilt_strbuf_append(sb, (const char *)b, 8);
 }
 
-/* The zeros that take file offset `at` to the next weight's start. */
-static size_t padding(uint64_t at)
+/* The zeros that take file offset `at` to the start of a weight of
+** `nbytes`: a large one starts on a page, as gilt_blob_alloc places it
+** (the file is mapped whole, so its offsets are the weights' places in
+** their pages). */
+static size_t padding(uint64_t at, uint64_t nbytes)
 {
-  return (size_t)((JIT_CACHE_WEIGHT_ALIGN - at % JIT_CACHE_WEIGHT_ALIGN) %
-                  JIT_CACHE_WEIGHT_ALIGN);
+  uint64_t align = nbytes >= GILT_WEIGHT_PAGE ? GILT_WEIGHT_PAGE
+                                              : JIT_CACHE_WEIGHT_ALIGN;
+  return (size_t)((align - at % align) % align);
 }
 
 static bool write_all(int fd, const void *data, size_t len)
@@ -208,11 +213,12 @@ static bool write_all(int fd, const void *data, size_t len)
   return true;
 }
 
-/* Pads the file (at offset *at) with zeros to the next weight's start. */
-static bool write_padding(int fd, uint64_t *at)
+/* Pads the file (at offset *at) with zeros to the start of the next
+** weight, of `nbytes`. */
+static bool write_padding(int fd, uint64_t *at, uint64_t nbytes)
 {
-  static const unsigned char zeros[JIT_CACHE_WEIGHT_ALIGN];
-  size_t n = padding(*at);
+  static const unsigned char zeros[GILT_WEIGHT_PAGE];
+  size_t n = padding(*at, nbytes);
   *at += n;
   return write_all(fd, zeros, n);
 }
@@ -228,7 +234,7 @@ static bool write_payload(int fd, const GiltStrBuf *tables,
   bool ok = write_all(fd, tables->data, tables->len) &&
             write_all(fd, object, object_size);
   for (size_t i = 0; i < num_weights && ok; i++) {
-    ok = write_padding(fd, &at) &&
+    ok = write_padding(fd, &at, weights[i].nbytes) &&
          write_all(fd, weights[i].data, weights[i].nbytes);
     at += weights[i].nbytes;
   }
@@ -258,7 +264,8 @@ GiltStatus jit_cache_write(const char *path, uint64_t key, size_t num_fns,
   write_tables(&tables, num_fns, fns, num_weights, weights, object_size);
   uint64_t payload_size = tables.len + object_size;
   for (size_t i = 0; i < num_weights; i++)
-    payload_size += padding(HEADER_SIZE + payload_size) + weights[i].nbytes;
+    payload_size += padding(HEADER_SIZE + payload_size, weights[i].nbytes) +
+                    weights[i].nbytes;
   unsigned char header[HEADER_SIZE] = {0};
   memcpy(header, magic, 8);
   for (int i = 0; i < 4; i++) {
@@ -364,7 +371,7 @@ static const char *place_weights(const unsigned char *file, uint64_t at,
                                  uint64_t size, JitCacheEntry *e)
 {
   for (size_t i = 0; i < e->num_weights; i++) {
-    at += padding(at);
+    at += padding(at, e->weights[i].nbytes);
     if (at > size || size - at < e->weights[i].nbytes)
       return "weights that do not fit in the file";
     e->weights[i].data = file + at;

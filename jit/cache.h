@@ -22,11 +22,12 @@
 
 /* The format version; bump it whenever the layout of an entry or the
 ** meaning of what it holds changes. */
-#define JIT_CACHE_FORMAT_VERSION 3u
+#define JIT_CACHE_FORMAT_VERSION 4u
 
 /* Where a weight's bytes start in an entry: at a multiple of this file
-** offset, so that read into memory aligned to huge pages
-** (whole_file.h) they are aligned as the code assumes. */
+** offset (of a page for large ones: cache.c), so that read into memory
+** aligned to huge pages (whole_file.h) they are aligned as the code
+** assumes. */
 #define JIT_CACHE_WEIGHT_ALIGN LLVM_LINKED_WEIGHT_ALIGN
 
 /* An entry function of a compiled module: its symbol and loop-level

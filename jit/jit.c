@@ -37,6 +37,7 @@
 
 #include "gilt/dialect.h"
 #include "gpu/cuda.h"
+#include "ir/core.h"
 #include "ir/support/timing_table.h"
 #include "jit/abi.h"
 #include "jit/block_cache.h"
@@ -137,15 +138,17 @@ GiltStatus jit_module_add_object(GiltJitModule *jm, const void *data,
 }
 
 /* The address weight w is linked at: its own bytes when they are
-** aligned, else a copy appended to jm's; NULL when out of memory. */
+** aligned, else a copy appended to jm's (on a page when large, as
+** gilt_blob_alloc places them); NULL when out of memory. */
 static const void *weight_address(GiltJitModule *jm,
                                   const LlvmLinkedWeight *w)
 {
   if ((uintptr_t)w->data % LLVM_LINKED_WEIGHT_ALIGN == 0)
     return w->data;
-  size_t size = (w->nbytes + LLVM_LINKED_WEIGHT_ALIGN - 1) /
-                LLVM_LINKED_WEIGHT_ALIGN * LLVM_LINKED_WEIGHT_ALIGN;
-  void *copy = aligned_alloc(LLVM_LINKED_WEIGHT_ALIGN, size);
+  size_t align = w->nbytes >= GILT_WEIGHT_PAGE ? GILT_WEIGHT_PAGE
+                                               : LLVM_LINKED_WEIGHT_ALIGN;
+  size_t size = (w->nbytes + align - 1) / align * align;
+  void *copy = aligned_alloc(align, size);
   if (!copy)
     return NULL;
   memcpy(copy, w->data, w->nbytes);

@@ -19,6 +19,7 @@
 #include "dialects/llvm/translate.h"
 
 #include <llvm-c/Analysis.h>
+#include <llvm-c/Target.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -262,6 +263,10 @@ static GiltStatus declare_global(LlvmTranslator *t, GiltOp *op)
                               align, LLVM_LINKED_WEIGHT_ALIGN);
   if (linked)
     align = LLVM_LINKED_WEIGHT_ALIGN;
+  else if (init && align < GILT_WEIGHT_PAGE &&
+           LLVMStoreSizeOfType(LLVMGetModuleDataLayout(t->mod), llvm_type) >=
+               GILT_WEIGHT_PAGE)
+    align = GILT_WEIGHT_PAGE; /* as gilt_blob_alloc places linked ones */
   if (align)
     LLVMSetAlignment(g, align);
   return GILT_SUCCESS;
