@@ -15,7 +15,9 @@ new build was faster.
 Where the two objects lie in the program matters too: on the Zen 5 VM
 the object linked second ran ResNet-18 up to 10% faster than the same
 code linked first (2026-12-02: 5 to 10% in six processes, 1 to 2% in
-the next two), and a 512-channel 7x7 layer 6 to 11%. So
+the next two), and a 512-channel 7x7 layer 6 to 11%: the order decides
+where in a 4 KB page each object's weights begin, which mattered that
+much (docs/performance.md; gilt starts them on a page since). So
 the program is linked in both orders and each is run in turn, --pairs
 times; the last line is the geometric mean of the processes' paired
 medians, the one figure to quote, with their range. The same build
