@@ -590,7 +590,7 @@ enum { BLOB_ALIGN = 64 };
 
 void *gilt_blob_alloc(GiltContext *ctx, size_t nbytes)
 {
-  size_t align = nbytes >= GILT_WEIGHT_PAGE ? GILT_WEIGHT_PAGE : BLOB_ALIGN;
+  size_t align = (size_t)gilt_weight_alignment(nbytes, BLOB_ALIGN);
   uint8_t *raw = gilt_calloc(ctx, 1, nbytes + align + 1);
   uintptr_t first = (uintptr_t)raw + 2; /* room for the two bytes */
   uint16_t pad = (uint16_t)(2 + (align - first % align) % align);

@@ -187,6 +187,14 @@ GILT_INTERNAL GiltAttr *gilt_dense_resource_attr_get_blob(
 ** (compiled ahead of time, bench/ab_aot.py over both link orders;
 ** docs/performance.md), and a page boundary was the fast place. */
 #define GILT_WEIGHT_PAGE 4096
+/* Where a weight of `nbytes` starts: on a page when it is GILT_WEIGHT_PAGE
+** bytes or more, else on `small_align`. The one rule for every place that
+** lays weights out: objects, blobs, the JIT's copies, cache entries. */
+static inline uint64_t gilt_weight_alignment(uint64_t nbytes,
+                                             uint64_t small_align)
+{
+  return nbytes >= GILT_WEIGHT_PAGE ? GILT_WEIGHT_PAGE : small_align;
+}
 /* `nbytes` zeroed bytes, 64-byte aligned (on a page from
 ** GILT_WEIGHT_PAGE bytes), for gilt_dense_attr_take. */
 GILT_INTERNAL void *gilt_blob_alloc(GiltContext *ctx, size_t nbytes);

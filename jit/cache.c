@@ -193,8 +193,7 @@ static void write_tables(GiltStrBuf *sb, size_t num_fns,
 ** their pages). */
 static size_t padding(uint64_t at, uint64_t nbytes)
 {
-  uint64_t align = nbytes >= GILT_WEIGHT_PAGE ? GILT_WEIGHT_PAGE
-                                              : JIT_CACHE_WEIGHT_ALIGN;
+  uint64_t align = gilt_weight_alignment(nbytes, JIT_CACHE_WEIGHT_ALIGN);
   return (size_t)((align - at % align) % align);
 }
 

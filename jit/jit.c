@@ -145,8 +145,8 @@ static const void *weight_address(GiltJitModule *jm,
 {
   if ((uintptr_t)w->data % LLVM_LINKED_WEIGHT_ALIGN == 0)
     return w->data;
-  size_t align = w->nbytes >= GILT_WEIGHT_PAGE ? GILT_WEIGHT_PAGE
-                                               : LLVM_LINKED_WEIGHT_ALIGN;
+  size_t align =
+      (size_t)gilt_weight_alignment(w->nbytes, LLVM_LINKED_WEIGHT_ALIGN);
   size_t size = (w->nbytes + align - 1) / align * align;
   void *copy = aligned_alloc(align, size);
   if (!copy)

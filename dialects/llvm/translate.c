@@ -263,10 +263,9 @@ static GiltStatus declare_global(LlvmTranslator *t, GiltOp *op)
                               align, LLVM_LINKED_WEIGHT_ALIGN);
   if (linked)
     align = LLVM_LINKED_WEIGHT_ALIGN;
-  else if (init && align < GILT_WEIGHT_PAGE &&
-           LLVMStoreSizeOfType(LLVMGetModuleDataLayout(t->mod), llvm_type) >=
-               GILT_WEIGHT_PAGE)
-    align = GILT_WEIGHT_PAGE; /* as gilt_blob_alloc places linked ones */
+  else if (init && align < GILT_WEIGHT_PAGE) /* as gilt_blob_alloc does */
+    align = (unsigned)gilt_weight_alignment(
+        LLVMStoreSizeOfType(LLVMGetModuleDataLayout(t->mod), llvm_type), align);
   if (align)
     LLVMSetAlignment(g, align);
   return GILT_SUCCESS;
