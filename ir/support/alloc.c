@@ -159,10 +159,7 @@ void gilt_arena_init(GiltArena *a, GiltContext *ctx)
   a->chunk_size = ARENA_FIRST_CHUNK;
 }
 
-/* First touches of fresh memory dominate the cost of building large IR on
-** virtual machines; transparent huge pages make them 512 times rarer.
-** Advice only: failure (or a kernel without THP) changes nothing. */
-static void advise_huge_pages(void *p, size_t size)
+void gilt_advise_huge_pages(void *p, size_t size)
 {
 #ifdef MADV_HUGEPAGE
   uintptr_t start = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
@@ -180,8 +177,7 @@ static void advise_huge_pages(void *p, size_t size)
 static GiltArenaChunk *new_chunk(GiltArena *a, size_t size, bool behind)
 {
   GiltArenaChunk *c = gilt_malloc(a->ctx, sizeof *c + size);
-  if (size >= HUGE_PAGE)
-    advise_huge_pages(c->data, size);
+  gilt_advise_huge_pages(c->data, size);
   if (behind && a->chunks) {
     c->next = a->chunks->next;
     a->chunks->next = c;

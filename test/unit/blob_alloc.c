@@ -5,7 +5,9 @@
 ** it by 7 to 9%: docs/performance.md); each then handed to the context
 ** by gilt_dense_attr_take, inline (freed at once) or as a resource (freed
 ** with the context), which must find the allocation's start again: under
-** ASan a wrong one is an invalid free.
+** ASan a wrong one is an invalid free. Blobs of 2 MB or more ask for huge
+** pages before they are zeroed; memory a freed blob left dirty must come
+** back zeroed all the same.
 */
 #include <stdint.h>
 
@@ -13,7 +15,7 @@
 #include "gilt/ir.h"
 #include "ir/core.h"
 
-/* A blob of n floats, checked and handed to the context. */
+/* A blob of n floats, checked, left all ones and handed to the context. */
 static void check_blob(GiltContext *ctx, int64_t n, uintptr_t align)
 {
   size_t nbytes = (size_t)n * sizeof(float);
@@ -23,7 +25,8 @@ static void check_blob(GiltContext *ctx, int64_t n, uintptr_t align)
   for (int64_t i = 0; i < n; i++)
     zeros &= data[i] == 0.0f;
   CHECK(zeros);
-  data[n - 1] = 1.0f; /* the last byte is the blob's */
+  for (int64_t i = 0; i < n; i++) /* the last byte is the blob's */
+    data[i] = 1.0f;
   GiltType *type = gilt_tensor_type_get(
       ctx, 1, &n, gilt_float_type_get(ctx, GILT_F32), NULL);
   CHECK(gilt_dense_attr_take(type, "blob", data, nbytes) != NULL);
@@ -36,6 +39,12 @@ int main(void)
   check_blob(ctx, 1000, 64);                       /* under a page */
   check_blob(ctx, GILT_WEIGHT_PAGE / 4, GILT_WEIGHT_PAGE);
   check_blob(ctx, 300001, GILT_WEIGHT_PAGE);
+  check_blob(ctx, 1000003, GILT_WEIGHT_PAGE); /* huge pages asked for */
   gilt_context_destroy(ctx);
+  /* The same sizes again, where the freed blobs' ones may lie. */
+  ctx = gilt_context_create();
+  check_blob(ctx, 300001, GILT_WEIGHT_PAGE);
+  check_blob(ctx, 1000003, GILT_WEIGHT_PAGE);
+  check_blob(ctx, 1000, 64);
   return check_failures != 0;
 }
