@@ -93,16 +93,8 @@ static GiltValue *transform_weights(Lower *l, Winograd *t, GiltValue *weights)
   int64_t shape[3] = {elements * t->oc_blocks, c, 6};
   size_t count = (size_t)(shape[0] * c * 6);
   float *packed = gilt_blob_alloc(l->ctx, count * sizeof *packed);
-  for (int64_t o = 0; o < t->oc_blocks * 6; o++)
-    for (int64_t k = 0; k < c; k++) {
-      float g[9];
-      int64_t src = o < oc ? o : oc - 1;
-      memcpy(g, data + (size_t)((src * c + k) * 9) * sizeof(float), sizeof g);
-      double u[WINOGRAD_MAX_ALPHA * WINOGRAD_MAX_ALPHA];
-      winograd_transform_filter(t->f, g, u);
-      for (int64_t e = 0; e < elements; e++)
-        packed[((e * t->oc_blocks + o / 6) * c + k) * 6 + o % 6] = (float)u[e];
-    }
+  winograd_pack_filters(t->f, data, oc, c, 6, t->oc_blocks,
+                        true, packed);
   return lower_packed_global(l, 3, shape, packed);
 }
 

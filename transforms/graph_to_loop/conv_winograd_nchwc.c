@@ -104,16 +104,8 @@ static GiltValue *transform_weights(Lower *l, BlockedWinograd *t,
   int64_t shape[3] = {elements * t->panels, c, columns};
   size_t count = (size_t)(shape[0] * c * columns);
   float *packed = gilt_blob_alloc(l->ctx, count * sizeof *packed);
-  for (int64_t o = 0; o < oc; o++)
-    for (int64_t k = 0; k < c; k++) {
-      float g[9];
-      memcpy(g, data + (size_t)((o * c + k) * 9) * sizeof(float), sizeof g);
-      double u[WINOGRAD_MAX_ALPHA * WINOGRAD_MAX_ALPHA];
-      winograd_transform_filter(t->f, g, u);
-      for (int64_t e = 0; e < elements; e++)
-        packed[((e * t->panels + o / columns) * c + k) * columns +
-               o % columns] = (float)u[e];
-    }
+  winograd_pack_filters(t->f, data, oc, c, columns, t->panels,
+                        false, packed);
   return lower_packed_global(l, 3, shape, packed);
 }
 

@@ -25,9 +25,16 @@ typedef struct WinogradTile {
 /* F(2x2, 3x3) and F(4x4, 3x3), in that order. */
 GILT_INTERNAL extern const WinogradTile WINOGRAD_TILES[2];
 
-/* U = G g G^T for the 3x3 filter g (row by row): alpha^2 elements. */
-GILT_INTERNAL void winograd_transform_filter(const WinogradTile *f,
-                                             const float *g, double *u);
+/* U = G g G^T for each 3x3 filter of w (floats [OC, C, 3, 3], at any
+** alignment), laid out as the products read it: u[((e * panels + o /
+** width) * c + k) * width + o % width] for element e of alpha^2, filter o
+** and channel k. Filters of the panels past OC repeat the last one when
+** `repeat_last`, else are left as they are (zeros from gilt_blob_alloc). */
+GILT_INTERNAL void winograd_pack_filters(const WinogradTile *f,
+                                         const void *w, int64_t oc,
+                                         int64_t c, int64_t width,
+                                         int64_t panels, bool repeat_last,
+                                         float *u);
 
 /* out[r * step] = the sum over k of mat[r][k] * x[k * step] for each of
 ** the `rows` rows of a matrix of `cols` columns, vectors of v: a term of
