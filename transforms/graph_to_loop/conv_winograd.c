@@ -93,8 +93,7 @@ static GiltValue *transform_weights(Lower *l, Winograd *t, GiltValue *weights)
   int64_t shape[3] = {elements * t->oc_blocks, c, 6};
   size_t count = (size_t)(shape[0] * c * 6);
   float *packed = gilt_blob_alloc(l->ctx, count * sizeof *packed);
-  winograd_pack_filters(t->f, data, oc, c, 6, t->oc_blocks,
-                        true, packed);
+  winograd_pack_filters(t->f, data, oc, c, 6, t->oc_blocks, true, packed);
   return lower_packed_global(l, 3, shape, packed);
 }
 

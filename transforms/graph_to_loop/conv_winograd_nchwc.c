@@ -104,8 +104,7 @@ static GiltValue *transform_weights(Lower *l, BlockedWinograd *t,
   int64_t shape[3] = {elements * t->panels, c, columns};
   size_t count = (size_t)(shape[0] * c * columns);
   float *packed = gilt_blob_alloc(l->ctx, count * sizeof *packed);
-  winograd_pack_filters(t->f, data, oc, c, columns, t->panels,
-                        false, packed);
+  winograd_pack_filters(t->f, data, oc, c, columns, t->panels, false, packed);
   return lower_packed_global(l, 3, shape, packed);
 }
 

@@ -52,9 +52,10 @@ static void transform_filter(const WinogradTile *f, const float *g, double *u)
 
 /* Channels transformed together: U's writes for one panel and this many
 ** channels (alpha^2 runs of `width` floats each) stay in L1, where going
-** channel by channel through one filter wrote each float to a line of
-** its own, long gone from the cache when the next filter's float came
-** (ResNet-18's 1.05 million filters took 60 ms of its compile so). */
+** through all channels of one output channel wrote each float to a line
+** of its own, long gone from the cache when the next output channel's
+** float came (ResNet-18: the packing's share of its compile's samples
+** 4.9% before, 3.8% after). */
 enum { PACK_CHANNELS = 16 };
 
 void winograd_pack_filters(const WinogradTile *f, const void *w, int64_t oc,
