@@ -585,19 +585,13 @@ GiltAttr *gilt_dense_resource_attr_get(GiltType *type, const char *name,
 ** vector loads of it then never straddle a cache line. Those of
 ** GILT_WEIGHT_PAGE bytes or more start on a page, as the weights of an
 ** object do (dialects/llvm/translate.c). The two bytes before the data
-** say how far past the allocation's start it lies. Zeroing a large blob
-** is its first touch, so huge pages are asked for before it: ResNet-18's
-** Winograd and packed weights took a sixth of its compile's CPU in
-** calloc's zeros and the page faults under them. */
+** say how far past the allocation's start it lies. */
 enum { BLOB_ALIGN = 64 };
 
 void *gilt_blob_alloc(GiltContext *ctx, size_t nbytes)
 {
   size_t align = (size_t)gilt_weight_alignment(nbytes, BLOB_ALIGN);
-  size_t total = nbytes + align + 1;
-  uint8_t *raw = gilt_malloc(ctx, total);
-  gilt_advise_huge_pages(raw, total); /* before the zeros touch it */
-  memset(raw, 0, total);
+  uint8_t *raw = gilt_calloc(ctx, 1, nbytes + align + 1);
   uintptr_t first = (uintptr_t)raw + 2; /* room for the two bytes */
   uint16_t pad = (uint16_t)(2 + (align - first % align) % align);
   memcpy(raw + pad - sizeof pad, &pad, sizeof pad);

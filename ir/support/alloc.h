@@ -18,16 +18,11 @@
 
 GILT_INTERNAL void *gilt_realloc(GiltContext *ctx, void *ptr, size_t size);
 GILT_INTERNAL void *gilt_malloc(GiltContext *ctx, size_t size);
-/* Zero-filled. */
+/* Zero-filled; from 2 MB on, on transparent huge pages where the kernel
+** gives them. */
 GILT_INTERNAL void *gilt_calloc(GiltContext *ctx, size_t count, size_t size);
 GILT_INTERNAL void gilt_free(GiltContext *ctx, void *ptr);
 GILT_INTERNAL char *gilt_strndup(GiltContext *ctx, const char *s, size_t len);
-/* Asks for transparent huge pages on the 2 MB pages wholly inside
-** [p, p + size), before they are first touched: first touches of fresh
-** memory dominate the cost of building large IR and weights on virtual
-** machines, and huge pages make them 512 times rarer. Advice only:
-** failure, or a kernel without THP, changes nothing. */
-GILT_INTERNAL void gilt_advise_huge_pages(void *p, size_t size);
 
 /* A growable array of T: `GILT_VEC(int) v = {0};`. */
 #define GILT_VEC(T) struct { T *data; size_t len, cap; }

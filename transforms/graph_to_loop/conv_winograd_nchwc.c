@@ -45,7 +45,6 @@
 #include "transforms/graph_to_loop/tiles.h"
 
 #include <inttypes.h>
-#include <string.h>
 
 #include "gilt/remarks.h"
 #include "transforms/graph_to_loop/indexing.h"
