@@ -27,7 +27,8 @@
 **
 ** The file is read whole as a populated read-only mapping (whole_file.h:
 ** not copied into memory of the process's own): the object (the code
-** only: its large weights are linked, translate.h) is copied once by ORC,
+** only: its large weights are linked, translate.h) is copied once by its
+** linker (jit_module_add_object),
 ** and the weights are used where they lie in the mapping, aligned as the
 ** code assumes. A ResNet-18 entry is 81 MB, nearly all weights, and the
 ** checksum is the only pass over them before the model runs (once per
@@ -50,8 +51,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <llvm-c/TargetMachine.h>
-
 #include "gilt/dialect.h"
 #include "ir/core.h"
 #include "jit/abi.h"
@@ -63,21 +62,6 @@ static const char magic[8] = {'G', 'I', 'L', 'T', 'J', 'I', 'T', 'C'};
 enum { HEADER_SIZE = 48 };
 
 /* ---- the key ------------------------------------------------------------ */
-
-char *jit_cache_host_target(void)
-{
-  char *triple = LLVMGetDefaultTargetTriple();
-  char *cpu = LLVMGetHostCPUName();
-  char *features = LLVMGetHostCPUFeatures();
-  size_t n = strlen(triple) + strlen(cpu) + strlen(features) + 3;
-  char *s = malloc(n);
-  if (s)
-    snprintf(s, n, "%s %s %s", triple, cpu, features);
-  LLVMDisposeMessage(triple);
-  LLVMDisposeMessage(cpu);
-  LLVMDisposeMessage(features);
-  return s;
-}
 
 /* Each field with its length before it, so that no two different lists
 ** of fields give the same bytes. */

@@ -61,11 +61,6 @@ typedef enum JitCacheRead {
   JIT_CACHE_INVALID  /* a file that must not be used: *why says why */
 } JitCacheRead;
 
-/* "TRIPLE CPU FEATURES" of the host, as the JIT's target machine sees it:
-** part of a key, since an object for one CPU may not run on another. A
-** new string (free()), or NULL when out of memory. */
-GILT_INTERNAL char *jit_cache_host_target(void);
-
 /* The key of an entry: a hash of everything that decides its machine
 ** code. model_hash is the caller's hash of the model's bytes. */
 GILT_INTERNAL uint64_t jit_cache_key(uint64_t model_hash, uint64_t model_size,

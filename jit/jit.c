@@ -1,12 +1,18 @@
 /*
-** jit.c - JIT modules (gilt/jit.h): an ORC JIT (orc.c), the thread pool
-** its calls' parallel loops run on (threadpool.c), and the entries, each
-** with the libffi frame of its loop-level type (call.c).
+** jit.c - JIT modules (gilt/jit.h): the code, linked by ORC (orc.c) or
+** by gilt itself (object_link.h), the thread pool its calls' parallel
+** loops run on (threadpool.c), and the entries, each with the libffi
+** frame of its loop-level type (call.c).
 **
 ** gilt_jit_compile has LLVM optimize and compile the module's functions
 ** on several threads (split.c: compile_threads of GiltJitOptions), as
-** objects linked in the one JIT; modules built with LLVM's C API go to
-** ORC whole (jit_module_add_llvm).
+** objects linked in the one ORC JIT; modules built with LLVM's C API go
+** to ORC whole (jit_module_add_llvm). An object file that was compiled
+** before (a compile cache entry's) is linked by gilt where it can
+** (x86-64 ELF), so that running cached code never starts LLVM
+** (llvm_initialize): the ORC JIT is made when the first LLVM module comes,
+** and the symbols the module defines (the user's, the weights) are kept
+** here and given to whichever links code.
 **
 ** Entries are compiled when they are declared, not at their first call,
 ** so that every error of code generation and linking is reported by
@@ -43,8 +49,10 @@
 #include "jit/block_cache.h"
 #include "jit/call.h"
 #include "jit/clock.h"
+#include "jit/object_link.h"
 #include "jit/orc.h"
 #include "jit/runtime.h"
+#include "jit/runtime_symbols.h"
 #include "jit/split.h"
 #include "jit/threadpool.h"
 
@@ -57,7 +65,13 @@ typedef struct JitEntry {
 
 struct GiltJitModule {
   GiltLocation *loc;
-  JitOrc *orc;
+  unsigned opt_level;
+  JitOrc *orc;          /* made by the first LLVM module (jit_module_orc) */
+  ObjectLink **objects; /* objects gilt linked */
+  size_t num_objects;
+  char **symbol_names;  /* defined for the code: the user's, the weights */
+  void **symbol_addresses;
+  size_t num_symbols;
   JitThreadPool *pool;
   JitEntry *entries;
   size_t num_entries, cap_entries;
@@ -68,6 +82,53 @@ struct GiltJitModule {
 };
 
 static const GiltJitOptions default_options = GILT_JIT_OPTIONS_DEFAULT;
+
+/* Where the module's symbol `name` was defined, NULL when it was not. */
+static void *defined_symbol(const GiltJitModule *jm, const char *name)
+{
+  for (size_t i = 0; i < jm->num_symbols; i++)
+    if (!strcmp(jm->symbol_names[i], name))
+      return jm->symbol_addresses[i];
+  return NULL;
+}
+
+/* Defines names[i] at addresses[i] for the module's code: kept for
+** objects gilt links and for an ORC JIT made later, and given to the one
+** there is now. */
+static GiltStatus define_symbols(GiltJitModule *jm, size_t n,
+                                 const char *const *names,
+                                 void *const *addresses)
+{
+  if (n == 0)
+    return GILT_SUCCESS;
+  for (size_t i = 0; i < n; i++)
+    if (jit_runtime_symbol(names[i]) || defined_symbol(jm, names[i])) {
+      gilt_emit_error(jm->loc, "the symbol '%s' is defined twice", names[i]);
+      return GILT_FAILURE;
+    }
+  size_t total = jm->num_symbols + n;
+  char **all_names = realloc(jm->symbol_names, total * sizeof *all_names);
+  if (all_names)
+    jm->symbol_names = all_names;
+  void **all_addresses =
+      realloc(jm->symbol_addresses, total * sizeof *all_addresses);
+  if (all_addresses)
+    jm->symbol_addresses = all_addresses;
+  for (size_t i = 0; i < n && all_names && all_addresses; i++) {
+    char *name = strdup(names[i]);
+    if (!name)
+      break;
+    jm->symbol_names[jm->num_symbols] = name;
+    jm->symbol_addresses[jm->num_symbols++] = addresses[i];
+  }
+  if (jm->num_symbols != total) {
+    gilt_emit_error(jm->loc, "out of memory defining %zu symbols", n);
+    return GILT_FAILURE;
+  }
+  return jm->orc ? jit_orc_define_symbols(jm->orc, n, names, addresses,
+                                          jm->loc)
+                 : GILT_SUCCESS;
+}
 
 static GiltStatus define_user_symbols(GiltJitModule *jm,
                                       const GiltJitOptions *opts)
@@ -83,7 +144,7 @@ static GiltStatus define_user_symbols(GiltJitModule *jm,
       names[i] = opts->symbols[i].name;
       addresses[i] = (void *)(uintptr_t)opts->symbols[i].address;
     }
-    s = jit_orc_define_symbols(jm->orc, n, names, addresses, jm->loc);
+    s = define_symbols(jm, n, names, addresses);
   } else {
     gilt_emit_error(jm->loc, "out of memory defining %zu symbols", n);
   }
@@ -107,8 +168,8 @@ GiltJitModule *jit_module_create(GiltLocation *loc, const GiltJitOptions *opts)
     return NULL;
   }
   jm->loc = loc;
-  jm->orc = jit_orc_create(loc, opts->opt_level);
-  if (!jm->orc || define_user_symbols(jm, opts)) {
+  jm->opt_level = opts->opt_level;
+  if (define_user_symbols(jm, opts)) {
     gilt_jit_destroy(jm);
     return NULL;
   }
@@ -121,20 +182,72 @@ GiltJitModule *jit_module_create(GiltLocation *loc, const GiltJitOptions *opts)
   return jm;
 }
 
+/* The module's ORC JIT, made at the first call with the symbols defined
+** so far; NULL after reporting. */
+static JitOrc *jit_module_orc(GiltJitModule *jm)
+{
+  if (jm->orc)
+    return jm->orc;
+  JitOrc *orc = jit_orc_create(jm->loc, jm->opt_level);
+  if (orc && jm->num_symbols &&
+      jit_orc_define_symbols(orc, jm->num_symbols,
+                             (const char *const *)jm->symbol_names,
+                             jm->symbol_addresses, jm->loc)) {
+    jit_orc_destroy(orc, jm->loc);
+    orc = NULL;
+  }
+  return jm->orc = orc;
+}
+
 LLVMContextRef jit_module_get_llvm_context(GiltJitModule *jm)
 {
-  return jit_orc_get_llvm_context(jm->orc);
+  JitOrc *orc = jit_module_orc(jm);
+  return orc ? jit_orc_get_llvm_context(orc) : NULL;
 }
 
 GiltStatus jit_module_add_llvm(GiltJitModule *jm, LLVMModuleRef m)
 {
-  return jit_orc_add_module(jm->orc, m, jm->loc);
+  JitOrc *orc = jit_module_orc(jm);
+  if (!orc) {
+    LLVMDisposeModule(m);
+    return GILT_FAILURE;
+  }
+  return jit_orc_add_module(orc, m, jm->loc);
+}
+
+/* Where an undefined symbol of an object gilt links lies: what the
+** module defines, the runtime, then the objects linked before it. */
+static void *resolve_symbol(const char *name, void *user)
+{
+  GiltJitModule *jm = user;
+  void *address = defined_symbol(jm, name);
+  if (!address)
+    address = jit_runtime_symbol(name);
+  for (size_t i = 0; i < jm->num_objects && !address; i++)
+    address = object_link_lookup(jm->objects[i], name);
+  return address;
 }
 
 GiltStatus jit_module_add_object(GiltJitModule *jm, const void *data,
                                  size_t size)
 {
-  return jit_orc_add_object(jm->orc, data, size, jm->loc);
+  if (!object_link_supported()) {
+    JitOrc *orc = jit_module_orc(jm);
+    return orc ? jit_orc_add_object(orc, data, size, jm->loc) : GILT_FAILURE;
+  }
+  ObjectLink **objects =
+      realloc(jm->objects, (jm->num_objects + 1) * sizeof *objects);
+  if (!objects) {
+    gilt_emit_error(jm->loc, "out of memory linking an object");
+    return GILT_FAILURE;
+  }
+  jm->objects = objects;
+  ObjectLink *link =
+      object_link_create(data, size, resolve_symbol, jm, jm->loc);
+  if (!link)
+    return GILT_FAILURE;
+  jm->objects[jm->num_objects++] = link;
+  return GILT_SUCCESS;
 }
 
 /* The address weight w is linked at: its own bytes when they are
@@ -177,10 +290,25 @@ GiltStatus jit_module_define_weights(GiltJitModule *jm, size_t n,
   if (s)
     gilt_emit_error(jm->loc, "out of memory linking %zu weights", n);
   else
-    s = jit_orc_define_symbols(jm->orc, n, names, addresses, jm->loc);
+    s = define_symbols(jm, n, names, addresses);
   free(names);
   free(addresses);
   return s;
+}
+
+/* The address of the function `name` of the module's code, compiled now
+** if ORC has yet to; NULL after reporting at loc. */
+static void *lookup(GiltJitModule *jm, const char *name, GiltLocation *loc)
+{
+  for (size_t i = 0; i < jm->num_objects; i++) {
+    void *address = object_link_lookup(jm->objects[i], name);
+    if (address)
+      return address;
+  }
+  if (jm->orc)
+    return jit_orc_lookup(jm->orc, name, loc);
+  gilt_emit_error(loc, "no compiled function is named '%s'", name);
+  return NULL;
 }
 
 GiltStatus jit_module_add_entry(GiltJitModule *jm, const char *name,
@@ -200,7 +328,7 @@ GiltStatus jit_module_add_entry(GiltJitModule *jm, const char *name,
   e.call = jit_call_create(fn_type, loc);
   if (!e.call)
     return GILT_FAILURE;
-  e.address = jit_orc_lookup(jm->orc, name, loc);
+  e.address = lookup(jm, name, loc);
   e.name = strdup(name);
   if (!e.address || !e.name) {
     if (e.address)
@@ -296,7 +424,8 @@ GiltJitModule *gilt_jit_compile(GiltOp *module, const GiltJitOptions *opts)
                        : jit_threadpool_default_threads();
   JitSplitTimes times;
   double start = jit_now_seconds();
-  if (jit_split_compile(jm->orc, module, threads, &times, jm->loc) ||
+  JitOrc *orc = jit_module_orc(jm);
+  if (!orc || jit_split_compile(orc, module, threads, &times, jm->loc) ||
       add_entries(jm, module)) {
     gilt_jit_destroy(jm);
     return NULL;
@@ -365,6 +494,13 @@ void gilt_jit_destroy(GiltJitModule *jm)
   jit_threadpool_destroy(jm->pool);
   cuda_session_destroy(jm->cuda); /* after the last call, before the code */
   jit_orc_destroy(jm->orc, jm->loc);
+  for (size_t i = 0; i < jm->num_objects; i++)
+    object_link_destroy(jm->objects[i]);
+  free(jm->objects);
+  for (size_t i = 0; i < jm->num_symbols; i++)
+    free(jm->symbol_names[i]);
+  free(jm->symbol_names);
+  free(jm->symbol_addresses);
   /* Buffers its calls left for reuse are the process's business again. */
   jit_block_release_all();
   /* After the code that reads them. */

@@ -18,13 +18,15 @@
 ** the module). NULL after reporting. */
 GILT_INTERNAL GiltJitModule *jit_module_create(GiltLocation *loc,
                                                const GiltJitOptions *opts);
-/* The LLVMContext modules added to jm must be built in (borrowed). */
+/* The LLVMContext modules added to jm must be built in (borrowed); NULL
+** after reporting when the JIT cannot be made. */
 GILT_INTERNAL LLVMContextRef jit_module_get_llvm_context(GiltJitModule *jm);
 /* Optimizes m and adds it to jm. Consumes m, also on failure. */
 GILT_INTERNAL GiltStatus jit_module_add_llvm(GiltJitModule *jm,
                                              LLVMModuleRef m);
 /* Adds an object file for this host (gilt_llvm_emit's, or a compile
-** cache entry's) to jm; data is copied. */
+** cache entry's) to jm, linked by gilt itself where it can
+** (object_link.h), so without starting LLVM; data is copied. */
 GILT_INTERNAL GiltStatus jit_module_add_object(GiltJitModule *jm,
                                                const void *data, size_t size);
 /* Defines the symbols of n linked weights (translate.h) for the code of

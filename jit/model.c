@@ -37,6 +37,7 @@
 #include "ir/core.h"
 #include "ir/support/timing_table.h"
 #include "jit/clock.h"
+#include "jit/host_cpu.h"
 
 /* From a model on tensors to loops: shapes first, constant subgraphs
 ** folded (through the interpreter), layer normalizations and GELUs
@@ -118,7 +119,7 @@ static const struct {
 static const char *cpu_pipeline(unsigned vector_bits, bool interpret)
 {
   if (!vector_bits)
-    vector_bits = (unsigned)llvm_host_vector_bits();
+    vector_bits = host_cpu_vector_bits();
   for (size_t i = 0; i < sizeof cpu_pipelines / sizeof *cpu_pipelines; i++)
     if (cpu_pipelines[i].vector_bits == vector_bits)
       return cpu_pipelines[i].pipelines[!interpret];
@@ -515,6 +516,11 @@ static void report_phases(const GiltModel *m, const GiltModelOptions *o,
       gilt_timing_table_row(&sb, ms[MODEL_PHASE_JIT] / 1e3, total, 0,
                             "JIT (LLVM)");
   }
+  /* Whichever phase started it; a cached run should not have. */
+  double llvm_start;
+  if (llvm_started(&llvm_start))
+    gilt_timing_table_row(&sb, llvm_start, total, 2,
+                          "start LLVM (static constructors, targets)");
   gilt_timing_table_row(&sb, total, total, 0, "Total");
   o->timing(sb.data, sb.len, o->timing_user);
   gilt_strbuf_free(&sb);

@@ -5,11 +5,12 @@
 ** The key hashes the model file's bytes (the weights of an .onnx file are
 ** in it; external data files of an ONNX model are not, see docs/gjit.md;
 ** model_hash.c remembers that hash by the file's identity),
-** the pipeline's text, the host's triple, CPU and features, the opt level
+** the pipeline's text, the host CPU's fingerprint (host_cpu.h), the opt level
 ** and gilt's version. The file is DIR/<key in hex>.gjc. A run that finds
 ** it skips import, the pipeline and translation: it parses the entry
-** functions' types and hands the object to ORC. A run that does not, or
-** finds an entry that fails a check, compiles through an object file
+** functions' types and links the object without starting LLVM
+** (jit_module_add_object). A run that does not, or finds an entry that
+** fails a check, compiles through an object file
 ** (gilt_llvm_emit, the same code `gjit --aot` writes), runs that object
 ** and stores it, so the first and every later run execute the same code.
 ** The entry also keeps the names of the model's inputs and outputs,
@@ -28,6 +29,7 @@
 #include "ir/core.h"
 #include "ir/support/alloc.h"
 #include "jit/cache.h"
+#include "jit/host_cpu.h"
 #include "jit/model_hash.h"
 
 struct ModelCache {
@@ -54,7 +56,7 @@ ModelCache *model_cache_open(GiltContext *ctx, const char *model,
   uint64_t hash, size;
   if (!model_hash_get(model, dir, &hash, &size))
     return NULL;
-  char *target = jit_cache_host_target();
+  char *target = host_cpu_fingerprint();
   ModelCache *c = calloc(1, sizeof *c);
   size_t n = strlen(dir) + 32;
   char *path = malloc(n), *dir_copy = strdup(dir);

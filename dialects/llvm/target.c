@@ -23,12 +23,38 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
-static pthread_once_t targets_once = PTHREAD_ONCE_INIT;
+static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
 
-/* The two targets configure links: the host's, and NVPTX for GPUs. */
-static void initialize_targets(void)
+/* LLVM's static constructors where gjit's link set them apart from the
+** process's (tools/gjit/llvm_constructors.ld): both null in every other
+** program, whose LLVM started with the process. */
+typedef void (*StaticConstructor)(void);
+extern const StaticConstructor gilt_llvm_init_array_start[]
+    __attribute__((weak, visibility("hidden")));
+extern const StaticConstructor gilt_llvm_init_array_end[]
+    __attribute__((weak, visibility("hidden")));
+
+/* How long starting LLVM took, once it has. */
+static double start_seconds;
+
+static double now_seconds(void)
 {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* LLVM's constructors, in the C library's order, then the two targets
+** configure links: the host's, and NVPTX for GPUs. */
+static void initialize(void)
+{
+  double start = now_seconds();
+  if (gilt_llvm_init_array_start)
+    for (const StaticConstructor *c = gilt_llvm_init_array_start;
+         c < gilt_llvm_init_array_end; c++)
+      (*c)();
   LLVMInitializeNativeTarget();
   LLVMInitializeNativeAsmPrinter();
   LLVMInitializeNativeAsmParser();
@@ -36,11 +62,18 @@ static void initialize_targets(void)
   LLVMInitializeNVPTXTarget();
   LLVMInitializeNVPTXTargetMC();
   LLVMInitializeNVPTXAsmPrinter();
+  start_seconds = now_seconds() - start;
 }
 
-void llvm_initialize_targets(void)
+void llvm_initialize(void)
 {
-  pthread_once(&targets_once, initialize_targets);
+  pthread_once(&llvm_once, initialize);
+}
+
+bool llvm_started(double *seconds)
+{
+  *seconds = start_seconds;
+  return start_seconds > 0;
 }
 
 static LLVMCodeGenOptLevel codegen_level(unsigned opt_level)
@@ -68,41 +101,6 @@ static void pick_cpu(const GiltLlvmTargetOptions *opts, const char **cpu,
                                    : "";
 }
 
-/* Whether LLVM's feature list (`+avx,-avx512f,...`) turns `name` on. */
-static bool has_feature(const char *features, const char *name)
-{
-  size_t len = strlen(name);
-  for (const char *at = features; *at; at++) {
-    if (at[0] == '+' && !strncmp(at + 1, name, len) &&
-        (at[1 + len] == ',' || at[1 + len] == '\0'))
-      return true;
-    at = strchr(at, ',');
-    if (!at)
-      break;
-  }
-  return false;
-}
-
-/* The host's vector width, read once: LLVM's feature list takes some
-** 50 us to build, and every default pipeline asks for it. */
-static pthread_once_t host_vector_once = PTHREAD_ONCE_INIT;
-static int host_vector_bits;
-
-static void read_host_vector_bits(void)
-{
-  char *features = LLVMGetHostCPUFeatures();
-  host_vector_bits = has_feature(features, "avx512f") ? 512
-                     : has_feature(features, "avx")   ? 256
-                                                      : 128;
-  LLVMDisposeMessage(features);
-}
-
-int llvm_host_vector_bits(void)
-{
-  pthread_once(&host_vector_once, read_host_vector_bits);
-  return host_vector_bits;
-}
-
 LLVMTargetMachineRef llvm_target_machine_create(
     GiltLocation *loc, const GiltLlvmTargetOptions *opts)
 {
@@ -111,7 +109,7 @@ LLVMTargetMachineRef llvm_target_machine_create(
                     opts->opt_level);
     return NULL;
   }
-  llvm_initialize_targets();
+  llvm_initialize();
   char *triple = opts->triple ? LLVMNormalizeTargetTriple(opts->triple)
                               : LLVMGetDefaultTargetTriple();
   LLVMTargetRef target;

@@ -96,11 +96,17 @@ GILT_INTERNAL GiltStatus llvm_emit(GiltOp *module,
                                    LlvmWeights weights, GiltLlvmOutput what,
                                    GiltStringCallback cb, void *user);
 
-/* Initializes LLVM's native target (with its assembly printer and
-** parser) and NVPTX, once per process; safe to call from several
-** threads. llvm_target_machine_create calls it; a JIT that makes its own
-** machine calls it first. */
-GILT_INTERNAL void llvm_initialize_targets(void);
+/* Starts LLVM, once per process, safe to call from several threads: runs
+** its static constructors where gjit's link deferred them
+** (tools/gjit/llvm_constructors.ld), then initializes the native target
+** (with its assembly printer and parser) and NVPTX. Nothing may call
+** LLVM before it: every path into LLVM begins here (creating a target
+** machine, a JIT or an LLVMContext), so that a process that runs only
+** cached code never starts LLVM. */
+GILT_INTERNAL void llvm_initialize(void);
+/* Whether this process started LLVM (llvm_initialize), and how long that
+** took, in *seconds: what `--timing` shows. */
+GILT_INTERNAL bool llvm_started(double *seconds);
 
 /* A target machine for `opts` (NULL fields: the host's triple, CPU and
 ** features; with another triple, its generic CPU), PIC, at
@@ -110,10 +116,6 @@ GILT_INTERNAL void llvm_initialize_targets(void);
 GILT_INTERNAL LLVMTargetMachineRef llvm_target_machine_create(
     GiltLocation *loc, const GiltLlvmTargetOptions *opts);
 
-/* The width in bits of the host's vector registers for f32: 512 with
-** AVX-512, 256 with AVX, else 128. graph-to-loop shapes its tiles for
-** it (its vector-bits option). */
-GILT_INTERNAL int llvm_host_vector_bits(void);
 
 /* Sets `m`'s triple and data layout to `tm`'s, and marks each function
 ** defined in `m` with the machine's CPU and features (as clang does), so
