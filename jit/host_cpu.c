@@ -3,12 +3,15 @@
 **
 ** On x86-64 the fingerprint is the CPUID words that describe the CPU and
 ** its instruction sets (vendor; family, model and stepping; the feature
-** leaves 1, 7 and 0x80000001) and the register state the operating system
-** saves (XCR0): everything LLVM's host CPU name and features are derived
-** from, and nothing that differs between the cores of one machine (leaf
-** 1's EBX holds the core's APIC id). The vector width follows LLVM's rule
-** for its "+avx512f" and "+avx" features: the instruction set, and the
-** operating system saving the registers it needs.
+** leaves 1, 7 with its subleaves, 0xD's subleaf 1, 0x24 (AVX10),
+** 0x80000001 and 0x80000008) and the register state the operating system
+** saves (XCR0): what LLVM's host CPU name and features are derived from,
+** and nothing that differs between the cores of one machine (leaf 1's
+** EBX holds the core's APIC id). The triple and the version of the LLVM
+** gilt was built with go first: code from another LLVM may differ. The
+** vector width follows LLVM's rule for its "+avx512f" and "+avx"
+** features: the instruction set, and the operating system saving the
+** registers it needs.
 */
 #include "jit/host_cpu.h"
 
@@ -17,6 +20,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include <llvm/Config/llvm-config.h> /* macros only: nothing of LLVM runs */
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
@@ -27,12 +32,24 @@ enum {
   LEAF7_EBX_AVX512F = 1u << 16,
   XCR0_AVX_STATE = 0x6,     /* XMM and YMM */
   XCR0_AVX512_STATE = 0xe0, /* opmask, ZMM0-15 upper halves, ZMM16-31 */
+  MAX_LEAF7_SUBLEAF = 3,
 };
 
+/* What CPUID and XGETBV say: the words of the fingerprint in the order
+** read (a leaf the CPU lacks gives none), and apart, those the vector
+** width needs. */
 typedef struct CpuidWords {
-  uint32_t vendor[3], leaf1[3], leaf7[3], leaf7_1, extended[2];
+  uint32_t vendor[3];
+  uint32_t words[3 + 4 * (MAX_LEAF7_SUBLEAF + 1) + 5];
+  size_t num_words;
+  uint32_t leaf1_ecx, leaf7_ebx;
   uint64_t xcr0;
 } CpuidWords;
+
+static void add(CpuidWords *w, uint32_t word)
+{
+  w->words[w->num_words++] = word;
+}
 
 static CpuidWords read_cpuid(void)
 {
@@ -41,18 +58,36 @@ static CpuidWords read_cpuid(void)
   __cpuid(0, a, b, c, d);
   w.vendor[0] = b, w.vendor[1] = d, w.vendor[2] = c;
   __cpuid(1, a, b, c, d);
-  w.leaf1[0] = a, w.leaf1[1] = c, w.leaf1[2] = d;
+  add(&w, a), add(&w, c), add(&w, d);
+  w.leaf1_ecx = c;
   if (max >= 7) {
     __cpuid_count(7, 0, a, b, c, d);
-    w.leaf7[0] = b, w.leaf7[1] = c, w.leaf7[2] = d;
-    __cpuid_count(7, 1, a, b, c, d);
-    w.leaf7_1 = a;
+    unsigned subleaves = a < MAX_LEAF7_SUBLEAF ? a : MAX_LEAF7_SUBLEAF;
+    add(&w, b), add(&w, c), add(&w, d);
+    w.leaf7_ebx = b;
+    for (unsigned i = 1; i <= subleaves; i++) {
+      __cpuid_count(7, i, a, b, c, d);
+      add(&w, a), add(&w, b), add(&w, c), add(&w, d);
+    }
   }
-  if (__get_cpuid_max(0x80000000, NULL) >= 0x80000001) {
+  if (max >= 0xd) {
+    __cpuid_count(0xd, 1, a, b, c, d);
+    add(&w, a);
+  }
+  if (max >= 0x24) {
+    __cpuid_count(0x24, 0, a, b, c, d);
+    add(&w, b);
+  }
+  unsigned max_extended = __get_cpuid_max(0x80000000, NULL);
+  if (max_extended >= 0x80000001) {
     __cpuid(0x80000001, a, b, c, d);
-    w.extended[0] = c, w.extended[1] = d;
+    add(&w, c), add(&w, d);
   }
-  if (w.leaf1[1] & LEAF1_ECX_OSXSAVE) {
+  if (max_extended >= 0x80000008) {
+    __cpuid(0x80000008, a, b, c, d);
+    add(&w, b);
+  }
+  if (w.leaf1_ecx & LEAF1_ECX_OSXSAVE) {
     uint32_t lo, hi;
     __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
     w.xcr0 = (uint64_t)hi << 32 | lo;
@@ -63,23 +98,25 @@ static CpuidWords read_cpuid(void)
 char *host_cpu_fingerprint(void)
 {
   CpuidWords w = read_cpuid();
-  char *s = malloc(160);
-  if (s)
-    snprintf(s, 160,
-             "x86_64 %.12s %08x %08x %08x %08x %08x %08x %08x %08x %08x "
-             "%016llx",
-             (const char *)w.vendor, w.leaf1[0], w.leaf1[1], w.leaf1[2],
-             w.leaf7[0], w.leaf7[1], w.leaf7[2], w.leaf7_1, w.extended[0],
-             w.extended[1], (unsigned long long)w.xcr0);
+  size_t n = sizeof LLVM_HOST_TRIPLE + sizeof LLVM_VERSION_STRING + 24 +
+             9 * w.num_words + 17;
+  char *s = malloc(n);
+  if (!s)
+    return NULL;
+  size_t at = (size_t)snprintf(s, n, "%s LLVM %s %.12s", LLVM_HOST_TRIPLE,
+                               LLVM_VERSION_STRING, (const char *)w.vendor);
+  for (size_t i = 0; i < w.num_words; i++)
+    at += (size_t)snprintf(s + at, n - at, " %08x", (unsigned)w.words[i]);
+  snprintf(s + at, n - at, " %016llx", (unsigned long long)w.xcr0);
   return s;
 }
 
 static unsigned read_vector_bits(void)
 {
   CpuidWords w = read_cpuid();
-  bool avx = (w.leaf1[1] & LEAF1_ECX_AVX) &&
+  bool avx = (w.leaf1_ecx & LEAF1_ECX_AVX) &&
              (w.xcr0 & XCR0_AVX_STATE) == XCR0_AVX_STATE;
-  bool avx512 = avx && (w.leaf7[0] & LEAF7_EBX_AVX512F) &&
+  bool avx512 = avx && (w.leaf7_ebx & LEAF7_EBX_AVX512F) &&
                 (w.xcr0 & XCR0_AVX512_STATE) == XCR0_AVX512_STATE;
   return avx512 ? 512 : avx ? 256 : 128;
 }

@@ -34,6 +34,7 @@ struct GiltModel {
   GiltDevice device; /* where jm's code runs */
   bool compile_only; /* nothing may call it */
   double phase_ms[MODEL_NUM_PHASES];
+  bool llvm_was_running; /* before this model: its compile did not start it */
 };
 
 /* What takes a CPU model from the loop level to the llvm level, last in

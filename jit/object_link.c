@@ -308,9 +308,19 @@ static bool place(Linker *L, uint64_t size, uint64_t align, uint64_t *at)
   return true;
 }
 
-static bool valid_alignment(const Linker *L, uint64_t align)
+/* Whether `align` is one the image can give what asks for it (`what`):
+** a power of 2, at most a page (the image's own alignment); reports
+** otherwise. */
+static bool valid_alignment(Linker *L, uint64_t align, const char *what)
 {
-  return (align & (align - 1)) == 0 && align <= L->page_size;
+  if (align & (align - 1))
+    return damaged(L, "an alignment is not a power of 2");
+  if (align > L->page_size)
+    return fail(L,
+                "'%s' asks for an alignment of %" PRIu64
+                " bytes, more than a page: not supported",
+                what, align);
+  return true;
 }
 
 static int group_of(const Elf64_Shdr *s)
@@ -332,9 +342,8 @@ static bool lay_out(Linker *L)
       uint64_t align = s->sh_addralign ? s->sh_addralign : 1;
       if (!loaded(L, i) || group_of(s) != g)
         continue;
-      if (!valid_alignment(L, align))
-        return damaged(L, "a section's alignment is not a power of 2 up to "
-                          "a page");
+      if (!valid_alignment(L, align, section_name(L, i)))
+        return false;
       if (!place(L, s->sh_size, align, &L->section_at[i]))
         return false;
     }
@@ -349,9 +358,8 @@ static bool lay_out(Linker *L)
       uint64_t align = sym.st_value ? sym.st_value : 1;
       if (sym.st_shndx != SHN_COMMON)
         continue;
-      if (!valid_alignment(L, align))
-        return damaged(L, "a common symbol's alignment is not a power of 2 "
-                          "up to a page");
+      if (!valid_alignment(L, align, symbol_label(L, i)))
+        return false;
       if (!place(L, sym.st_size, align, &L->symbols[i].common_at))
         return false;
     }

@@ -22,7 +22,6 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <string.h>
 #include <time.h>
 
 static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;

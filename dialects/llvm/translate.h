@@ -100,9 +100,10 @@ GILT_INTERNAL GiltStatus llvm_emit(GiltOp *module,
 ** its static constructors where gjit's link deferred them
 ** (tools/gjit/llvm_constructors.ld), then initializes the native target
 ** (with its assembly printer and parser) and NVPTX. Nothing may call
-** LLVM before it: every path into LLVM begins here (creating a target
-** machine, a JIT or an LLVMContext), so that a process that runs only
-** cached code never starts LLVM. */
+** LLVM before it: llvm_target_machine_create and the ORC JIT
+** (jit_orc_create) call it, and everything else of LLVM, an LLVMContext
+** included, is made only after one of them, so that a process that runs
+** only cached code never starts LLVM. */
 GILT_INTERNAL void llvm_initialize(void);
 /* Whether this process started LLVM (llvm_initialize), and how long that
 ** took, in *seconds: what `--timing` shows. */
@@ -115,7 +116,6 @@ GILT_INTERNAL bool llvm_started(double *seconds);
 ** triple, an opt_level above 3). */
 GILT_INTERNAL LLVMTargetMachineRef llvm_target_machine_create(
     GiltLocation *loc, const GiltLlvmTargetOptions *opts);
-
 
 /* Sets `m`'s triple and data layout to `tm`'s, and marks each function
 ** defined in `m` with the machine's CPU and features (as clang does), so
